@@ -1,0 +1,114 @@
+"""Parameter and FLOP counts against published totals.
+
+Tolerances: where the official checkpoint exists, its safetensors total is an
+exact integer and our count must equal it (the config fully determines the
+shapes). GPT-3, Gopher and Chinchilla were published only as rounded figures
+(175B, 280B, 70B), so we allow 0.5%: the rounding of the last quoted digit.
+"""
+
+import pytest
+
+from llmphys import accounting, specs
+
+EXACT = ["llama2_7b", "llama2_70b", "llama3_8b", "llama3_70b", "llama31_405b", "mistral_7b",
+         "mixtral_8x7b", "mixtral_8x22b", "qwen25_72b"]
+
+
+@pytest.mark.parametrize("key", EXACT)
+def test_n_params_equals_the_checkpoint_count_exactly(key):
+    m = specs.model(key)
+    assert accounting.n_params(m) == m.published_n_params
+
+
+@pytest.mark.parametrize("key", ["gpt3_175b", "chinchilla_70b", "gopher_280b"])
+def test_n_params_matches_rounded_paper_figures(key):
+    m = specs.model(key)
+    assert accounting.n_params(m) == pytest.approx(m.published_n_params, rel=0.005)
+
+
+def test_gopher_needs_its_relative_position_projections_to_reach_280b():
+    # 12 L d^2 + embeddings gives ~258B; Transformer-XL's per-layer W_R adds L d^2.
+    import dataclasses
+    gopher = specs.model("gopher_280b")
+    without = dataclasses.replace(gopher, position="rope")  # same shapes, no W_R
+    assert accounting.n_params(without) / 1e9 == pytest.approx(258.2, abs=0.1)
+    assert accounting.n_params(gopher) / 1e9 == pytest.approx(279.7, abs=0.1)
+
+
+def test_deepseek_v3_total_is_671b():
+    # DeepSeek-V3 report: 671B total, excluding the 14B multi-token-prediction module.
+    # The published figure is rounded to 1B: 0.1%.
+    m = specs.model("deepseek_v3")
+    assert accounting.n_params(m) == pytest.approx(671e9, rel=1e-3)
+
+
+def test_deepseek_v3_active_without_input_embedding_is_36_6b():
+    # The weights README counts 36.6B activated parameters without the input embedding
+    # (the report rounds to 37B). Rounded to 0.1B: tolerance 0.2%.
+    m = specs.model("deepseek_v3")
+    active = accounting.n_active_params(m) - m.vocab_size * m.d_model
+    assert active == pytest.approx(36.6e9, rel=2e-3)
+
+
+@pytest.mark.parametrize("key,active_b", [("mixtral_8x7b", 12.9), ("mixtral_8x22b", 39.0)])
+def test_mixtral_active_params_match_the_announcement(key, active_b):
+    # Mistral AI quotes 12.9B and 39B active; 39B is rounded to 1B, so 1.5%.
+    assert accounting.n_active_params(specs.model(key)) / 1e9 == pytest.approx(active_b, rel=0.015)
+
+
+def test_dense_models_use_every_parameter(tiny_gqa):
+    assert accounting.n_active_params(tiny_gqa) == accounting.n_params(tiny_gqa)
+
+
+def test_breakdown_sums_to_total():
+    m = specs.model("deepseek_v3")
+    assert sum(accounting.param_breakdown(m).values()) == accounting.n_params(m)
+
+
+def test_tiny_model_count_by_hand(tiny_gqa):
+    # d=16, h=4, g=2, c=4, d_ff=24, V=64, 2 layers, RMSNorm, SwiGLU, untied.
+    attn = 16 * 4 * 4 + 2 * 16 * 2 * 4 + 4 * 4 * 16  # Q + K,V + O = 256 + 256 + 256
+    mlp = 3 * 16 * 24
+    per_layer = attn + mlp + 2 * 16
+    expected = 2 * per_layer + 16 + 2 * 64 * 16
+    assert accounting.n_params(tiny_gqa) == expected
+
+
+def test_train_flop_reproduces_gpt3_and_llama31_405b():
+    # GPT-3 paper Table D.1: 3.14e23 FLOP (175B params, 300B tokens).
+    gpt3 = specs.model("gpt3_175b")
+    c = accounting.train_flop(gpt3.published_n_params, gpt3.n_training_tokens)
+    assert c == pytest.approx(3.14e23, rel=0.01)
+    # Llama 3 paper: 3.8e25 FLOP for 405B trained on 15.6T tokens; 6ND = 3.80e25.
+    llama = specs.model("llama31_405b")
+    c = accounting.train_flop(accounting.n_params(llama), llama.n_training_tokens)
+    assert c == pytest.approx(3.8e25, rel=0.01)
+
+
+def test_forward_flop_is_about_twice_the_parameters_at_short_context():
+    m = specs.model("llama3_70b")
+    f = accounting.forward_flop_per_token(m, context_tokens=1)
+    # 2N minus the embedding look-up, plus a negligible attention term.
+    assert f == pytest.approx(2 * (accounting.n_params(m) - m.vocab_size * m.d_model), rel=1e-4)
+
+
+def test_attention_term_grows_linearly_with_context_until_the_window():
+    m = specs.model("mistral_7b")
+    a1 = accounting.attention_flop_per_token(m, context_tokens=1024)
+    a2 = accounting.attention_flop_per_token(m, context_tokens=2048)
+    assert a2 == pytest.approx(2 * a1)
+    w = m.sliding_window_tokens
+    assert accounting.attention_flop_per_token(m, context_tokens=4 * w) == \
+        accounting.attention_flop_per_token(m, context_tokens=w)
+
+
+@pytest.mark.parametrize("kwargs,name", [({"n_params": 0, "n_tokens": 1}, "n_params"),
+                                         ({"n_params": 1, "n_tokens": -5}, "n_tokens")])
+def test_train_flop_rejects_non_positive_inputs(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        accounting.train_flop(**kwargs)
+
+
+def test_negative_context_is_rejected():
+    with pytest.raises(ValueError, match="context_tokens"):
+        accounting.forward_flop_per_token(specs.model("llama3_8b"), context_tokens=-1)
