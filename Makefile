@@ -27,14 +27,15 @@ book: $(STAMP) $(WIDGETS)
 
 test: $(STAMP) $(WIDGETS) chromium
 	@echo "== 1/5 unit tests, data schema tests and doctests"
-	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests lib/llmphys --ignore=tests/site
+	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests lib/llmphys \
+		--ignore=tests/site --ignore=tests/bootstrap
 	@echo "== 2/5 nbval: re-execute every chapter and compare with its stored outputs"
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=0 chapters/
 	@echo "== 3/5 site build, warnings as errors"
 	$(MAKE) --no-print-directory book
 	@echo "== 4/5 + 5/5 browser test of the built site; Colab bootstrap in a fresh venv"
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/site
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
 
 $(STAMP): requirements.txt lib/pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'

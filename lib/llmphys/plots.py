@@ -62,7 +62,14 @@ def series_styles(n: int) -> list[dict]:
 
 def si_formatter(unit: str) -> FuncFormatter:
     """Tick labels with SI prefixes, e.g. '1 PFLOP/s'."""
-    return FuncFormatter(lambda x, _pos: units.fmt_si(x, unit, digits=2) if x > 0 else "")
+    def fmt(x: float, _pos: int) -> str:
+        if x <= 0:
+            return ""
+        for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if x >= scale:
+                return f"{x / scale:g} {prefix}{unit}"
+        return f"{x:g} {unit}"
+    return FuncFormatter(fmt)
 
 
 def _new_axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
@@ -85,7 +92,9 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
     if not 0 < lo < hi:
         raise ValueError(f"intensity_range must satisfy 0 < low < high, got {intensity_range!r}")
     with style():
-        fig, ax = _new_axes(ax)
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 4.2 + 0.15 * len(accs)))
+        fig = ax.figure
         x = np.logspace(np.log10(lo), np.log10(hi), 400)
         for acc, sty in zip(accs, series_styles(len(accs))):
             y = roofline.attainable_flop_per_s(acc, x, dtype)
@@ -99,40 +108,49 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
                         marker=marker, color=sty["color"], markersize=6, linestyle="none")
         for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
-            ax.annotate(f"{label}\n({intensity:,.0f} FLOP/B)", (intensity, 1.0),
-                        xycoords=("data", "axes fraction"), xytext=(4, -4),
-                        textcoords="offset points", va="top", fontsize=8, color="0.25")
+            # Label at the foot of the guide, on whichever side has room.
+            right_half = np.log(intensity / lo) > 0.6 * np.log(hi / lo)
+            ax.annotate(f"{label}\n({intensity:,.0f} FLOP/B)", (intensity, 0.03),
+                        xycoords=("data", "axes fraction"), xytext=(-4 if right_half else 4, 0),
+                        textcoords="offset points", ha="right" if right_half else "left",
+                        va="bottom", fontsize=8, color="0.25")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
         ax.set_xlabel("arithmetic intensity (FLOP/byte)")
         ax.set_ylabel(f"attainable {dtype.upper()} throughput (FLOP/s)")
         ax.yaxis.set_major_formatter(si_formatter("FLOP/s"))
-        ax.legend(loc="lower right")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8)
         fig.tight_layout()
     return fig
 
 
 def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("bf16", "fp8"),
                       ax: plt.Axes | None = None) -> plt.Figure:
-    """Horizontal bars: each accelerator's ridge point (FLOP/byte) per dtype, log scale.
+    """Dot plot of each accelerator's ridge point (FLOP/byte) per dtype, on a log axis.
 
-    A missing bar means the chip has no native matrix math at that dtype.
+    Dots rather than bars, because a bar's length on a log axis means nothing. A missing
+    dot means the chip has no native matrix math at that dtype.
     """
     if not accs:
         raise ValueError("accs must name at least one accelerator")
     with style():
-        fig, ax = _new_axes(ax)
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.3 * len(accs)))
+        fig = ax.figure
         y = np.arange(len(accs))
-        height = 0.8 / len(dtypes)
-        for j, (dtype, color) in enumerate(zip(dtypes, PALETTE)):
+        for dtype, color, marker in zip(dtypes, PALETTE, MARKERS):
             ridges = [_ridge_or_nan(acc, dtype) for acc in accs]
-            ax.barh(y + j * height, ridges, height=height, color=color, label=dtype.upper())
-        ax.set_yticks(y + height * (len(dtypes) - 1) / 2, [a.name for a in accs])
-        ax.invert_yaxis()
+            ax.plot(ridges, y, linestyle="none", marker=marker, color=color, markersize=7,
+                    label=dtype.upper())
+        ax.set_yticks(y, [a.name.split(" (")[0] for a in accs])
+        ax.set_ylim(len(accs) - 0.5, -0.5)
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(FuncFormatter(
+            lambda x, _pos: f"{x:g}" if str(int(round(x)))[0] in "25" else ""))
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
-        ax.grid(axis="y", visible=False)
         ax.legend(loc="lower right")
         fig.tight_layout()
     return fig

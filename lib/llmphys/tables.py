@@ -55,13 +55,13 @@ def accelerator_table(accs: Sequence[Accelerator]) -> str:
     Units are in the header: TFLOP/s (1e12), GB (1e9 bytes), TB/s (1e12 bytes/s),
     GB/s per direction. A dash means the chip has no native matrix math at that precision.
     """
-    header = ["key", "chip", "year", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM GB", "HBM TB/s",
+    header = ["key", "year", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM GB", "HBM TB/s",
               "ridge BF16 FLOP/B", "ridge FP8 FLOP/B", "scale-up GB/s/dir", "domain"]
-    rows = [[f"`{a.key}`", a.name, str(a.launch_year),
+    rows = [[f"`{a.key}`", str(a.launch_year),
              _peak_or_dash(a, "bf16", units.TERA), _peak_or_dash(a, "fp8", units.TERA),
              f"{a.hbm_bytes / units.GB:,.0f}", f"{a.hbm_bytes_per_s / units.TB:.2f}",
              _ridge_or_dash(a, "bf16"), _ridge_or_dash(a, "fp8"),
              f"{a.scale_up_bytes_per_s_per_direction / units.GB:,.0f}",
              str(a.scale_up_domain_size)]
             for a in accs]
-    return markdown_table(header, rows, align="ll" + "r" * 9)
+    return markdown_table(header, rows, align="l" + "r" * 9)

@@ -1,0 +1,85 @@
+"""The first cell of every chapter, run as Colab would run it.
+
+Colab starts a kernel without the book's library. The first cell must then clone
+the repository, install `lib/` with a plain (not editable) pip install, and make
+`data/` resolvable, all without a kernel restart. We stand in for Colab with a
+fresh virtual environment that has no llmphys, and for GitHub with a file:// clone
+of this checkout's HEAD. Needs git and the PyPI registry (for numpy, matplotlib,
+scipy); takes about a minute.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+
+def _first_code_cell(path: Path) -> str:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+
+
+def test_every_chapter_starts_with_the_same_bootstrap_cell():
+    first = {p.name: _first_code_cell(p) for p in NOTEBOOKS}
+    assert first, "no chapter notebooks found"
+    assert len(set(first.values())) == 1, f"bootstrap cells differ: {sorted(first)}"
+    cell = next(iter(first.values()))
+    assert "import llmphys" in cell and '"install", "-q"' in cell and "-e" not in cell.split()
+    assert "LLMPHYS_DATA" in cell
+
+
+@pytest.fixture(scope="module")
+def fake_origin(tmp_path_factory):
+    """A clone of this checkout's HEAD on a named branch, standing in for GitHub."""
+    origin = tmp_path_factory.mktemp("origin") / "book"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(origin)], check=True)
+    subprocess.run(["git", "-C", str(origin), "checkout", "-q", "-B", "under-test"], check=True)
+    return origin
+
+
+@pytest.fixture(scope="module")
+def fresh_python(tmp_path_factory):
+    """A new virtual environment with no llmphys (and no numpy) in it."""
+    env_dir = tmp_path_factory.mktemp("colab") / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    probe = subprocess.run([str(python), "-c", "import llmphys"], capture_output=True)
+    assert probe.returncode != 0, "the fresh environment must not see the book's library"
+    return python
+
+
+def test_bootstrap_cell_installs_the_library_and_finds_the_data(fake_origin, fresh_python,
+                                                               tmp_path):
+    cell = _first_code_cell(NOTEBOOKS[0])
+    after = (
+        "\nfrom llmphys import specs, roofline\n"
+        "print('DATA', specs.data_dir())\n"
+        "print('RIDGE', round(roofline.ridge_point(specs.accelerator('h100_sxm')), 1))\n"
+        "print('FILE', llmphys.__file__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LLMPHYS_DATA")}
+    env.update(LLMPHYS_REPO=f"file://{fake_origin}", LLMPHYS_REF="under-test",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    content = tmp_path / "content"  # Colab's working directory
+    content.mkdir()
+    # The cell and the follow-up run in ONE interpreter: no restart between them.
+    run = subprocess.run([str(fresh_python), "-c", cell + after], cwd=content, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = dict(line.split(" ", 1) for line in run.stdout.splitlines() if " " in line)
+    clone = content / "downstream-of-the-fab"
+    assert Path(out["DATA"]) == clone / "data"
+    assert out["RIDGE"] == "295.3"
+    assert "site-packages" in out["FILE"], "the install must be a plain one, not editable"
+    # Running the cell again (a second chapter in the same runtime) is a no-op.
+    again = subprocess.run([str(fresh_python), "-c", cell], cwd=content, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert sys.executable != str(fresh_python)
