@@ -134,6 +134,10 @@ def test_tour_shows_its_numbers_widget_and_saves_a_screenshot(browser, site_url)
     assert "ridge sits at 295 FLOP per byte" in text  # glued from the library
     assert "0.34% of its BF16 peak" in text
     page.wait_for_selector(".widget-dropdown select", timeout=15000)  # widget manager, offline
+    # The widget manager typesets with MathJax 2's Hub.Queue; MathJax 3 must accept it.
+    page.wait_for_function("typeof window.MathJax.typesetPromise === 'function'", timeout=15000)
+    assert page.evaluate("typeof MathJax.Hub.Queue(['Typeset', MathJax.Hub, document.body])"
+                         " === 'undefined'")
     assert "intensity 63.4 FLOP/B" in text
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "hardware_tour.png"), full_page=True)
