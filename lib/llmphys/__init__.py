@@ -7,8 +7,10 @@ Modules (one concept each; import modules, not names)::
     roofline    arithmetic intensity, ridge points, attainable FLOP/s, kernel time
     accounting  parameter and FLOP counts of a decoder-only transformer (dense, MoE, MLA)
     kv_cache    bytes of the key/value cache (MHA, MQA, GQA, MLA, sliding window)
+    training    bytes of training state per parameter, run time from MFU
+    markov      a token source with an exactly known entropy rate; n-gram baselines
     tables      registry tables as Markdown text for the chapters
-    plots       the book-wide figure style and every figure of the book
+    plots       (package) the book-wide figure style and every figure of the book
 
 Every quantity is a plain float in SI base units with the unit in its name
 (``hbm_bytes_per_s``, ``step_time_s``); see chapters/notation.md.

@@ -1,81 +1,16 @@
-"""Every figure in the book, in one style.
-
-Each function takes specs, arrays and labels, accepts an optional ``ax`` so a
-chapter can compose panels, computes nothing physical itself (it calls the model
-modules) and returns the ``Figure``. The palette is Okabe and Ito's
-colour-blind-safe set, with line styles as a second cue; every axis names its
-unit; quantities that span decades get log axes.
-"""
+"""Hardware figures: rooflines and ridge points (the hardware tour, the memory-wall chapter)."""
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from . import roofline, units
-from .specs import Accelerator
-
-# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common
-# colour-vision deficiencies. Yellow is last because it is faint on white.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#000000",
-           "#F0E442")
-LINESTYLES = ("-", "--", "-.", ":")
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-
-STYLE = {
-    "figure.figsize": (6.4, 3.8),
-    "figure.dpi": 100,
-    "savefig.dpi": 150,
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "axes.prop_cycle": plt.cycler(color=PALETTE),
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "grid.linewidth": 0.6,
-    "legend.frameon": False,
-    "legend.fontsize": 8.5,
-    "lines.linewidth": 1.8,
-}
-
-
-@contextlib.contextmanager
-def style() -> Iterator[None]:
-    """Apply the book's matplotlib style inside a ``with`` block."""
-    with plt.style.context(STYLE):
-        yield
-
-
-def series_styles(n: int) -> list[dict]:
-    """``n`` distinct (colour, line style, marker) combinations, colour varying fastest."""
-    combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7]))
-    return [{"color": c, "linestyle": ls, "marker": m}
-            for (ls, (c, m)), _ in zip(combos, range(n))]
-
-
-def si_formatter(unit: str) -> FuncFormatter:
-    """Tick labels with SI prefixes, e.g. '1 PFLOP/s'."""
-    def fmt(x: float, _pos: int) -> str:
-        if x <= 0:
-            return ""
-        for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-            if x >= scale:
-                return f"{x / scale:g} {prefix}{unit}"
-        return f"{x:g} {unit}"
-    return FuncFormatter(fmt)
-
-
-def _new_axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
-    if ax is not None:
-        return ax.figure, ax
-    return plt.subplots()
+from .. import roofline
+from ..specs import Accelerator
+from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
 
 
 def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | None = None,

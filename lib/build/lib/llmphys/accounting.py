@@ -1,0 +1,175 @@
+"""Parameter and FLOP accounting of a decoder-only transformer (dense, MoE, MLA).
+
+Counts follow the shapes in the official configs, matrix by matrix, so that for
+a model whose config is complete the total equals the checkpoint's exact count.
+Per layer, with d = d_model, h = n_heads, g = n_kv_heads, c = d_head:
+
+    attention (MHA/MQA/GQA)   d*h*c (Q) + 2*d*g*c (K, V) + h*c*d (O)
+    MLP                       3*d*d_ff (SwiGLU: gate, up, down) or 2*d*d_ff (GELU)
+    norms                     d per RMSNorm, 2d per LayerNorm (gain and bias)
+
+plus token embeddings V*d, an untied output head V*d, learned positions
+(context*d) and a final norm. A forward pass spends 2 FLOP per weight used per
+token (one multiply, one add), plus attention's context-dependent term.
+Refs: Kaplan et al. 2020, sec. 2.1 (arXiv:2001.08361); Hoffmann et al. 2022,
+app. F (arXiv:2203.15556); DeepSeek-AI 2024, sec. 2.1 (arXiv:2412.19437).
+
+Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapter.
+"""
+
+from __future__ import annotations
+
+from . import units
+from .specs import Model
+
+
+def attention_params_per_layer(model: Model) -> float:
+    """Weights (and biases) of one attention block.
+
+    MLA (DeepSeek-V3): Q = W_uq · norm(W_dq x); the cached latent c_KV = W_dkv x
+    and the shared RoPE key k_R = W_kr x; K_nope and V are up-projected from c_KV.
+    Transformer-XL relative positions (Gopher, Chinchilla) add a d x h*c projection
+    of the sinusoidal position embeddings in every layer (Dai et al. 2019, eq. 4).
+    """
+    d, h = model.d_model, model.n_heads
+    if model.mla is not None:
+        a = model.mla
+        qk = a.qk_nope_head_dim + a.qk_rope_head_dim
+        if a.q_lora_rank:
+            q = d * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * h * qk  # incl. its RMSNorm
+        else:
+            q = d * h * qk
+        kv = d * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank  # incl. its RMSNorm
+        kv += a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim)
+        return float(q + kv + h * a.v_head_dim * d)
+    c, g = model.d_head, model.n_kv_heads
+    n = d * h * c + 2 * d * g * c + h * c * d
+    if model.qkv_bias or model.linear_bias:
+        n += (h + 2 * g) * c
+    if model.linear_bias:
+        n += d  # output projection bias
+    if model.position == "relative":
+        n += d * h * c
+    return float(n)
+
+
+def mlp_params(model: Model, d_ff: int) -> float:
+    """Weights of one dense MLP of hidden width ``d_ff`` (SwiGLU: 3 matrices, GELU: 2)."""
+    d = model.d_model
+    if model.mlp == "swiglu":
+        return 3.0 * d * d_ff
+    n = 2.0 * d * d_ff
+    if model.linear_bias:
+        n += d_ff + d
+    return n
+
+
+def _norm_params(model: Model) -> float:
+    return (2.0 if model.norm == "layernorm" else 1.0) * model.d_model
+
+
+def ffn_params_per_layer(model: Model, layer: int) -> tuple[float, float]:
+    """(total, active per token) feed-forward weights of layer ``layer`` (0-based)."""
+    moe = model.moe
+    if moe is None or layer < moe.n_dense_layers:
+        n = mlp_params(model, model.d_ff)
+        return n, n
+    expert = mlp_params(model, moe.d_ff_expert)
+    router = float(moe.n_experts * model.d_model)
+    total = (moe.n_experts + moe.n_shared_experts) * expert + router
+    active = (moe.n_experts_per_token + moe.n_shared_experts) * expert + router
+    return total, active
+
+
+def embedding_params(model: Model) -> float:
+    """Input embeddings (plus learned positions), which a forward pass looks up, not multiplies."""
+    n = float(model.vocab_size * model.d_model)
+    if model.position == "learned":
+        n += model.max_context_tokens * model.d_model
+    return n
+
+
+def output_head_params(model: Model) -> float:
+    """The unembedding matrix when it is not tied to the input embeddings."""
+    return 0.0 if model.tied_embeddings else float(model.vocab_size * model.d_model)
+
+
+def param_breakdown(model: Model) -> dict[str, float]:
+    """Parameters by part: embedding, attention, ffn (all experts), norms, output head."""
+    ffn = sum(ffn_params_per_layer(model, i)[0] for i in range(model.n_layers))
+    return {
+        "embedding": embedding_params(model),
+        "attention": model.n_layers * attention_params_per_layer(model),
+        "ffn": ffn,
+        "norms": (2 * model.n_layers + 1) * _norm_params(model),
+        "output_head": output_head_params(model),
+    }
+
+
+def n_params(model: Model) -> float:
+    """Total parameters N, every expert included.
+
+    >>> from llmphys import specs
+    >>> int(n_params(specs.model("llama3_8b")))
+    8030261248
+    """
+    return sum(param_breakdown(model).values())
+
+
+def n_active_params(model: Model) -> float:
+    """Parameters a single token uses: only top-k routed (plus shared) experts for MoE.
+
+    >>> from llmphys import specs
+    >>> round(n_active_params(specs.model("mixtral_8x7b")) / 1e9, 1)
+    12.9
+    """
+    ffn_total = sum(ffn_params_per_layer(model, i)[0] for i in range(model.n_layers))
+    ffn_active = sum(ffn_params_per_layer(model, i)[1] for i in range(model.n_layers))
+    return n_params(model) - ffn_total + ffn_active
+
+
+def attention_flop_per_token(model: Model, *, context_tokens: float) -> float:
+    """Context-dependent forward FLOP of one token: scores QK^T and the weighted sum of V.
+
+    2 FLOP per multiply-add, per layer: 2*h*(d_qk + d_v)*T over the T keys attended to
+    (capped at the sliding window). Kaplan et al. 2020, table 1 (2 n_layer n_ctx d_attn).
+    """
+    t = units.check_positive("context_tokens", context_tokens)
+    if model.sliding_window_tokens:
+        t = min(t, float(model.sliding_window_tokens))
+    if model.mla is not None:
+        per_head = model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim + model.mla.v_head_dim
+    else:
+        per_head = 2 * model.d_head
+    return 2.0 * model.n_layers * model.n_heads * per_head * t
+
+
+def forward_flop_per_token(model: Model, *, context_tokens: float) -> float:
+    """Forward FLOP per token: 2 x (active weights that are multiplied) + the attention term.
+
+    Embedding look-ups cost no FLOP; the output head is a real matmul and counts.
+    For a causal training sequence of length T, the average token attends to
+    (T + 1) / 2 keys; pass that as ``context_tokens``.
+
+    >>> from llmphys import specs
+    >>> f = forward_flop_per_token(specs.model("llama3_8b"), context_tokens=4096)
+    >>> round(f / 1e9, 2)  # GFLOP: 2 x 7.5e9 weights + 2.1 GFLOP of attention
+    17.16
+    """
+    matmul_weights = n_active_params(model) - embedding_params(model)
+    if model.tied_embeddings:
+        matmul_weights += model.vocab_size * model.d_model  # the tied matrix is reused as the head
+    return 2.0 * matmul_weights + attention_flop_per_token(model, context_tokens=context_tokens)
+
+
+def train_flop(n_params: float, n_tokens: float) -> float:
+    """Training compute C = 6 N D in FLOP (forward 2N + backward 4N per token).
+
+    Kaplan et al. 2020, sec. 2.1; Hoffmann et al. 2022, eq. 4 uses the same approximation.
+
+    >>> f"{train_flop(175e9, 300e9):.2e}"  # GPT-3; its paper reports 3.14e23
+    '3.15e+23'
+    """
+    units.check_positive("n_params", n_params)
+    units.check_positive("n_tokens", n_tokens)
+    return 6.0 * n_params * n_tokens

@@ -1,0 +1,271 @@
+"""Accelerator and model specs, loaded from the sourced registries in ``data/``.
+
+``data/accelerators.toml`` and ``data/models.toml`` hold one table per chip or
+model, every number in SI base units with its source, date and the vendor's
+own wording. The loaders here turn each table into a frozen, keyword-only
+dataclass and refuse anything they do not understand: a missing field, an
+unknown field or a value of the wrong type raises an error that names the
+file, the entry and the field. Make variants with ``dataclasses.replace``::
+
+    h100 = specs.accelerator("h100_sxm")
+    h100_fast = dataclasses.replace(h100, hbm_bytes_per_s=4.8e12)
+
+Introduced in chapters/00_hardware_tour.ipynb; field meanings in chapters/notation.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import functools
+import os
+import tomllib
+import types
+import typing
+from pathlib import Path
+
+DATA_ENV_VAR = "LLMPHYS_DATA"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Alternative:
+    """A value from another source that disagrees with the one the book uses."""
+
+    field: str
+    value: float
+    source: str
+    note: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Accelerator:
+    """One accelerator's published numbers, in SI units. Peaks are dense; links per direction."""
+
+    key: str  # registry key, e.g. "h100_sxm"
+    name: str
+    vendor: str
+    launch_year: int
+    peak_bf16_flop_per_s: float  # dense (no 2:4 sparsity)
+    hbm_bytes: float
+    hbm_bytes_per_s: float
+    scale_up_bytes_per_s_per_direction: float  # NVLink / Infinity Fabric / ICI, one way
+    scale_up_domain_size: int  # chips joined by the scale-up fabric
+    scale_out_bytes_per_s_per_direction: float  # NIC bandwidth per chip, one way
+    source: str
+    as_of: datetime.date
+    notes: str
+    quotes: dict[str, str]  # field -> the vendor's wording
+    estimated: tuple[str, ...] = ()  # fields that are our derivation, not a vendor figure
+    alternatives: tuple[Alternative, ...] = ()
+    peak_fp8_flop_per_s: float | None = None  # dense; None: no native FP8
+    peak_fp4_flop_per_s: float | None = None  # dense; None: no native FP4
+    peak_bf16_sparse_flop_per_s: float | None = None  # only where the vendor quotes one
+    tdp_w: float | None = None  # None: not published
+
+    @property
+    def scale_up_bytes_per_s_bidirectional(self) -> float:
+        """Both directions added, the figure most datasheets print."""
+        return 2.0 * self.scale_up_bytes_per_s_per_direction
+
+    @property
+    def matrix_dtypes(self) -> tuple[str, ...]:
+        """Precisions with a published dense peak, widest first (e.g. bf16, fp8, fp4)."""
+        peaks = (("bf16", self.peak_bf16_flop_per_s), ("fp8", self.peak_fp8_flop_per_s),
+                 ("fp4", self.peak_fp4_flop_per_s))
+        return tuple(d for d, p in peaks if p is not None)
+
+    def peak_flop_per_s(self, dtype: str = "bf16") -> float:
+        """Dense peak FLOP/s of the matrix units at ``dtype`` (bf16, fp16, fp8 or fp4)."""
+        peaks = {"bf16": self.peak_bf16_flop_per_s, "fp16": self.peak_bf16_flop_per_s,
+                 "fp8": self.peak_fp8_flop_per_s, "fp4": self.peak_fp4_flop_per_s}
+        if dtype not in peaks:
+            raise ValueError(f"dtype={dtype!r} has no peak in the registry; allowed: "
+                             f"{', '.join(peaks)}")
+        peak = peaks[dtype]
+        if peak is None:
+            have = [d for d, p in peaks.items() if p is not None]
+            raise ValueError(f"{self.key} has no native {dtype} matrix math; "
+                             f"dtypes with a published peak: {', '.join(have)}")
+        return peak
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MoE:
+    """Mixture-of-experts layout: routed experts, top-k, shared experts, dense first layers."""
+
+    n_experts: int  # routed experts per MoE layer
+    n_experts_per_token: int  # top-k
+    n_shared_experts: int  # always-on experts (DeepSeek); 0 for Mixtral
+    d_ff_expert: int  # hidden width of one expert's SwiGLU MLP
+    n_dense_layers: int  # leading layers with a dense MLP of width d_ff
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MLA:
+    """Multi-head latent attention (DeepSeek-V2/V3): low-rank K/V with a decoupled RoPE key."""
+
+    q_lora_rank: int  # 0: queries are not compressed
+    kv_lora_rank: int  # width of the cached latent c_KV
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int  # width of the shared RoPE key, also cached
+    v_head_dim: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Model:
+    """A decoder-only transformer's architecture, named as in the book's notation."""
+
+    key: str
+    name: str
+    developer: str
+    release_year: int
+    n_layers: int
+    d_model: int
+    n_heads: int
+    n_kv_heads: int
+    d_head: int
+    d_ff: int
+    vocab_size: int
+    max_context_tokens: int
+    attention: str  # mha | mqa | gqa | mla
+    sliding_window_tokens: int  # 0: full causal attention
+    position: str  # rope | learned | relative
+    norm: str  # rmsnorm | layernorm
+    mlp: str  # swiglu | gelu
+    tied_embeddings: bool
+    qkv_bias: bool
+    linear_bias: bool
+    published_n_params: float
+    published_n_active_params: float
+    n_params_quote: str
+    source: str
+    as_of: datetime.date
+    notes: str
+    n_training_tokens: float | None = None
+    published_train_flop: float | None = None
+    moe: MoE | None = None
+    mla: MLA | None = None
+
+
+_CHOICES = {
+    "attention": ("mha", "mqa", "gqa", "mla"),
+    "position": ("rope", "learned", "relative"),
+    "norm": ("rmsnorm", "layernorm"),
+    "mlp": ("swiglu", "gelu"),
+}
+
+
+def data_dir() -> Path:
+    """The folder holding the registries: $LLMPHYS_DATA, else the repository's ``data/``.
+
+    Looks next to the package (an editable install in a clone), then in the working
+    directory and its parent (a notebook run from ``chapters/``).
+    """
+    candidates = []
+    if os.environ.get(DATA_ENV_VAR):
+        candidates.append(Path(os.environ[DATA_ENV_VAR]))
+    candidates += [Path(__file__).resolve().parents[2] / "data",
+                   Path.cwd() / "data", Path.cwd().parent / "data"]
+    for path in candidates:
+        if (path / "accelerators.toml").is_file():
+            return path
+    raise FileNotFoundError(
+        "cannot find data/accelerators.toml; looked in "
+        + ", ".join(str(p) for p in candidates)
+        + f". Set {DATA_ENV_VAR} to the repository's data/ folder.")
+
+
+def accelerators() -> dict[str, Accelerator]:
+    """Every accelerator in ``data/accelerators.toml``, keyed by registry key."""
+    return _load("accelerators.toml", Accelerator)
+
+
+def models() -> dict[str, Model]:
+    """Every model in ``data/models.toml``, keyed by registry key."""
+    return _load("models.toml", Model)
+
+
+def accelerator(key: str) -> Accelerator:
+    """The accelerator registered as ``key``; KeyError lists the known keys.
+
+    >>> accelerator("h100_sxm").hbm_bytes_per_s
+    3350000000000.0
+    """
+    return _lookup(accelerators(), key, "accelerator")
+
+
+def model(key: str) -> Model:
+    """The model registered as ``key``; KeyError lists the known keys.
+
+    >>> model("llama3_8b").n_kv_heads
+    8
+    """
+    return _lookup(models(), key, "model")
+
+
+def _lookup(table: dict, key: str, kind: str):
+    try:
+        return table[key]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown {kind} {key!r}; known: {', '.join(sorted(table))}") from None
+
+
+@functools.cache
+def _load(filename: str, cls: type) -> dict:
+    path = data_dir() / filename
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
+
+
+def _build(cls: type, entry: dict, where: str, **extra):
+    """Construct ``cls`` from a TOML table, checking names and types field by field."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a table, got {type(entry).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    unknown = set(entry) - set(fields)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(fields)}")
+    kwargs = dict(extra)
+    for name, field in fields.items():
+        if name in extra:
+            continue
+        if name not in entry:
+            if field.default is dataclasses.MISSING:
+                raise ValueError(f"{where}: missing required field {name!r}")
+            continue
+        kwargs[name] = _coerce(hints[name], entry[name], f"{where}.{name}")
+    for name, allowed in _CHOICES.items():
+        if name in kwargs and kwargs[name] not in allowed:
+            raise ValueError(f"{where}.{name}: {kwargs[name]!r} is not one of {allowed}")
+    return cls(**kwargs)
+
+
+def _coerce(hint, value, where: str):
+    """Check ``value`` against the type hint ``hint`` and convert ints to floats."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        (hint,) = [h for h in typing.get_args(hint) if h is not type(None)]
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, where)
+    origin = typing.get_origin(hint)
+    if origin is tuple:
+        (item,) = typing.get_args(hint)[:1]
+        if not isinstance(value, list):
+            raise ValueError(f"{where}: expected a list, got {value!r}")
+        return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ValueError(f"{where}: expected a table of strings, got {value!r}")
+        return dict(value)
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{where}: expected an integer, got {value!r}")
+    if hint is datetime.date and not isinstance(value, datetime.date):
+        raise ValueError(f"{where}: expected a TOML date (YYYY-MM-DD), got {value!r}")
+    if hint in (str, bool) and not isinstance(value, hint):
+        raise ValueError(f"{where}: expected {hint.__name__}, got {value!r}")
+    return value
