@@ -58,12 +58,8 @@ def test_cache_bytes_of_the_instance_equal_the_formula(built):
 def test_incremental_decoding_with_the_cache_equals_full_recomputation(built):
     model, params, tokens = built
     full, _ = transformer.forward(params, model, tokens)
-    logits, cache = transformer.forward(params, model, tokens[:4])  # prefill, then one at a time
-    steps = [logits]
-    for i in range(4, tokens.size):
-        logits, cache = transformer.forward(params, model, tokens[i:i + 1], cache)
-        steps.append(logits)
-    np.testing.assert_allclose(np.concatenate(steps), full, rtol=1e-10, atol=1e-10)
+    steps, cache = transformer.forward_incremental(params, model, tokens, n_prefill=4)
+    np.testing.assert_allclose(steps, full, rtol=1e-10, atol=1e-10)
     assert cache.n_tokens == tokens.size
 
 

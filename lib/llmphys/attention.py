@@ -31,7 +31,7 @@ NORM_EPS = 1e-6
 
 
 def rms_norm(x: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """x / rms(x) * gain over the last axis (Zhang and Sennrich 2019, eq. 4; arXiv:1910.07467)."""
+    """x / rms(x) * gain over the last axis (Zhang and Sennrich 2019, sec. 3; arXiv:1910.07467)."""
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + NORM_EPS) * gain
 
 
@@ -45,7 +45,7 @@ def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
 def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = ROPE_BASE) -> np.ndarray:
     """Rotate each pair (x[2i], x[2i+1]) of x (T, heads, c) by angle m * base^(-2i/c).
 
-    RoFormer eq. 34: the rotation makes <R_m q, R_n k> a function of q, k and m - n only.
+    RoFormer sec. 3.4: the rotation makes <R_m q, R_n k> a function of q, k and m - n only.
 
     >>> q = np.ones((1, 1, 4)); k = np.ones((1, 1, 4))
     >>> a = apply_rope(q, np.array([5])) @ apply_rope(k, np.array([2]))[0, 0]
@@ -124,7 +124,7 @@ def gqa_attention(x: np.ndarray, p: dict, model: Model, pos: np.ndarray, slot: d
 
 
 def mla_attention(x: np.ndarray, p: dict, model: Model, pos: np.ndarray, slot: dict) -> np.ndarray:
-    """Multi-head latent attention (DeepSeek-V2 sec. 2.1, eqs. 9-19) on x (T, d).
+    """Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434, sec. 2.1) on x (T, d).
 
     Cached per token: the normed latent c_KV (width r) and one RoPE key k_R (width r_R)
     shared by all heads. Per-head K_nope and V are re-expanded from c_KV at every

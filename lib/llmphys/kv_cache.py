@@ -139,7 +139,7 @@ def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) 
     """FLOP per byte of KV cache read when one new token attends to the cache (any context).
 
     GQA family: 2 h (2c) T FLOP over 2 g c T b bytes = 2 (h/g) / b. MLA in its absorbed
-    form (W_UK folded into the query, W_UV after the sum; DeepSeek-V2 sec. 2.1.2):
+    form (W_UK folded into the query, W_UV after the sum; DeepSeek-V2 sec. 2.1):
     scores over r + r_R dims and values over r dims for all h heads, reading r + r_R
     values per position: 2 h (2r + r_R) / ((r + r_R) b). Batching does not raise it:
     every sequence has its own cache.
@@ -153,3 +153,20 @@ def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) 
         r, rr = model.mla.kv_lora_rank, model.mla.qk_rope_head_dim
         return 2.0 * model.n_heads * (2 * r + rr) / ((r + rr) * b)
     return 2.0 * model.n_heads / (model.n_kv_heads * b)
+
+
+def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
+    """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
+    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
+    from . import tables
+    rows = []
+    for m in models:
+        per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
+        seq = kv_cache_bytes(m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element)
+        weights = accounting.n_params(m) * bytes_per_element
+        rows.append([f"`{m.key}`", m.attention.upper(), f"{per_token / units.KiB:,.1f}",
+                     f"{m.max_context_tokens:,}", f"{seq / units.GB:,.1f}",
+                     f"{weights / units.GB:,.0f}", f"{seq / weights:.2f}"])
+    header = ["model", "attention", "KV per token (KiB)", "max context (tokens)",
+              "KV at max context (GB)", "weights (GB)", "KV / weights"]
+    return tables.markdown_table(header, rows)

@@ -29,7 +29,7 @@ def route(logits: np.ndarray, *, k: int, bias: np.ndarray | None = None) -> tupl
     """Top-k routing of logits (T, E): (expert indices (T, k), gate weights (T, k)).
 
     Selection uses softmax scores plus ``bias`` (the bias steers selection only, as in
-    DeepSeek-V3 eq. 16); gates are the selected scores renormalised to sum to 1, which
+    DeepSeek-V3 sec. 2.1.2); gates are the selected scores renormalised to sum to 1, which
     equals Mixtral's softmax over the top-k logits (Jiang et al. 2024, eq. 2).
 
     >>> idx, gates = route(np.array([[0.0, 2.0, 1.0]]), k=2)
@@ -132,7 +132,7 @@ def all_to_all_bytes_per_token(model: Model, *, n_devices: int,
 
     Dispatch (its d-vector to each of k experts) and combine (k results back), with
     experts spread uniformly over ``n_devices`` so a fraction (n-1)/n is remote.
-    GShard (Lepikhin et al. 2021) sec. 3.2; shared experts stay local.
+    GShard (Lepikhin et al. 2021, arXiv:2006.16668); shared experts stay local.
     """
     if model.moe is None:
         raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")

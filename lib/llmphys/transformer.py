@@ -104,7 +104,7 @@ def _init_attention(model: Model, w, dtype) -> dict:
 
 def _init_mlp(model: Model, d_ff: int, w, *lead: int) -> dict:
     d = model.d_model
-    if model.mlp == "swiglu":  # gate, up, down (Shazeer 2020, eq. 6)
+    if model.mlp == "swiglu":  # gate, up, down (Shazeer 2020, sec. 2: FFN_SwiGLU)
         return {"w_gate": w(*lead, d, d_ff), "w_up": w(*lead, d, d_ff), "w_down": w(*lead, d_ff, d)}
     return {"w_in": w(*lead, d, d_ff), "w_out": w(*lead, d_ff, d)}
 
@@ -188,3 +188,17 @@ def greedy_decode(params: dict, model: Model, prompt, n_new: int) -> tuple[np.nd
         logits, cache = forward(params, model, out[-1:], cache)
         out.append(int(np.argmax(logits[-1])))
     return np.array(out), cache
+
+
+def forward_incremental(params: dict, model: Model, tokens, *, n_prefill: int = 1
+                        ) -> tuple[np.ndarray, KVCache]:
+    """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one at a time."""
+    tokens = np.asarray(tokens)
+    if not 1 <= n_prefill <= tokens.size:
+        raise ValueError(f"n_prefill must lie in [1, {tokens.size}], got {n_prefill!r}")
+    logits, cache = forward(params, model, tokens[:n_prefill])
+    steps = [logits]
+    for i in range(n_prefill, tokens.size):
+        logits, cache = forward(params, model, tokens[i:i + 1], cache)
+        steps.append(logits)
+    return np.concatenate(steps), cache
