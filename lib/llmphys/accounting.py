@@ -19,7 +19,7 @@ Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapt
 
 from __future__ import annotations
 
-from . import units
+from . import tables, units
 from .specs import Model
 
 
@@ -272,7 +272,6 @@ def design_table(models) -> str:
     N and active N (1e9), and the context T (1e3 tokens) where attention FLOP rival
     the weights' (inf: the sliding window caps attention below that).
     """
-    from . import tables
     rows = []
     for m in models:
         attn = (f"MLA r={m.mla.kv_lora_rank}" if m.mla is not None

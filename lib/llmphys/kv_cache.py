@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import accounting, moe, roofline, units
+from . import accounting, moe, roofline, tables, units
 from .specs import MLA, Accelerator, Model
 
 
@@ -158,7 +158,6 @@ def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) 
 def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
     """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
     context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
-    from . import tables
     rows = []
     for m in models:
         per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
