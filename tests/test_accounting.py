@@ -112,3 +112,63 @@ def test_train_flop_rejects_non_positive_inputs(kwargs, name):
 def test_negative_context_is_rejected():
     with pytest.raises(ValueError, match="context_tokens"):
         accounting.forward_flop_per_token(specs.model("llama3_8b"), context_tokens=-1)
+
+
+# ----------------------------------------------------------------- architecture chapter
+
+def test_attention_rivals_weights_near_six_d_model_for_gpt3():
+    # MHA with d_ff = 4d: 2 x 12 L d^2 = 4 L d T  =>  T* = 6d. GPT-3's tied head and
+    # biases add 0.4%, so 1% is the tolerance.
+    gpt3 = specs.model("gpt3_175b")
+    t = accounting.attention_rivals_params_context_tokens(gpt3)
+    assert t == pytest.approx(6 * gpt3.d_model, rel=0.01)
+
+
+@pytest.mark.parametrize("key", ["llama3_70b", "deepseek_v3", "mixtral_8x7b"])
+def test_at_the_rival_context_attention_equals_the_weight_flop(key):
+    m = specs.model(key)
+    t = accounting.attention_rivals_params_context_tokens(m)
+    parts = accounting.flop_breakdown_per_token(m, context_tokens=t)
+    assert parts["attention matmuls"] == pytest.approx(parts["weight matmuls"], rel=1e-12)
+
+
+def test_sliding_window_means_attention_never_rivals_the_weights():
+    assert accounting.attention_rivals_params_context_tokens(specs.model("mistral_7b")) == float("inf")
+
+
+def test_matmul_parts_of_the_breakdown_are_the_forward_flop():
+    m = specs.model("deepseek_v3")
+    parts = accounting.flop_breakdown_per_token(m, context_tokens=4096)
+    total = accounting.forward_flop_per_token(m, context_tokens=4096)
+    assert parts["weight matmuls"] + parts["attention matmuls"] == pytest.approx(total, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1.0, 10.0])
+def test_over_99_percent_of_flop_are_matmuls_even_if_elementwise_costs_are_10x(monkeypatch, scale):
+    monkeypatch.setattr(accounting, "ELEMENTWISE_FLOP",
+                        {k: v * scale for k, v in accounting.ELEMENTWISE_FLOP.items()})
+    for m in specs.models().values():
+        share = accounting.matmul_flop_share(m, context_tokens=8192)
+        assert share > (0.99 if scale == 1.0 else 0.97), m.key
+
+
+def test_llama2_7b_width_is_eight_thirds_d_rounded_up_to_256():
+    # Llama's FeedForward: hidden = 2/3 * 4d, rounded up to a multiple of 256 -> 11008.
+    m = specs.model("llama2_7b")
+    assert -(-accounting.swiglu_matched_d_ff(m.d_model) // 256) * 256 == m.d_ff
+    # parameter match with a 4d GELU MLP: 3 d (8d/3) = 8 d^2
+    assert 3 * m.d_model * accounting.swiglu_matched_d_ff(m.d_model) == pytest.approx(8 * m.d_model**2)
+
+
+def test_layernorm_costs_one_extra_vector_per_norm():
+    import dataclasses
+    m = specs.model("llama3_70b")
+    ln = dataclasses.replace(m, norm="layernorm")
+    assert accounting.n_params(ln) - accounting.n_params(m) == (2 * m.n_layers + 1) * m.d_model
+
+
+def test_design_table_lists_every_model_and_the_window_exception():
+    table = accounting.design_table(specs.models().values())
+    for key in specs.models():
+        assert f"`{key}`" in table
+    assert "| inf |" in table  # Mistral 7B's window

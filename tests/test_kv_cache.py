@@ -6,7 +6,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from llmphys import kv_cache, specs, units
+from llmphys import accounting, kv_cache, specs, units
 
 
 def test_llama3_8b_caches_128_kib_per_token_in_bf16():
@@ -80,3 +80,86 @@ def test_cache_scales_with_batch_and_tokens():
 def test_bad_arguments_name_themselves(kwargs, name):
     with pytest.raises(ValueError, match=name):
         kv_cache.kv_cache_bytes(specs.model("llama3_8b"), **kwargs)
+
+
+# ----------------------------------------------------------------- architecture chapter
+# The series: a 70B-class model at "128 thousand tokens": MHA "312 gigabytes", GQA "39",
+# latent attention "under ten"; ceilings "near ten" and "eighty" tokens/s.
+
+def _llama70(variant):
+    return kv_cache.with_attention(specs.model("llama3_70b"), variant)
+
+
+def test_series_312_gb_is_gib_at_128000_tokens_in_bf16():
+    mha = kv_cache.kv_cache_bytes(_llama70("mha"), n_tokens=128_000)
+    assert mha / units.GiB == pytest.approx(312.5)  # exact: 80 x 64 x 128 x 2 x 2 x 128000
+    assert mha / units.GB == pytest.approx(335.54, abs=0.01)  # what "GB" would really be
+    assert kv_cache.kv_cache_bytes(_llama70("gqa"), n_tokens=128_000) / units.GiB == pytest.approx(39.0625)
+
+
+def test_series_ceilings_need_h100_bandwidth_and_no_weights(h100):
+    # 3.35e12 B/s / 335.5e9 B = 9.98 tokens/s; / 41.9e9 B = 79.9 tokens/s (both within 0.3%).
+    kw = dict(context_tokens=128_000, include_weights=False)
+    assert kv_cache.decode_tokens_per_s(_llama70("mha"), h100, **kw) == pytest.approx(10, rel=3e-3)
+    assert kv_cache.decode_tokens_per_s(_llama70("gqa"), h100, **kw) == pytest.approx(80, rel=3e-3)
+    with_weights = kv_cache.decode_tokens_per_s(_llama70("gqa"), h100, context_tokens=128_000)
+    assert with_weights < 20  # 141 GB of BF16 weights join the 42 GB cache
+
+
+def test_under_ten_gb_mla_holds_for_deepseek_but_not_for_80_layers():
+    assert kv_cache.kv_cache_bytes(specs.model("deepseek_v3"), n_tokens=131_072) < 10 * units.GB
+    assert kv_cache.kv_cache_bytes(_llama70("mla"), n_tokens=128_000) > 10 * units.GB
+
+
+def test_variant_caches_scale_with_stored_width():
+    mha = kv_cache.kv_bytes_per_token(_llama70("mha"))
+    assert kv_cache.kv_bytes_per_token(_llama70("mqa")) == mha / 64
+    assert kv_cache.kv_bytes_per_token(_llama70("gqa")) == mha / 8
+    assert kv_cache.kv_bytes_per_token(_llama70("mla")) == 80 * (512 + 64) * 2
+    assert kv_cache.kv_cache_bytes(_llama70("swa"), n_tokens=128_000) == \
+        kv_cache.kv_cache_bytes(_llama70("gqa"), n_tokens=4096)
+
+
+def test_mla_variant_counts_like_deepseek_attention():
+    # with_attention("mla") must give the shapes accounting counts for DeepSeek's MLA.
+    m = _llama70("mla")
+    d, h = m.d_model, m.n_heads
+    expected = d * h * 192 + d * 576 + 512 + 512 * h * 256 + h * 128 * d
+    assert accounting.attention_params_per_layer(m) == expected
+
+
+@pytest.mark.parametrize("variant,intensity", [("mha", 1.0), ("gqa", 8.0), ("mqa", 64.0)])
+def test_decode_attention_intensity_is_twice_the_group_size_over_bytes(variant, intensity):
+    m = _llama70(variant)
+    assert kv_cache.decode_attention_intensity(m) == intensity
+    # cross-check: attention FLOP per token over the KV bytes it reads, at any context
+    flop = accounting.attention_flop_per_token(m, context_tokens=1000)
+    assert flop / (kv_cache.kv_bytes_per_token(m) * 1000) == pytest.approx(intensity)
+
+
+def test_absorbed_mla_attention_sits_near_the_h100_ridge(h100):
+    # DeepSeek-V3: 2 x 128 x (2 x 512 + 64) / (576 x 2) = 241.8 FLOP/B vs a ridge of 295.
+    from llmphys import roofline
+    i = kv_cache.decode_attention_intensity(specs.model("deepseek_v3"))
+    assert i == pytest.approx(241.78, abs=0.01)
+    assert 0.5 < i / roofline.ridge_point(h100) < 1.0
+
+
+def test_moe_decode_reads_active_weights_at_batch_one_and_all_of_them_at_large_batch():
+    m = specs.model("deepseek_v3")
+    streamed = accounting.n_params(m) - accounting.embedding_params(m)
+    one = kv_cache.weight_bytes_read_per_step(m, batch_size=1)
+    assert one == pytest.approx(2 * (accounting.n_active_params(m) - accounting.embedding_params(m)))
+    assert kv_cache.weight_bytes_read_per_step(m, batch_size=4096) == pytest.approx(2 * streamed, rel=1e-3)
+
+
+def test_batching_raises_the_ceiling_until_the_cache_dominates(h100):
+    m = specs.model("llama3_8b")
+    rates = [kv_cache.decode_tokens_per_s(m, h100, context_tokens=4096, batch_size=b)
+             for b in (1, 8, 64)]
+    assert rates[0] < rates[1] < rates[2] < 64 * rates[0]
+
+
+def test_unknown_variant_is_rejected():
+    with pytest.raises(ValueError, match="variant"):
+        kv_cache.with_attention(specs.model("llama3_8b"), "linear")

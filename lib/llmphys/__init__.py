@@ -6,7 +6,10 @@ Modules (one concept each; import modules, not names)::
     specs       frozen Accelerator and Model specs loaded from data/*.toml
     roofline    arithmetic intensity, ridge points, attainable FLOP/s, kernel time
     accounting  parameter and FLOP counts of a decoder-only transformer (dense, MoE, MLA)
-    kv_cache    bytes of the key/value cache (MHA, MQA, GQA, MLA, sliding window)
+    kv_cache    bytes of the key/value cache (MHA, MQA, GQA, MLA, sliding window), decode ceilings
+    attention   numpy attention for the tiny decoder: RMSNorm, RoPE, MHA/GQA/MQA, MLA, KV cache
+    transformer the tiny numpy decoder, configured by the same specs.Model as the formulas
+    moe         top-k routing, load balance, experts touched, all-to-all traffic
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
     tables      registry tables as Markdown text for the chapters

@@ -19,7 +19,7 @@ Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapt
 
 from __future__ import annotations
 
-from . import units
+from . import tables, units
 from .specs import Model
 
 
@@ -173,3 +173,117 @@ def train_flop(n_params: float, n_tokens: float) -> float:
     units.check_positive("n_params", n_params)
     units.check_positive("n_tokens", n_tokens)
     return 6.0 * n_params * n_tokens
+
+
+# ----------------------------------------------------------------- architecture chapter
+# Rough FLOP per element of the non-matmul operations, for the share of work that is
+# not a matrix multiply. The conclusion (over 99% of FLOP in matmuls) survives
+# multiplying every one of these by ten; see tests/test_accounting.py.
+ELEMENTWISE_FLOP = {
+    "softmax": 5.0,     # per score: max, subtract, exp, sum, divide
+    "rmsnorm": 4.0,     # per element: square, sum, scale, gain
+    "layernorm": 7.0,   # per element: mean, subtract, square, sum, scale, gain, bias
+    "swiglu": 5.0,      # per hidden element: exp, add, divide, x * sigmoid, * up
+    "gelu": 8.0,        # per hidden element, tanh approximation
+    "rope": 3.0,        # per rotated element: two multiplies, one add
+    "residual": 1.0,    # per element of each residual add
+}
+
+
+def attention_rivals_params_context_tokens(model: Model) -> float:
+    """Context T (tokens) at which attention's FLOP per token equals the weights' 2N_matmul.
+
+    Solves attention_flop_per_token(T) = forward_flop_per_token(T) - attention term;
+    ``inf`` if a sliding window caps attention below that. For MHA with d_ff = 4d this
+    is about 6 d_model (Kaplan et al. 2020, sec. 2.1 make the same comparison).
+
+    >>> from llmphys import specs
+    >>> round(attention_rivals_params_context_tokens(specs.model("llama3_70b")))
+    53027
+    """
+    per_token = attention_flop_per_token(model, context_tokens=1.0)
+    weights = forward_flop_per_token(model, context_tokens=1.0) - per_token
+    t = weights / per_token
+    if model.sliding_window_tokens and t > model.sliding_window_tokens:
+        return float("inf")
+    return t
+
+
+def flop_breakdown_per_token(model: Model, *, context_tokens: float) -> dict[str, float]:
+    """Forward FLOP of one token by kind: weight matmuls, attention matmuls, and the rest.
+
+    Matmul parts sum to ``forward_flop_per_token``; the others use ``ELEMENTWISE_FLOP``.
+    """
+    t = units.check_positive("context_tokens", context_tokens)
+    if model.sliding_window_tokens:
+        t = min(t, float(model.sliding_window_tokens))
+    attn = attention_flop_per_token(model, context_tokens=context_tokens)
+    L, d, h, e = model.n_layers, model.d_model, model.n_heads, ELEMENTWISE_FLOP
+    norm_width = (2 * L + 1) * d
+    if model.mla is not None:
+        norm_width += L * (model.mla.q_lora_rank + model.mla.kv_lora_rank)
+        rotated = L * (h + 1) * model.mla.qk_rope_head_dim
+    else:
+        rotated = L * (h + model.n_kv_heads) * model.d_head
+    hidden = sum(_active_hidden_width(model, i) for i in range(L))
+    router = L * model.moe.n_experts * e["softmax"] if model.moe is not None else 0.0
+    return {"weight matmuls": forward_flop_per_token(model, context_tokens=context_tokens) - attn,
+            "attention matmuls": attn,
+            "softmax": e["softmax"] * L * h * t + router,
+            "norms": e[model.norm] * norm_width,
+            "activations": e[model.mlp] * hidden,
+            "rope": e["rope"] * rotated if model.position == "rope" else 0.0,
+            "residual adds": e["residual"] * 2 * L * d}
+
+
+def _active_hidden_width(model: Model, layer: int) -> float:
+    moe = model.moe
+    if moe is None or layer < moe.n_dense_layers:
+        return float(model.d_ff)
+    return float((moe.n_experts_per_token + moe.n_shared_experts) * moe.d_ff_expert)
+
+
+def matmul_flop_share(model: Model, *, context_tokens: float) -> float:
+    """Fraction of forward FLOP spent in matrix multiplies (weights and attention).
+
+    >>> from llmphys import specs
+    >>> round(matmul_flop_share(specs.model("llama3_70b"), context_tokens=8192), 4)
+    0.9986
+    """
+    parts = flop_breakdown_per_token(model, context_tokens=context_tokens)
+    return (parts["weight matmuls"] + parts["attention matmuls"]) / sum(parts.values())
+
+
+def swiglu_matched_d_ff(d_model: float) -> float:
+    """Hidden width at which a SwiGLU MLP (3 d d_ff) has a 4d GELU MLP's 8 d^2 weights: 8d/3.
+
+    Shazeer 2020 (arXiv:2002.05202), sec. 2.
+
+    >>> round(swiglu_matched_d_ff(4096))
+    10923
+    """
+    return 8.0 * units.check_positive("d_model", d_model) / 3.0
+
+
+def design_table(models) -> str:
+    """Markdown table of each model's architectural choices and parameter counts.
+
+    Columns: attention (query/KV heads), window, position, norm, MLP, experts,
+    N and active N (1e9), and the context T (1e3 tokens) where attention FLOP rival
+    the weights' (inf: the sliding window caps attention below that).
+    """
+    rows = []
+    for m in models:
+        attn = (f"MLA r={m.mla.kv_lora_rank}" if m.mla is not None
+                else f"{m.attention.upper()} {m.n_heads}/{m.n_kv_heads}")
+        experts = "dense" if m.moe is None else (
+            f"top-{m.moe.n_experts_per_token} of {m.moe.n_experts}"
+            + (f" + {m.moe.n_shared_experts} shared" if m.moe.n_shared_experts else ""))
+        t = attention_rivals_params_context_tokens(m)
+        rows.append([f"`{m.key}`", str(m.release_year), attn,
+                     str(m.sliding_window_tokens or "–"), m.position, m.norm, m.mlp, experts,
+                     f"{n_params(m) / 1e9:.1f}", f"{n_active_params(m) / 1e9:.1f}",
+                     "inf" if t == float("inf") else f"{t / 1e3:.0f}"])
+    header = ["model", "year", "attention (q/kv heads)", "window", "position", "norm", "MLP",
+              "FFN", "N (B)", "active (B)", "T* (k tokens)"]
+    return tables.markdown_table(header, rows, align="lllrllllrrr")

@@ -18,8 +18,10 @@ Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapt
 
 from __future__ import annotations
 
-from . import units
-from .specs import Model
+import dataclasses
+
+from . import accounting, moe, roofline, tables, units
+from .specs import MLA, Accelerator, Model
 
 
 def kv_bytes_per_token(model: Model, *, bytes_per_element: float = 2.0) -> float:
@@ -54,3 +56,116 @@ def kv_cache_bytes(model: Model, *, n_tokens: int, batch_size: int = 1,
     units.check_positive("batch_size", batch_size)
     per_seq = cached_positions(model, n_tokens=n_tokens)
     return kv_bytes_per_token(model, bytes_per_element=bytes_per_element) * per_seq * batch_size
+
+
+# ----------------------------------------------------------------- architecture chapter
+VARIANTS = ("mha", "gqa", "mqa", "mla", "swa")
+
+
+def with_attention(model: Model, variant: str, *, window_tokens: int = 4096,
+                   kv_lora_rank: int = 512, rope_head_dim: int = 64) -> Model:
+    """``model`` with its attention swapped for ``variant``; everything else unchanged.
+
+    mha: one K/V head per query head; mqa: one K/V head; gqa: the model's own
+    grouping; swa: the model's attention over the last ``window_tokens`` positions;
+    mla: a DeepSeek-style latent of ``kv_lora_rank`` plus a ``rope_head_dim`` RoPE
+    key, keeping the model's head width for the no-RoPE part and for V.
+
+    >>> from llmphys import specs
+    >>> with_attention(specs.model("llama3_70b"), "mqa").n_kv_heads
+    1
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if variant == "swa":
+        units.check_positive("window_tokens", window_tokens)
+        return dataclasses.replace(model, sliding_window_tokens=int(window_tokens))
+    if variant == "gqa":
+        return model
+    if variant in ("mha", "mqa"):
+        g = model.n_heads if variant == "mha" else 1
+        return dataclasses.replace(model, attention=variant, n_kv_heads=g, mla=None)
+    mla = MLA(q_lora_rank=0, kv_lora_rank=kv_lora_rank, qk_nope_head_dim=model.d_head,
+              qk_rope_head_dim=rope_head_dim, v_head_dim=model.d_head)
+    return dataclasses.replace(model, attention="mla", n_kv_heads=model.n_heads, mla=mla,
+                               d_head=model.d_head + rope_head_dim)
+
+
+def weight_bytes_read_per_step(model: Model, *, batch_size: int = 1,
+                               bytes_per_element: float = 2.0) -> float:
+    """Weight bytes one decode step streams from HBM (each weight once, shared by the batch).
+
+    Dense: all N. MoE: everything but the routed experts, plus the experts the batch
+    touches under uniform routing (``moe.expected_experts_touched``). Input embeddings
+    are looked up, not streamed, and are excluded.
+    """
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    units.check_positive("batch_size", batch_size)
+    n = accounting.n_params(model) - accounting.embedding_params(model)
+    if model.moe is not None:
+        m = model.moe
+        expert = accounting.mlp_params(model, m.d_ff_expert)
+        touched = moe.expected_experts_touched(n_experts=m.n_experts, k=m.n_experts_per_token,
+                                               n_tokens=batch_size)
+        n -= (model.n_layers - m.n_dense_layers) * (m.n_experts - touched) * expert
+    return n * b
+
+
+def decode_tokens_per_s(model: Model, acc: Accelerator, *, context_tokens: int,
+                        batch_size: int = 1, bytes_per_element: float = 2.0,
+                        include_weights: bool = True) -> float:
+    """Roofline ceiling on generated tokens/s, all sequences together, on one chip.
+
+    One step emits ``batch_size`` tokens and takes at least max(F / P, Q / W): Q is the
+    whole KV cache of every sequence plus (if ``include_weights``) the weights; F is
+    the forward FLOP of the batch. Pope et al. 2023 (arXiv:2211.05102) sec. 2.
+
+    >>> from llmphys import specs
+    >>> mha = with_attention(specs.model("llama3_70b"), "mha")
+    >>> round(decode_tokens_per_s(mha, specs.accelerator("h100_sxm"), context_tokens=128_000,
+    ...                           include_weights=False), 1)  # the series' "near ten"
+    10.0
+    """
+    q = kv_cache_bytes(model, n_tokens=context_tokens, batch_size=batch_size,
+                       bytes_per_element=bytes_per_element)
+    if include_weights:
+        q += weight_bytes_read_per_step(model, batch_size=batch_size,
+                                        bytes_per_element=bytes_per_element)
+    f = batch_size * accounting.forward_flop_per_token(model, context_tokens=context_tokens)
+    return batch_size / roofline.kernel_time_s(acc, flop=f, bytes_moved=q)
+
+
+def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) -> float:
+    """FLOP per byte of KV cache read when one new token attends to the cache (any context).
+
+    GQA family: 2 h (2c) T FLOP over 2 g c T b bytes = 2 (h/g) / b. MLA in its absorbed
+    form (W_UK folded into the query, W_UV after the sum; DeepSeek-V2 sec. 2.1):
+    scores over r + r_R dims and values over r dims for all h heads, reading r + r_R
+    values per position: 2 h (2r + r_R) / ((r + r_R) b). Batching does not raise it:
+    every sequence has its own cache.
+
+    >>> from llmphys import specs
+    >>> decode_attention_intensity(specs.model("llama3_70b"))  # 8 query heads per K/V head
+    8.0
+    """
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    if model.mla is not None:
+        r, rr = model.mla.kv_lora_rank, model.mla.qk_rope_head_dim
+        return 2.0 * model.n_heads * (2 * r + rr) / ((r + rr) * b)
+    return 2.0 * model.n_heads / (model.n_kv_heads * b)
+
+
+def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
+    """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
+    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
+    rows = []
+    for m in models:
+        per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
+        seq = kv_cache_bytes(m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element)
+        weights = accounting.n_params(m) * bytes_per_element
+        rows.append([f"`{m.key}`", m.attention.upper(), f"{per_token / units.KiB:,.1f}",
+                     f"{m.max_context_tokens:,}", f"{seq / units.GB:,.1f}",
+                     f"{weights / units.GB:,.0f}", f"{seq / weights:.2f}"])
+    header = ["model", "attention", "KV per token (KiB)", "max context (tokens)",
+              "KV at max context (GB)", "weights (GB)", "KV / weights"]
+    return tables.markdown_table(header, rows)

@@ -1,0 +1,173 @@
+"""Mixture of experts: top-k routing, load balance, experts touched, all-to-all traffic.
+
+A router scores each token against E experts and sends it to the k best; the
+token's FFN output is the gate-weighted sum of those experts' outputs (plus any
+always-on shared experts). Three consequences this module computes:
+
+* balance: nothing in the routing rule spreads tokens evenly. An auxiliary loss
+  (Switch Transformer, Fedus et al. 2022, eq. 4, arXiv:2101.03961) or a per-expert
+  bias on the selection scores (Wang et al. 2024, arXiv:2408.15664, used by
+  DeepSeek-V3 sec. 2.1.2) pushes the loads together;
+* memory: a batch of B tokens touches about E (1 - (1 - k/E)^B) distinct experts,
+  so all of their weights must be resident and read;
+* network: with experts spread over devices (GShard, Lepikhin et al. 2021,
+  arXiv:2006.16668), every routed token crosses the fabric twice per MoE layer.
+
+Home: chapters/03_architecture.ipynb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import accounting, units
+from .attention import softmax
+from .specs import Accelerator, Model
+
+
+def route(logits: np.ndarray, *, k: int, bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k routing of logits (T, E): (expert indices (T, k), gate weights (T, k)).
+
+    Selection uses softmax scores plus ``bias`` (the bias steers selection only, as in
+    DeepSeek-V3 sec. 2.1.2); gates are the selected scores renormalised to sum to 1, which
+    equals Mixtral's softmax over the top-k logits (Jiang et al. 2024, eq. 2).
+
+    >>> idx, gates = route(np.array([[0.0, 2.0, 1.0]]), k=2)
+    >>> idx.tolist(), gates.round(3).tolist()
+    ([[1, 2]], [[0.731, 0.269]])
+    """
+    n_experts = logits.shape[-1]
+    if not 1 <= k <= n_experts:
+        raise ValueError(f"k must lie in [1, {n_experts}] (the number of experts), got {k!r}")
+    scores = softmax(logits)
+    select = scores if bias is None else scores + bias
+    idx = np.argpartition(-select, k - 1, axis=-1)[:, :k]  # the k best, unordered
+    idx = np.take_along_axis(idx, np.argsort(-np.take_along_axis(select, idx, -1), -1), -1)
+    gates = np.take_along_axis(scores, idx, axis=-1)
+    return idx, gates / gates.sum(axis=-1, keepdims=True)
+
+
+def expert_load(idx: np.ndarray, n_experts: int) -> np.ndarray:
+    """Fraction of the (token, slot) assignments each expert received; sums to 1."""
+    return np.bincount(idx.ravel(), minlength=n_experts) / idx.size
+
+
+def load_imbalance(idx: np.ndarray, n_experts: int) -> float:
+    """Busiest expert's load over the mean load (1.0 = perfect balance).
+
+    The step time of an expert-parallel layer is set by the busiest expert.
+
+    >>> load_imbalance(np.array([[0], [0], [1], [2]]), 4)
+    2.0
+    """
+    return float(expert_load(idx, n_experts).max() * n_experts)
+
+
+def switch_aux_loss(logits: np.ndarray, idx: np.ndarray) -> float:
+    """Switch Transformer balance loss E * sum_i f_i P_i (Fedus et al. 2022, eq. 4, alpha = 1).
+
+    f_i: fraction of assignments to expert i; P_i: mean router probability of i.
+    Equals 1 under perfect balance and grows towards E as routing collapses.
+    """
+    n_experts = logits.shape[-1]
+    return float(n_experts * expert_load(idx, n_experts) @ softmax(logits).mean(axis=0))
+
+
+def _aux_loss_grad(x: np.ndarray, logits: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """d(aux loss)/d(router weight) with f held fixed: x^T [(E/T) p (f - p.f)]."""
+    n_tokens, n_experts = logits.shape
+    p, f = softmax(logits), expert_load(idx, n_experts)
+    g = (n_experts / n_tokens) * p * (f[None, :] - (p @ f)[:, None])
+    return x.T @ g
+
+
+def balance_router(rng: np.random.Generator, *, method: str, n_experts: int = 32, k: int = 4,
+                   d_model: int = 32, n_tokens: int = 1024, n_steps: int = 100,
+                   rate: float | None = None, skew: float = 1.0) -> dict[str, np.ndarray]:
+    """Route fresh random tokens for ``n_steps`` and balance by ``method``: none | aux_loss | bias.
+
+    Tokens are N(mu, I) with a common mean mu of norm ``skew`` (hidden states are not
+    centred), so a random router favours some experts. aux_loss: a gradient step of
+    size ``rate`` (default 1.0) on the Switch loss alone, no language-model loss; bias:
+    b_i += rate * sign(mean load - load_i) on the softmax scores (default 0.002;
+    Wang et al. 2024, alg. 1). Returns the imbalance per step and the final loads.
+    """
+    defaults = {"none": 0.0, "aux_loss": 1.0, "bias": 0.002}
+    if method not in defaults:
+        raise ValueError(f"method must be 'none', 'aux_loss' or 'bias', got {method!r}")
+    rate = defaults[method] if rate is None else units.check_positive("rate", rate)
+    w = rng.standard_normal((d_model, n_experts)) / np.sqrt(d_model)
+    mu = rng.standard_normal(d_model)
+    mu *= skew / np.linalg.norm(mu)
+    bias, imbalance = np.zeros(n_experts), np.empty(n_steps)
+    for step in range(n_steps):
+        x = mu + rng.standard_normal((n_tokens, d_model))
+        logits = x @ w
+        idx, _ = route(logits, k=k, bias=bias if method == "bias" else None)
+        imbalance[step] = load_imbalance(idx, n_experts)
+        if method == "aux_loss":
+            w -= rate * _aux_loss_grad(x, logits, idx)
+        elif method == "bias":
+            bias += rate * np.sign(1.0 / n_experts - expert_load(idx, n_experts))
+    return {"imbalance": imbalance, "load": expert_load(idx, n_experts)}
+
+
+def expected_experts_touched(*, n_experts: int, k: int, n_tokens: float) -> float:
+    """Distinct experts a batch of n tokens activates under uniform routing: E (1 - (1 - k/E)^n).
+
+    A token avoids a given expert with probability C(E-1, k) / C(E, k) = 1 - k/E.
+
+    >>> round(expected_experts_touched(n_experts=256, k=8, n_tokens=32), 1)
+    163.3
+    """
+    units.check_positive("n_experts", n_experts)
+    if not 1 <= k <= n_experts:
+        raise ValueError(f"k must lie in [1, n_experts={n_experts}], got {k!r}")
+    return n_experts * (1.0 - (1.0 - k / n_experts) ** n_tokens)
+
+
+def all_to_all_bytes_per_token(model: Model, *, n_devices: int,
+                               bytes_per_element: float = 2.0) -> float:
+    """Bytes one token sends over the fabric in one MoE layer: 2 k d b (n-1)/n.
+
+    Dispatch (its d-vector to each of k experts) and combine (k results back), with
+    experts spread uniformly over ``n_devices`` so a fraction (n-1)/n is remote.
+    GShard (Lepikhin et al. 2021, arXiv:2006.16668); shared experts stay local.
+    """
+    if model.moe is None:
+        raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
+    units.check_positive("n_devices", n_devices)
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    remote = (n_devices - 1) / n_devices
+    return 2.0 * model.moe.n_experts_per_token * model.d_model * b * remote
+
+
+def expert_flop_per_token(model: Model) -> float:
+    """Routed-expert FLOP of one token in one MoE layer: 2 x k x (weights of one expert)."""
+    if model.moe is None:
+        raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
+    return 2.0 * model.moe.n_experts_per_token * accounting.mlp_params(model, model.moe.d_ff_expert)
+
+
+def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
+                      fabric: str = "scale_up", bytes_per_element: float = 2.0) -> dict[str, float]:
+    """Seconds per MoE layer on one device: routed-expert compute vs its all-to-all.
+
+    ``n_tokens`` tokens originate on each device; compute at the dense BF16 peak,
+    traffic at the per-direction bandwidth of ``fabric`` (scale_up or scale_out).
+
+    >>> from llmphys import specs
+    >>> t = moe_layer_times_s(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
+    ...                       n_tokens=4096, n_devices=64, fabric="scale_out")
+    >>> round(t["all_to_all_s"] / t["compute_s"], 1)
+    6.3
+    """
+    units.check_positive("n_tokens", n_tokens)
+    links = {"scale_up": acc.scale_up_bytes_per_s_per_direction,
+             "scale_out": acc.scale_out_bytes_per_s_per_direction}
+    if fabric not in links:
+        raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
+    traffic = n_tokens * all_to_all_bytes_per_token(model, n_devices=n_devices,
+                                                     bytes_per_element=bytes_per_element)
+    return {"compute_s": n_tokens * expert_flop_per_token(model) / acc.peak_bf16_flop_per_s,
+            "all_to_all_s": traffic / links[fabric]}

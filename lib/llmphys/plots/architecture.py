@@ -1,0 +1,108 @@
+"""Figures of the architecture chapter: KV cache by attention variant, decode ceilings,
+attention vs weight FLOP, router balance. Home: chapters/03_architecture.ipynb."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .. import accounting, kv_cache, units
+from ..specs import Accelerator, Model
+from ._style import PALETTE, new_axes, series_styles, style
+
+
+def _check_nonempty(name: str, value) -> None:
+    if not len(value):
+        raise ValueError(f"{name} must not be empty")
+
+
+def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Accelerator], *,
+                             context_tokens: int, bytes_per_element: float = 2.0,
+                             ax: plt.Axes | None = None) -> plt.Figure:
+    """Bars: KV cache (GB, log) of one sequence per variant; lines: each chip's HBM capacity."""
+    _check_nonempty("models", models)
+    with style():
+        fig, ax = new_axes(ax)
+        sizes = [kv_cache.kv_cache_bytes(m, n_tokens=context_tokens,
+                                         bytes_per_element=bytes_per_element) / units.GB
+                 for m in models.values()]
+        y = np.arange(len(sizes))
+        ax.barh(y, sizes, color=PALETTE[0])
+        for yi, s in zip(y, sizes):
+            ax.text(s * 1.08, yi, f"{s:,.1f} GB", va="center", fontsize=8.5)
+        for acc, ls in zip(accs, ("--", "-.", ":")):
+            ax.axvline(acc.hbm_bytes / units.GB, color=PALETTE[1], linestyle=ls,
+                       label=f"{acc.name.split(' ')[1]} HBM")
+        ax.set_yticks(y, list(models))
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlim(min(sizes) / 2, max(sizes) * 4)
+        ax.set_xlabel(f"KV cache of one {context_tokens:,}-token sequence (GB, 1e9 bytes)")
+        ax.grid(axis="y", visible=False)
+        if accs:
+            ax.legend(loc="lower right")
+    return fig
+
+
+def plot_decode_ceilings(models: Mapping[str, Model], acc: Accelerator, *,
+                         contexts: np.ndarray, bytes_per_element: float = 2.0) -> plt.Figure:
+    """Batch-1 tokens/s ceiling vs context on one chip: cache only (left), cache + weights (right)."""
+    _check_nonempty("models", models)
+    with style():
+        fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.6), sharey=True)
+        for ax, weights in zip(axes, (False, True)):
+            for (label, m), st in zip(models.items(), series_styles(len(models))):
+                rate = [kv_cache.decode_tokens_per_s(m, acc, context_tokens=int(t),
+                                                     bytes_per_element=bytes_per_element,
+                                                     include_weights=weights) for t in contexts]
+                ax.plot(contexts, rate, label=label, markevery=4, markersize=4, **st)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("context (tokens)")
+            ax.set_title("weights included" if weights else "KV cache only")
+        axes[0].set_ylabel(f"decode ceiling on {acc.key} (tokens/s)")
+        axes[0].legend()
+        fig.tight_layout()
+    return fig
+
+
+def plot_attention_vs_weights(models: Sequence[Model], *, contexts: np.ndarray,
+                              ax: plt.Axes | None = None) -> plt.Figure:
+    """Attention FLOP per token as a multiple of the weights' FLOP, vs context (log-log)."""
+    _check_nonempty("models", models)
+    with style():
+        fig, ax = new_axes(ax)
+        for m, st in zip(models, series_styles(len(models))):
+            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t)) for t in contexts]
+            ratio = [p["attention matmuls"] / p["weight matmuls"] for p in parts]
+            ax.plot(contexts, ratio, label=m.key, markevery=4, markersize=4, **st)
+        ax.axhline(1.0, color="0.3", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("context attended to (tokens)")
+        ax.set_ylabel("attention FLOP / weight FLOP (ratio)")
+        ax.legend(ncol=2)
+    return fig
+
+
+def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Figure:
+    """Left: busiest/mean expert load per step; right: final load per expert, sorted."""
+    _check_nonempty("runs", runs)
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(8.6, 3.4))
+        for (label, run), st in zip(runs.items(), series_styles(len(runs))):
+            a.plot(run["imbalance"], label=label, color=st["color"], linestyle=st["linestyle"])
+            load = np.sort(run["load"])[::-1] * run["load"].size
+            b.plot(np.arange(1, load.size + 1), load, label=label, color=st["color"],
+                   linestyle=st["linestyle"])
+        a.axhline(1.0, color="0.3", linewidth=1)
+        a.set_xlabel("router step (batches)")
+        a.set_ylabel("max load / mean load (ratio)")
+        b.axhline(1.0, color="0.3", linewidth=1)
+        b.set_xlabel("expert rank (busiest first)")
+        b.set_ylabel("load / mean load (ratio)")
+        a.legend()
+        fig.tight_layout()
+    return fig
