@@ -8,10 +8,16 @@ the functions live in one submodule per topic:
 
     _style       palette, rcParams, formatters (shared)
     hardware     plot_roofline, plot_ridge_points
+    economics    plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
+                 plot_lifetime_split
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
+from .economics import (plot_decode_cost_latency, plot_kv_restore, plot_lifetime_split,
+                        plot_schedule_latency)
 from .hardware import plot_ridge_points, plot_roofline
 
 __all__ = ["PALETTE", "STYLE", "series_styles", "si_formatter", "style",
-           "plot_ridge_points", "plot_roofline"]
+           "plot_ridge_points", "plot_roofline",
+           "plot_decode_cost_latency", "plot_schedule_latency", "plot_kv_restore",
+           "plot_lifetime_split"]
