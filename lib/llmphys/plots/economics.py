@@ -63,7 +63,8 @@ def plot_decode_cost_latency(models: Sequence[Model], accs: Sequence[Accelerator
         for ax in (ax_c, ax_t):
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
-            ax.xaxis.set_major_formatter(_PLAIN)
+            ax.set_xticks([8.0**p for p in range(7) if 8.0**p <= b[-1]])
+            ax.xaxis.set_major_formatter(si_tokens())
             ax.yaxis.set_major_formatter(_PLAIN)
             ax.set_xlabel("batch size B (sequences decoded together)")
         ax_c.set_ylabel("cost (USD per million output tokens)")
