@@ -12,6 +12,12 @@ Modules (one concept each; import modules, not names)::
     moe         top-k routing, load balance, experts touched, all-to-all traffic
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
+    inference   decode-step and prefill time and cost vs batch; balance batch and context
+    batching    the "train departs every T" batch schedule, simulated and in closed form
+    kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
+    scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
+    compute_split  pretraining vs RL vs inference; lifetime-optimal overtraining
+    economics   sourced prices (data/prices.toml), cost of a GPU-hour, depreciation
     tables      registry tables as Markdown text for the chapters
     plots       (package) the book-wide figure style and every figure of the book
 

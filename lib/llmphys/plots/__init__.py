@@ -6,18 +6,26 @@ calls the model modules) and returns the ``Figure``. Every axis names its unit;
 quantities that span decades get log axes. Chapters call ``plots.plot_<name>``;
 the functions live in one submodule per topic:
 
-    _style       palette, rcParams, formatters (shared)
-    hardware     plot_roofline, plot_ridge_points
-    architecture plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
-                 plot_router_balance
+    _style        palette, rcParams, formatters (shared)
+    hardware      plot_roofline, plot_ridge_points
+    architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
+    economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
-from .architecture import (plot_attention_vs_weights, plot_decode_ceilings,
-                           plot_kv_cache_by_variant, plot_router_balance)
-from .hardware import plot_ridge_points, plot_roofline
+from .hardware import plot_roofline, plot_ridge_points
+from .architecture import (
+    plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
+    plot_router_balance,
+)
+from .economics import (
+    plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
+    plot_lifetime_split,
+)
 
-__all__ = ["PALETTE", "STYLE", "series_styles", "si_formatter", "style",
-           "plot_ridge_points", "plot_roofline",
-           "plot_attention_vs_weights", "plot_decode_ceilings", "plot_kv_cache_by_variant",
-           "plot_router_balance"]
+__all__ = [
+    "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
+    "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
+    "plot_attention_vs_weights", "plot_router_balance", "plot_decode_cost_latency",
+    "plot_schedule_latency", "plot_kv_restore", "plot_lifetime_split",
+]

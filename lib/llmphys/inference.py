@@ -1,0 +1,280 @@
+"""Time and cost of a decode step and of a prefill, for dense and MoE models.
+
+One decode step produces one token for each of the B sequences in the batch. It
+reads the weights it touches once and the KV cache of every sequence, and does
+B times the per-token FLOP. Sharded evenly over n chips of bandwidth W and peak
+P (Pope et al. 2023, arXiv:2211.05102, sec. 2 and 3.3),
+
+    t(B) = max( (bytes_w(B) + B T k) / (n W),  B (f + a T) / (n P) )
+
+with k the KV bytes per token, T the context, f = 2 x (matmul weights used per
+token) and a the attention FLOP per context token. For a mixture of experts,
+bytes_w(B) counts only the experts that some token in the batch is routed to:
+E (1 - (1 - k_e/E)^B) of E per layer under uniform routing. Setting the two
+terms equal gives the balance batch, B* ~ ridge x (bytes/param / 2) x sparsity
+when the KV term is small, and the balanced context T_bal where the slopes in B
+match, beyond which a step is memory-bound at any batch.
+
+Home: chapters/06_economics.ipynb.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import accounting, kv_cache, units
+from .specs import Accelerator, Model
+
+
+def _positive_array(name: str, value) -> np.ndarray:
+    x = np.asarray(value, dtype=float)
+    if np.any(~np.isfinite(x)) or np.any(x <= 0):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return x
+
+
+def _out(x: np.ndarray):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def experts_touched(model: Model, *, batch_size) -> float | np.ndarray:
+    """Expected routed experts per MoE layer that at least one of B tokens uses.
+
+    E (1 - (1 - k/E)^B), assuming each token picks k of E experts uniformly
+    (DeepSeek-V3's auxiliary-loss-free balancing aims at this; sec. 2.1.2).
+
+    >>> from llmphys import specs
+    >>> round(experts_touched(specs.model("deepseek_v3"), batch_size=64), 1)
+    222.4
+    """
+    b = _positive_array("batch_size", batch_size)
+    if model.moe is None:
+        raise ValueError(f"{model.key} is dense: it has no routed experts")
+    e, k = model.moe.n_experts, model.moe.n_experts_per_token
+    return _out(e * (1.0 - (1.0 - k / e) ** b))
+
+
+def _expert_params(model: Model) -> float:
+    return accounting.mlp_params(model, model.moe.d_ff_expert)
+
+
+def _n_moe_layers(model: Model) -> int:
+    return model.n_layers - model.moe.n_dense_layers
+
+
+def weight_bytes_read(model: Model, *, batch_size, weight_bytes_per_param: float = 2.0):
+    """Bytes of weights one decode step of B tokens reads (embedding rows excluded).
+
+    Dense: every non-embedding weight. MoE: all but the routed experts no token uses.
+    """
+    b = units.check_positive("weight_bytes_per_param", weight_bytes_per_param)
+    batch = _positive_array("batch_size", batch_size)
+    n = accounting.n_params(model) - accounting.embedding_params(model)
+    if model.moe is None:
+        return _out(n * b * np.ones_like(batch))
+    routed = _n_moe_layers(model) * model.moe.n_experts * _expert_params(model)
+    touched = _n_moe_layers(model) * np.asarray(experts_touched(model, batch_size=batch))
+    return _out(b * (n - routed + touched * _expert_params(model)))
+
+
+def decode_attention_flop_per_context_token(model: Model) -> float:
+    """Attention FLOP per token per cached position, as a decode kernel computes it.
+
+    GQA/MHA: 2 L h (d_qk + d_v) (scores and weighted sum). MLA in the "absorbed" form
+    that attends over the cached latent directly (DeepSeek-V2, arXiv:2405.04434,
+    sec. 2.1.3): 2 L h (2 r_kv + d_rope), about 3.4x the decompressed count.
+
+    >>> from llmphys import specs
+    >>> round(decode_attention_flop_per_context_token(specs.model("deepseek_v3")) / 1e6, 2)
+    16.99
+    """
+    if model.mla is not None:
+        per_head = 2 * model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
+        return 2.0 * model.n_layers * model.n_heads * per_head
+    return accounting.attention_flop_per_token(model, context_tokens=1.0)
+
+
+def linear_flop_per_token(model: Model) -> float:
+    """Matmul FLOP per token that do not depend on the context: 2 x weights multiplied."""
+    return (accounting.forward_flop_per_token(model, context_tokens=1.0)
+            - accounting.attention_flop_per_token(model, context_tokens=1.0))
+
+
+def _peak(acc: Accelerator, weight_dtype: str) -> float:
+    return acc.peak_flop_per_s("bf16" if weight_dtype == "fp16" else weight_dtype)
+
+
+def decode_step(model: Model, acc: Accelerator, *, batch_size, context_tokens: float,
+                n_chips: int, weight_dtype: str = "bf16",
+                kv_bytes_per_element: float = 2.0) -> dict:
+    """One decode step's bytes, FLOP and time, by part; accepts an array of batch sizes.
+
+    Returns weight_bytes, kv_bytes, flop, memory_time_s, compute_time_s and step_time_s
+    = max of the two (perfect overlap, even sharding, no communication; Pope et al.
+    2023, sec. 2). Matmuls run at the weight dtype's dense peak (FP8 weights: FP8 math).
+
+    >>> from llmphys import specs
+    >>> s = decode_step(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
+    ...                 batch_size=1, context_tokens=0, n_chips=8)
+    >>> round(s["step_time_s"] * 1e3, 2)  # ms: 139 GB of BF16 weights over 8 x 3.35 TB/s
+    5.19
+    """
+    batch = _positive_array("batch_size", batch_size)
+    units.check_positive("n_chips", n_chips)
+    if context_tokens < 0 or not math.isfinite(context_tokens):
+        raise ValueError(f"context_tokens must be >= 0 and finite, got {context_tokens!r}")
+    bw = units.bytes_per_element(weight_dtype)
+    positions = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
+    w_bytes = np.asarray(weight_bytes_read(model, batch_size=batch, weight_bytes_per_param=bw))
+    kv_bytes = batch * positions * kv_cache.kv_bytes_per_token(
+        model, bytes_per_element=kv_bytes_per_element)
+    flop = batch * (linear_flop_per_token(model)
+                    + positions * decode_attention_flop_per_context_token(model))
+    mem_s = (w_bytes + kv_bytes) / (n_chips * acc.hbm_bytes_per_s)
+    comp_s = flop / (n_chips * _peak(acc, weight_dtype))
+    parts = {"weight_bytes": w_bytes, "kv_bytes": kv_bytes, "flop": flop,
+             "memory_time_s": mem_s, "compute_time_s": comp_s,
+             "step_time_s": np.maximum(mem_s, comp_s)}
+    return {k: _out(v) for k, v in parts.items()}
+
+
+def cost_per_token_usd(model: Model, acc: Accelerator, *, batch_size, context_tokens: float,
+                       n_chips: int, usd_per_chip_hour: float, weight_dtype: str = "bf16",
+                       kv_bytes_per_element: float = 2.0):
+    """USD per generated token: n x price per second x t(B) / B.
+
+    >>> from llmphys import specs
+    >>> c = cost_per_token_usd(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
+    ...                        batch_size=1, context_tokens=0, n_chips=8, usd_per_chip_hour=3.0)
+    >>> round(c * 1e6, 1)  # USD per million tokens at batch 1
+    34.6
+    """
+    units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
+    s = decode_step(model, acc, batch_size=batch_size, context_tokens=context_tokens,
+                    n_chips=n_chips, weight_dtype=weight_dtype,
+                    kv_bytes_per_element=kv_bytes_per_element)
+    return _out(n_chips * usd_per_chip_hour / units.HOUR * np.asarray(s["step_time_s"])
+                / np.asarray(batch_size, dtype=float))
+
+
+def balance_batch(model: Model, acc: Accelerator, *, context_tokens: float = 0.0,
+                  weight_dtype: str = "bf16", kv_bytes_per_element: float = 2.0) -> float:
+    """Batch at which a decode step's memory and compute times are equal (inf if none).
+
+    B* = (bytes_w / W) / ((f + a T) / P - T k / W), with every expert read (true once
+    B k_e / E >> 1). At T = 0: B* = (P / W) (b / 2) (N_read / N_active), ridge x sparsity
+    for 2-byte weights. Independent of n_chips: both times divide by n.
+
+    >>> from llmphys import specs
+    >>> round(balance_batch(specs.model("llama3_70b"), specs.accelerator("h100_sxm")))
+    295
+    """
+    bw = units.bytes_per_element(weight_dtype)
+    w_all = (accounting.n_params(model) - accounting.embedding_params(model)) * bw
+    t = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
+    k = kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
+    per_seq = ((linear_flop_per_token(model) + t * decode_attention_flop_per_context_token(model))
+               / _peak(acc, weight_dtype) - t * k / acc.hbm_bytes_per_s)
+    return (w_all / acc.hbm_bytes_per_s) / per_seq if per_seq > 0 else math.inf
+
+
+def balanced_context_tokens(model: Model, acc: Accelerator, *, weight_dtype: str = "bf16",
+                            kv_bytes_per_element: float = 2.0) -> float:
+    """Context at which the KV read time per sequence equals the compute time per sequence.
+
+    T_bal = f / (k P / W - a). Beyond it no batch size makes a decode step compute-bound.
+
+    >>> from llmphys import specs
+    >>> round(balanced_context_tokens(specs.model("llama3_70b"), specs.accelerator("h100_sxm")))
+    1476
+    """
+    k = kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
+    ridge = _peak(acc, weight_dtype) / acc.hbm_bytes_per_s
+    gap = k * ridge - decode_attention_flop_per_context_token(model)
+    return linear_flop_per_token(model) / gap if gap > 0 else math.inf
+
+
+def max_batch_by_memory(model: Model, acc: Accelerator, *, context_tokens: float, n_chips: int,
+                        weight_dtype: str = "bf16", kv_bytes_per_element: float = 2.0) -> int:
+    """Most sequences whose KV cache fits beside the weights in n chips' HBM (0 if none).
+
+    floor((n HBM - N b) / (T k)); activations and fragmentation ignored.
+
+    >>> from llmphys import specs
+    >>> max_batch_by_memory(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
+    ...                     context_tokens=8192, n_chips=8)
+    185
+    """
+    units.check_positive("n_chips", n_chips)
+    units.check_positive("context_tokens", context_tokens)
+    free = n_chips * acc.hbm_bytes - weight_bytes_stored(model, weight_dtype=weight_dtype)
+    t = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
+    per_seq = t * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
+    return max(int(free // per_seq), 0)
+
+
+def weight_bytes_stored(model: Model, *, weight_dtype: str = "bf16") -> float:
+    """Bytes to hold every parameter, embedding included: N b."""
+    return accounting.n_params(model) * units.bytes_per_element(weight_dtype)
+
+
+def min_chips(model: Model, acc: Accelerator, *, weight_dtype: str = "bf16",
+              headroom: float = 0.4) -> int:
+    """Smallest multiple of the scale-up domain whose HBM holds the weights with room to spare.
+
+    Weights may fill at most (1 - headroom) of the HBM, leaving the rest for the KV cache.
+
+    >>> from llmphys import specs
+    >>> min_chips(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"), weight_dtype="fp8")
+    16
+    """
+    if not 0 <= headroom < 1:
+        raise ValueError(f"headroom must lie in [0, 1), got {headroom!r}")
+    need = weight_bytes_stored(model, weight_dtype=weight_dtype) / (1.0 - headroom)
+    unit = acc.scale_up_domain_size
+    return unit * math.ceil(need / (unit * acc.hbm_bytes))
+
+
+def hbm_drain_time_s(acc: Accelerator) -> float:
+    """Seconds to read a chip's whole HBM once: capacity / bandwidth.
+
+    >>> from llmphys import specs
+    >>> round(hbm_drain_time_s(specs.accelerator("h100_sxm")) * 1e3, 1)
+    23.9
+    """
+    return acc.hbm_bytes / acc.hbm_bytes_per_s
+
+
+def prefill(model: Model, acc: Accelerator, *, prompt_tokens: int, n_chips: int,
+            n_prompts: int = 1, weight_dtype: str = "bf16",
+            kv_bytes_per_element: float = 2.0) -> dict:
+    """Bytes, FLOP, time and intensity of prefilling ``n_prompts`` prompts of S tokens at once.
+
+    FLOP = n S (f + a (S + 1) / 2) (causal: the mean token attends to (S + 1)/2 keys),
+    with MLA's keys and values decompressed, as its prefill kernels do; bytes = weights
+    touched by n S tokens + the KV cache written. Time is the roofline max; the time
+    to first token (TTFT) of an unqueued request is this time.
+
+    >>> from llmphys import specs
+    >>> p = prefill(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
+    ...             prompt_tokens=4096, n_chips=8)
+    >>> round(p["time_s"], 3), round(p["intensity_flop_per_byte"])
+    (0.075, 4214)
+    """
+    units.check_positive("prompt_tokens", prompt_tokens)
+    units.check_positive("n_prompts", n_prompts)
+    units.check_positive("n_chips", n_chips)
+    s = kv_cache.cached_positions(model, n_tokens=int(prompt_tokens))
+    tokens = n_prompts * prompt_tokens
+    bw = units.bytes_per_element(weight_dtype)
+    w = weight_bytes_read(model, batch_size=tokens, weight_bytes_per_param=bw)
+    kv = tokens * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
+    flop = tokens * (linear_flop_per_token(model)
+                     + accounting.attention_flop_per_token(model, context_tokens=(s + 1) / 2))
+    mem_s = (w + kv) / (n_chips * acc.hbm_bytes_per_s)
+    comp_s = flop / (n_chips * _peak(acc, weight_dtype))
+    return {"weight_bytes": w, "kv_bytes": kv, "flop": flop, "memory_time_s": mem_s,
+            "compute_time_s": comp_s, "time_s": max(mem_s, comp_s),
+            "intensity_flop_per_byte": flop / (w + kv)}

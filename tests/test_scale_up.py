@@ -1,0 +1,73 @@
+"""Expert all-to-all, the parameter bound of a scale-up domain, and pipelining."""
+
+import pytest
+
+from llmphys import economics, inference, scale_up, specs
+
+DSV3 = specs.model("deepseek_v3")
+LLAMA = specs.model("llama3_70b")
+
+
+@pytest.mark.parametrize("key,ratio", [("h100_sxm", 9.0), ("h200", 9.0), ("b200", 18.0), ("gb200", 18.0)])
+def test_scale_up_to_scale_out_ratio_per_generation(key, ratio):
+    # NVLink 4: 450 GB/s each way, NVLink 5: 900; one 400 Gb/s (50 GB/s) NIC per GPU in both.
+    assert scale_up.scale_up_to_out_ratio(specs.accelerator(key)) == pytest.approx(ratio)
+
+
+def test_deepseek_reports_a_ratio_of_about_three_on_h800():
+    # DeepSeek-V3 report sec. 3.2.2: NVLink 160 GB/s achieved vs IB 50 GB/s, "roughly 3.2 times".
+    p = economics.prices()
+    ratio = p["link_bytes_per_s.h800_nvlink_achieved"].value / p["link_bytes_per_s.h800_infiniband"].value
+    assert ratio == pytest.approx(3.2)
+
+
+def test_all_to_all_over_compute_does_not_depend_on_batch(h100):
+    ratios = []
+    for b in (512, 4096, 32768):
+        comm = scale_up.expert_all_to_all(DSV3, batch_size=b, n_chips=64, link_bytes_per_s=450e9,
+                                          chips_per_domain=1)["time_s"]
+        comp = inference.decode_step(DSV3, h100, batch_size=b, context_tokens=0, n_chips=64,
+                                     weight_dtype="fp8")["compute_time_s"]
+        ratios.append(comm / comp)
+    assert ratios[0] == pytest.approx(ratios[1], rel=1e-9) == pytest.approx(ratios[2], rel=1e-9)
+
+
+def test_all_to_all_bytes_by_hand():
+    # (4096 / 8) tokens x 8 experts x 7168 x 3 bytes x 58 layers x 7/8 off-chip.
+    r = scale_up.expert_all_to_all(DSV3, batch_size=4096, n_chips=8, link_bytes_per_s=1.0)
+    assert r["bytes_per_chip"] == pytest.approx(512 * 8 * 7168 * 3 * 58 * 7 / 8)
+    inside = scale_up.expert_all_to_all(DSV3, batch_size=4096, n_chips=8, link_bytes_per_s=1.0,
+                                        chips_per_domain=8)
+    assert inside["bytes_per_chip"] == 0.0  # nothing leaves a domain that holds every expert
+
+
+def test_one_nvl72_rack_bounds_an_fp8_model_near_seven_trillion_parameters():
+    gb200 = specs.accelerator("gb200")
+    n = scale_up.max_total_params(gb200, n_chips=gb200.scale_up_domain_size, weight_bytes_per_param=1.0)
+    assert n == pytest.approx(0.5 * 72 * 186e9)
+    h100 = specs.accelerator("h100_sxm")
+    box = scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0, weight_fraction=1.0)
+    assert box < 671e9  # DeepSeek-V3 in FP8 does not fit one HGX H100 box even with no KV cache
+
+
+def test_pipelining_divides_weights_but_not_kv_latency_or_throughput(h100):
+    runs = [scale_up.pipelined_decode(LLAMA, h100, n_stages=s, chips_per_stage=8, batch_size=32,
+                                      context_tokens=8192) for s in (1, 2, 4)]
+    for s, r in zip((1, 2, 4), runs):
+        assert r["weight_bytes_per_chip"] == pytest.approx(runs[0]["weight_bytes_per_chip"] / s)
+        for k in ("kv_bytes_per_chip", "token_latency_s", "tokens_per_s_per_chip"):
+            assert r[k] == pytest.approx(runs[0][k], rel=1e-12)
+
+
+def test_pipeline_boundary_slack_formula(h100):
+    assert scale_up.pipeline_boundary_slack(DSV3, h100, layers_per_stage=4) == pytest.approx(2 * 8 * 4 / 9)
+
+
+def test_bad_arguments_are_named(h100):
+    with pytest.raises(ValueError, match="dense"):
+        scale_up.expert_all_to_all(LLAMA, batch_size=1, n_chips=8, link_bytes_per_s=1.0)
+    with pytest.raises(ValueError, match="chips_per_domain"):
+        scale_up.expert_all_to_all(DSV3, batch_size=1, n_chips=8, link_bytes_per_s=1.0,
+                                   chips_per_domain=16)
+    with pytest.raises(ValueError, match="weight_fraction"):
+        scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0, weight_fraction=2.0)
