@@ -26,7 +26,7 @@ def test_full_rank_model_on_the_true_counts_reaches_the_entropy():
     counts = markov.stationary_distribution(p)[:, None] * p * 1e6
     log_q = lab.fit_low_rank_bigram(counts, rank=8, rng=np.random.default_rng(4), add_k=1e-9,
                                     max_iter=2000)
-    assert lab.test_loss_nats(p, log_q) == pytest.approx(lab.entropy_rate_nats(p), abs=1e-5)
+    assert lab.expected_loss_nats(p, log_q) == pytest.approx(lab.entropy_rate_nats(p), abs=1e-5)
 
 
 def test_exact_test_loss_agrees_with_a_sampled_estimate():
@@ -35,7 +35,7 @@ def test_exact_test_loss_agrees_with_a_sampled_estimate():
     log_q = np.log(np.full((8, 8), 1 / 8))
     x = markov.sample(p, 50_000, rng=rng)
     sampled = -np.mean(log_q[x[:-1], x[1:]])
-    assert lab.test_loss_nats(p, log_q) == pytest.approx(sampled, abs=1e-9)  # uniform: ln 8
+    assert lab.expected_loss_nats(p, log_q) == pytest.approx(sampled, abs=1e-9)  # uniform: ln 8
 
 
 def test_fitted_irreducible_term_lands_near_the_true_entropy(experiment):

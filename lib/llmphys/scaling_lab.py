@@ -81,7 +81,7 @@ def fit_low_rank_bigram(counts: np.ndarray, *, rank: int, rng: np.random.Generat
     return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
 
 
-def test_loss_nats(p: np.ndarray, log_q: np.ndarray) -> float:
+def expected_loss_nats(p: np.ndarray, log_q: np.ndarray) -> float:
     """Exact expected cross-entropy of model ln Q on the chain P: -sum_i pi_i sum_j P_ij ln Q_ij."""
     pi = markov.stationary_distribution(p)
     return float(-(pi[:, None] * p * log_q).sum())
@@ -100,7 +100,7 @@ def run_grid(p: np.ndarray, *, ranks, token_counts, rng: np.random.Generator,
         counts = markov.ngram_counts(tokens[: int(d) + 1], order=2, vocab_size=v).astype(float)
         for r in ranks:
             log_q = fit_low_rank_bigram(counts, rank=int(r), rng=rng, add_k=add_k)
-            rows.append((n_params_low_rank(v, int(r)), float(d), test_loss_nats(p, log_q), r))
+            rows.append((n_params_low_rank(v, int(r)), float(d), expected_loss_nats(p, log_q), r))
     arr = np.array(rows, dtype=float)
     return {"n_params": arr[:, 0], "n_tokens": arr[:, 1], "loss": arr[:, 2], "rank": arr[:, 3]}
 
