@@ -3,7 +3,7 @@ import pytest
 
 from llmphys import emergence as em
 
-N = np.logspace(6, 13, 2001)
+N = np.logspace(6, 18, 3001)
 
 
 def test_exact_match_is_sharp_where_token_errors_are_smooth():

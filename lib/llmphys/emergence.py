@@ -22,15 +22,15 @@ import numpy as np
 
 from . import units
 
-ILLUSTRATIVE_N_C = 1e6  # params: where the per-token loss would be 1 nat
+ILLUSTRATIVE_N_C = 1e8  # params: where the per-token loss is 1 nat
 ILLUSTRATIVE_ALPHA = 0.3
 
 
 def per_token_loss(n_params, *, n_c: float = ILLUSTRATIVE_N_C, alpha: float = ILLUSTRATIVE_ALPHA):
     """Per-token cross-entropy in nats, (N / n_c)^(-alpha) (Schaeffer et al. 2023, eq. 1).
 
-    >>> round(per_token_loss(1e9), 4)
-    0.1259
+    >>> round(per_token_loss(1e10), 4)
+    0.2512
     """
     n = np.asarray(n_params, dtype=float)
     if np.any(n <= 0):
@@ -69,7 +69,7 @@ def threshold_n_params(*, answer_tokens: int, level: float = 0.5,
     The "emergence point" moves with the answer length, which a real capability would not.
 
     >>> f"{threshold_n_params(answer_tokens=10):.2e}"
-    '7.31e+09'
+    '7.31e+11'
     """
     _check_tokens(answer_tokens)
     if not 0 < level < 1:

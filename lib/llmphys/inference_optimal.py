@@ -161,3 +161,20 @@ def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: 
         raise ValueError(f"n_params={n:.3g}, n_tokens={d:.3g} is undertrained for this law: "
                          "no inference demand makes it optimal")
     return 1.0 / ratio
+
+
+def demand_for_training_share(law: ParametricLaw, *, target_loss: float,
+                             training_share: float) -> float:
+    """Lifetime inference tokens at which the optimum for ``target_loss`` spends that share on training.
+
+    Solves beta Y / (alpha X) = share along the optimum (Brent's method on log D_inf).
+    """
+    units.check_fraction("training_share", training_share)
+    if training_share == 1.0:
+        return 0.0
+
+    def gap(log_d_inf: float) -> float:
+        opt = inference_optimal(law, target_loss=target_loss, n_inference_tokens=np.exp(log_d_inf))
+        return opt["train_flop"] / opt["total_flop"] - training_share
+
+    return float(np.exp(brentq(gap, np.log(1e3), np.log(1e25), xtol=1e-10)))

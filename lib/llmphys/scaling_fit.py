@@ -143,6 +143,13 @@ def bootstrap_laws(*, n_params, n_tokens, loss, n_boot: int, rng: np.random.Gene
     return out
 
 
+def laws_from_rows(samples: np.ndarray) -> list[ParametricLaw]:
+    """Rows of (E, A, B, alpha, beta), as returned by ``bootstrap_laws``, as laws."""
+    return [ParametricLaw(key=f"boot{i}", name=f"bootstrap {i}", E=float(e), A=float(a),
+                          B=float(b), alpha=float(al), beta=float(be))
+            for i, (e, a, b, al, be) in enumerate(np.asarray(samples, dtype=float))]
+
+
 def percentile_interval(samples: np.ndarray, *, level: float = 0.8) -> np.ndarray:
     """Central ``level`` percentile interval of each column: shape (2, n_columns).
 
