@@ -6,11 +6,13 @@ scoring a multi-token answer all-or-nothing. If the per-token cross-entropy fall
 power law in parameters, L_tok(N) = (N / c)^(-alpha), then each answer token is right
 with probability p(N) = exp(-L_tok(N)), and
 
-    exact match of an L-token answer      = p^L          (sharp: a "sudden" jump)
-    expected token edit distance (errors) = L (1 - p)    (smooth in log N)
+    exact match of an L-token answer      = p^L          (zero for decades, then a rise)
+    expected token edit distance (errors) = L (1 - p)    (a power law in N: smooth)
 
-The same models, the same predictions: only the score changes. A finite test set adds a
-resolution floor: with n items, any accuracy below about 1/n is measured as zero.
+The same models, the same predictions: only the score changes. Since p(N)^L = p(N / L^(1/alpha)),
+exact match on long answers is the one-token curve shifted to larger N; seen from a model family
+that spans a few decades below and around that shift, it looks like a sudden jump. A finite test
+set adds a resolution floor: with n items, any accuracy below about 1/n is measured as zero.
 
 The constants below are illustrative, not fitted to any model: the point is the shape.
 Home: chapter 5.

@@ -108,22 +108,24 @@ def plot_epoch_value(max_epochs: float = 40.0, *, mark_epochs: float = 4.0,
 
 def plot_emergence(n_params: np.ndarray, *, answer_tokens: Sequence[int] = (1, 5, 20),
                    axes: Sequence[plt.Axes] | None = None) -> plt.Figure:
-    """Exact match (left) and expected token errors (right) of the same models, per answer length."""
+    """Exact match per answer length (left) and the per-token error rate (right, log-log)."""
     with style():
         if axes is None:
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0], 3.4))
         fig = axes[0].figure
         p = emergence.token_accuracy(emergence.per_token_loss(n_params))
         for k, sty in zip(answer_tokens, series_styles(len(answer_tokens))):
-            kw = {"color": sty["color"], "linestyle": sty["linestyle"], "label": f"{k} tokens"}
-            axes[0].plot(n_params, emergence.exact_match(p, answer_tokens=k), **kw)
-            axes[1].plot(n_params, emergence.token_edit_distance(p, answer_tokens=k) / k, **kw)
+            axes[0].plot(n_params, emergence.exact_match(p, answer_tokens=k), color=sty["color"],
+                         linestyle=sty["linestyle"], label=f"{k}-token answers")
+        axes[1].plot(n_params, emergence.token_edit_distance(p, answer_tokens=1), color="0.2",
+                     label="any answer length")
         axes[0].set_ylabel("exact match (fraction)")
         axes[1].set_ylabel("wrong tokens per answer token (fraction)")
+        axes[1].set_yscale("log")
         for a in axes:
             a.set_xscale("log")
             a.set_xlabel("parameters N (count)")
-        axes[0].legend(fontsize=7.5)
+            a.legend(fontsize=7.5)
         fig.tight_layout()
     return fig
 
