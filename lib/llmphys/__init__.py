@@ -18,6 +18,13 @@ Modules (one concept each; import modules, not names)::
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
     compute_split  pretraining vs RL vs inference; lifetime-optimal overtraining
     economics   sourced prices (data/prices.toml), cost of a GPU-hour, depreciation
+    scaling_laws      Kaplan and Chinchilla loss laws, compute-optimal N and D, IsoFLOPs
+    scaling_fit       Huber/L-BFGS fit of L(N, D) with multiple starts; bootstrap
+    inference_optimal training + lifetime inference compute at fixed loss (Sardana et al.)
+    data_constrained  effective data under repetition (Muennighoff et al.)
+    emergence         per-token loss vs exact match on multi-token answers (Schaeffer et al.)
+    scaling_lab       a runnable scaling experiment on a Markov source of known entropy
+    critical_batch    steps vs examples around the critical batch (McCandlish et al.)
     tables      registry tables as Markdown text for the chapters
     plots       (package) the book-wide figure style and every figure of the book
 

@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
+    scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
@@ -22,10 +23,16 @@ from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
     plot_lifetime_split,
 )
+from .scaling import (
+    plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal,
+    plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff,
+)
 
 __all__ = [
     "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
     "plot_attention_vs_weights", "plot_router_balance", "plot_decode_cost_latency",
     "plot_schedule_latency", "plot_kv_restore", "plot_lifetime_split",
+    "plot_isoflop_curves", "plot_fit_residuals", "plot_inference_optimal",
+    "plot_epoch_value", "plot_emergence", "plot_scaling_lab", "plot_batch_tradeoff",
 ]

@@ -1,0 +1,180 @@
+"""The size that minimises training plus lifetime inference compute at a fixed loss.
+
+Sardana, Portes, Doubov and Frankle 2024 ("Beyond Chinchilla-Optimal", arXiv:2401.00448,
+sec. 2) ask for the N and D that reach a loss l at the least total cost
+
+    minimise  6 N D + 2 N D_inf   subject to   E + A/N^alpha + B/D^beta = l,
+
+where D_inf is the number of tokens the model will process in its lifetime (2N FLOP
+each, forward only). On the constraint, D is a function of N. Write X = A/N^alpha and
+Y = B/D^beta = l - E - X; then dD/dN = -(alpha X)/(beta Y) D/N and the optimum satisfies
+
+    6 D (1 - alpha X / (beta Y)) + 2 D_inf = 0.
+
+With D_inf = 0 this is Chinchilla's condition alpha X = beta Y. With inference, alpha X
+must exceed beta Y: a smaller model trained on more tokens ("overtrained"). Two closed
+forms follow, used throughout chapter 5:
+
+* the demand at which a given (N, D) is optimal: D_inf = 3 D (alpha X / (beta Y) - 1);
+* the training share of lifetime compute at the optimum: 6ND / total = beta Y / (alpha X).
+
+Sardana et al. solve the first-order condition by Newton's method; we bracket it and use
+Brent's method. Home: chapter 5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+from . import units
+from .scaling_laws import ParametricLaw, compute_optimal_tokens, loss
+
+
+def tokens_for_loss(law: ParametricLaw, *, n_params: float, target_loss: float) -> float:
+    """Training tokens D at which N parameters reach ``target_loss``: (B / (l - E - A/N^a))^(1/b).
+
+    >>> law = ParametricLaw(key="t", name="t", E=1.0, A=1.0, B=1.0, alpha=1.0, beta=1.0)
+    >>> tokens_for_loss(law, n_params=2.0, target_loss=2.0)
+    2.0
+    """
+    n = units.check_positive("n_params", n_params)
+    y = target_loss - law.E - law.A / n**law.alpha
+    if y <= 0:
+        raise ValueError(f"target_loss={target_loss} is out of reach for n_params={n:.3g}: "
+                         f"even infinite data leaves {target_loss - y:.4f}")
+    return (law.B / y) ** (1.0 / law.beta)
+
+
+def lifetime_flop(*, n_params: float, n_train_tokens: float, n_inference_tokens: float) -> float:
+    """Training plus lifetime inference FLOP: 6 N D + 2 N D_inf (Sardana et al. 2024, eq. 3).
+
+    >>> f"{lifetime_flop(n_params=13e9, n_train_tokens=260e9, n_inference_tokens=2e12):.3e}"
+    '7.228e+22'
+    """
+    n = units.check_positive("n_params", n_params)
+    d = units.check_positive("n_train_tokens", n_train_tokens)
+    if n_inference_tokens < 0:
+        raise ValueError(f"n_inference_tokens must be >= 0, got {n_inference_tokens}")
+    return 6.0 * n * d + 2.0 * n * n_inference_tokens
+
+
+def _ratio(law: ParametricLaw, n: float, d: float) -> float:
+    """alpha X / (beta Y): 1 at Chinchilla's optimum, above 1 when overtrained."""
+    return (law.alpha * law.A / n**law.alpha) / (law.beta * law.B / d**law.beta)
+
+
+def break_even_inference_tokens(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
+    """Lifetime inference tokens for which (N, D) is the lifetime-optimal way to its loss.
+
+    D_inf = 3 D (alpha X / (beta Y) - 1). At this demand one more training FLOP, spent on
+    tokens for a slightly smaller model of equal loss, saves exactly one inference FLOP.
+    Zero at the compute-optimal point; negative if the model is undertrained.
+    """
+    n = units.check_positive("n_params", n_params)
+    d = units.check_positive("n_tokens", n_tokens)
+    return 3.0 * d * (_ratio(law, n, d) - 1.0)
+
+
+def inference_optimal(law: ParametricLaw, *, target_loss: float,
+                      n_inference_tokens: float) -> dict[str, float]:
+    """N, D minimising 6ND + 2N D_inf at L(N, D) = target_loss (Sardana et al. 2024, sec. 2).
+
+    Returns n_params, n_tokens, tokens_per_param, train_flop, inference_flop, total_flop.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> opt = inference_optimal(parametric_law("sardana2024"), target_loss=2.0453,
+    ...                         n_inference_tokens=2e12)
+    >>> round(opt["n_params"] / 1e9, 1)
+    7.0
+    """
+    if n_inference_tokens < 0:
+        raise ValueError(f"n_inference_tokens must be >= 0, got {n_inference_tokens}")
+    if not target_loss > law.E:
+        raise ValueError(f"target_loss must exceed E = {law.E}, got {target_loss}")
+    n_min = (law.A / (target_loss - law.E)) ** (1.0 / law.alpha)  # infinite data needed here
+
+    def condition(log_n: float) -> float:
+        n = np.exp(log_n)
+        d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
+        return 6.0 * d * (1.0 - _ratio(law, n, d)) + 2.0 * n_inference_tokens
+
+    lo, hi = np.log(n_min) + 1e-9, np.log(n_min) + 1.0
+    while condition(hi) < 0:  # walk up until the bracket holds the root
+        hi += 1.0
+    n = float(np.exp(brentq(condition, lo, hi, xtol=1e-13, rtol=1e-13)))
+    d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
+    train, inference = 6.0 * n * d, 2.0 * n * n_inference_tokens
+    return {"n_params": n, "n_tokens": d, "tokens_per_param": d / n, "train_flop": train,
+            "inference_flop": inference, "total_flop": train + inference}
+
+
+def versus_chinchilla(law: ParametricLaw, *, n_params: float,
+                      n_inference_tokens: float) -> dict[str, float]:
+    """Sardana's comparison: a compute-optimal N-parameter model vs the lifetime optimum of equal loss.
+
+    Returns the baseline's tokens, loss and total FLOP, the optimum's n_params, n_tokens and
+    total FLOP, and the saving in FLOP and as a fraction of the baseline's total.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> r = versus_chinchilla(parametric_law("sardana2024"), n_params=13e9, n_inference_tokens=2e12)
+    >>> f"{r['opt_n_params']:.2e} {r['saving_flop']:.2e} {r['saving_fraction']:.2f}"
+    '6.97e+09 1.69e+22 0.17'
+    """
+    d0 = compute_optimal_tokens(law, n_params=n_params)
+    l0 = loss(law, n_params=n_params, n_tokens=d0)
+    total0 = lifetime_flop(n_params=n_params, n_train_tokens=d0,
+                           n_inference_tokens=n_inference_tokens)
+    opt = inference_optimal(law, target_loss=l0, n_inference_tokens=n_inference_tokens)
+    return {"base_n_tokens": d0, "loss": l0, "base_total_flop": total0,
+            "opt_n_params": opt["n_params"], "opt_n_tokens": opt["n_tokens"],
+            "opt_total_flop": opt["total_flop"], "saving_flop": total0 - opt["total_flop"],
+            "saving_fraction": 1.0 - opt["total_flop"] / total0}
+
+
+def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
+    """Training tokens over the compute-optimal tokens for the same N: D / D*(N).
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> round(overtraining_factor(parametric_law("besiroglu2024"), n_params=70e9, n_tokens=1.4e12), 2)
+    1.1
+    """
+    return units.check_positive("n_tokens", n_tokens) / compute_optimal_tokens(
+        law, n_params=n_params)
+
+
+def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
+    """Fraction of lifetime compute spent on training if (N, D) is lifetime-optimal: beta Y/(alpha X).
+
+    1 at the Chinchilla point (no inference); one half only when alpha X = 2 beta Y. An
+    undertrained (N, D) is optimal for no demand and raises ValueError.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> round(training_share_at_optimum(parametric_law("besiroglu2024"), n_params=8e9,
+    ...                                 n_tokens=15e12), 2)
+    0.19
+    """
+    n = units.check_positive("n_params", n_params)
+    d = units.check_positive("n_tokens", n_tokens)
+    ratio = _ratio(law, n, d)
+    if ratio < 1.0:
+        raise ValueError(f"n_params={n:.3g}, n_tokens={d:.3g} is undertrained for this law: "
+                         "no inference demand makes it optimal")
+    return 1.0 / ratio
+
+
+def demand_for_training_share(law: ParametricLaw, *, target_loss: float,
+                             training_share: float) -> float:
+    """Lifetime inference tokens at which the optimum for ``target_loss`` spends that share on training.
+
+    Solves beta Y / (alpha X) = share along the optimum (Brent's method on log D_inf).
+    """
+    units.check_fraction("training_share", training_share)
+    if training_share == 1.0:
+        return 0.0
+
+    def gap(log_d_inf: float) -> float:
+        opt = inference_optimal(law, target_loss=target_loss, n_inference_tokens=np.exp(log_d_inf))
+        return opt["train_flop"] / opt["total_flop"] - training_share
+
+    return float(np.exp(brentq(gap, np.log(1e3), np.log(1e25), xtol=1e-10)))

@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from llmphys import inference_optimal as io
+from llmphys import scaling_laws as sl
+from llmphys import specs
+
+SARDANA = sl.parametric_law("sardana2024")
+EPOCH = sl.parametric_law("besiroglu2024")
+
+
+def test_sardanas_worked_example_13b_with_2t_inference_tokens():
+    # Sardana et al. 2024, Figure 1: instead of a Chinchilla-optimal 13B model, a 7B model
+    # trained on more data reaches the same loss and saves 1.7e22 FLOP (17%) over a lifetime
+    # of 2T inference tokens. Tolerances: the paper rounds to 7B, 1.7e22 and 17%.
+    r = io.versus_chinchilla(SARDANA, n_params=13e9, n_inference_tokens=2e12)
+    assert r["opt_n_params"] == pytest.approx(7e9, rel=0.05)
+    assert r["saving_flop"] == pytest.approx(1.7e22, rel=0.03)
+    assert r["saving_fraction"] == pytest.approx(0.17, abs=0.01)
+
+
+def test_two_digit_exponents_do_not_reproduce_the_example():
+    # The same example with Hoffmann's printed alpha = 0.34, beta = 0.28: the 13B model's
+    # compute-optimal data jumps from ~580B to ~990B tokens and the saving drops to ~10%.
+    r = io.versus_chinchilla(sl.parametric_law("hoffmann2022"), n_params=13e9,
+                             n_inference_tokens=2e12)
+    assert r["saving_fraction"] < 0.12 and r["opt_n_params"] > 7.5e9
+
+
+def test_optimum_matches_a_brute_force_search_on_the_iso_loss_curve():
+    loss = 2.1
+    d_inf = 5e12
+    total = lambda log_n: io.lifetime_flop(  # noqa: E731
+        n_params=np.exp(log_n), n_inference_tokens=d_inf,
+        n_train_tokens=io.tokens_for_loss(EPOCH, n_params=np.exp(log_n), target_loss=loss))
+    n_min = (EPOCH.A / (loss - EPOCH.E)) ** (1 / EPOCH.alpha)
+    brute = minimize_scalar(total, bounds=(np.log(n_min * 1.001), np.log(1e13)), method="bounded",
+                            options={"xatol": 1e-10})
+    opt = io.inference_optimal(EPOCH, target_loss=loss, n_inference_tokens=d_inf)
+    assert opt["n_params"] == pytest.approx(np.exp(brute.x), rel=1e-4)
+    assert sl.loss(EPOCH, n_params=opt["n_params"], n_tokens=opt["n_tokens"]) == pytest.approx(loss)
+
+
+def test_without_inference_the_optimum_is_chinchillas():
+    opt_c = sl.compute_optimal(EPOCH, train_flop=1e23)
+    opt_i = io.inference_optimal(EPOCH, target_loss=opt_c["loss"], n_inference_tokens=0.0)
+    assert opt_i["n_params"] == pytest.approx(opt_c["n_params"], rel=1e-6)
+
+
+def test_break_even_demand_makes_the_model_optimal():
+    # Closed form D_inf = 3D(aX/bY - 1) vs the numerical optimum at that demand.
+    n, d = 8e9, 15e12
+    d_inf = io.break_even_inference_tokens(EPOCH, n_params=n, n_tokens=d)
+    opt = io.inference_optimal(EPOCH, target_loss=sl.loss(EPOCH, n_params=n, n_tokens=d),
+                               n_inference_tokens=d_inf)
+    assert opt["n_params"] == pytest.approx(n, rel=1e-6)
+    share = io.training_share_at_optimum(EPOCH, n_params=n, n_tokens=d)
+    assert share == pytest.approx(opt["train_flop"] / opt["total_flop"], rel=1e-9)
+
+
+def test_llama3_8b_is_about_100x_overtrained_under_the_replications_law():
+    # 15T tokens on 8B parameters (data/models.toml) vs ~20 tokens per parameter.
+    m = specs.model("llama3_8b")
+    f = io.overtraining_factor(EPOCH, n_params=m.published_n_params, n_tokens=m.n_training_tokens)
+    assert 70 < f < 120
+
+
+def test_undertrained_models_have_no_optimal_demand():
+    with pytest.raises(ValueError, match="undertrained"):
+        io.training_share_at_optimum(EPOCH, n_params=175e9, n_tokens=300e9)  # GPT-3
+
+
+def test_unreachable_loss_names_the_target():
+    with pytest.raises(ValueError, match="target_loss"):
+        io.tokens_for_loss(EPOCH, n_params=1e6, target_loss=1.9)
+    with pytest.raises(ValueError, match="n_inference_tokens"):
+        io.inference_optimal(EPOCH, target_loss=2.1, n_inference_tokens=-1)

@@ -1,0 +1,49 @@
+"""Scaling figures: labelled axes with units, log axes where quantities span decades."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from llmphys import plots, scaling_fit, scaling_laws
+
+
+def _units_in_labels(fig):
+    for ax in fig.axes:
+        for label in (ax.get_xlabel(), ax.get_ylabel()):
+            if label:
+                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
+
+
+def test_every_scaling_figure_has_units_and_returns_a_figure():
+    law = scaling_laws.parametric_law("besiroglu2024")
+    runs = scaling_fit.load_chinchilla_runs()
+    grid = {"n_params": np.array([96.0, 96.0, 160.0, 160.0]),
+            "n_tokens": np.array([1e4, 1e5, 1e4, 1e5]), "loss": np.array([3.5, 3.45, 3.46, 3.4])}
+    figs = [plots.plot_isoflop_curves(law, [1e20, 1e22]),
+            plots.plot_fit_residuals(runs, {"Epoch": law}),
+            plots.plot_inference_optimal(law, n_params=13e9, inference_tokens=np.logspace(9, 13, 5)),
+            plots.plot_epoch_value(),
+            plots.plot_emergence(np.logspace(7, 12, 20)),
+            plots.plot_scaling_lab(grid, law, entropy_nats=1.0),
+            plots.plot_batch_tradeoff(np.logspace(1, 5, 20), b_crit=1e3)]
+    for fig in figs:
+        assert isinstance(fig, plt.Figure)
+        _units_in_labels(fig)
+        plt.close(fig)
+
+
+def test_isoflop_curves_are_log_x_and_mark_the_optimum():
+    law = scaling_laws.parametric_law("hoffmann2022")
+    fig = plots.plot_isoflop_curves(law, [1e21])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    marker = [ln for ln in ax.lines if ln.get_marker() == "o"][0]
+    opt = scaling_laws.compute_optimal(law, train_flop=1e21)
+    assert marker.get_xdata()[0] == opt["n_params"]
+    plt.close(fig)
+
+
+def test_scaling_plots_draw_into_a_given_axes():
+    fig, (a, b) = plt.subplots(1, 2)
+    out = plots.plot_epoch_value(ax=b)
+    assert out is fig and b.lines and not a.lines
+    plt.close(fig)
