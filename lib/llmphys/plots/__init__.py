@@ -8,10 +8,16 @@ the functions live in one submodule per topic:
 
     _style       palette, rcParams, formatters (shared)
     hardware     plot_roofline, plot_ridge_points
+    memory_wall  plot_growth_trends, plot_measured_roofline, plot_scaling_error,
+                 plot_comm_share, plot_goodput
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
 from .hardware import plot_ridge_points, plot_roofline
+from .memory_wall import (plot_comm_share, plot_goodput, plot_growth_trends,
+                          plot_measured_roofline, plot_scaling_error)
 
 __all__ = ["PALETTE", "STYLE", "series_styles", "si_formatter", "style",
-           "plot_ridge_points", "plot_roofline"]
+           "plot_ridge_points", "plot_roofline",
+           "plot_comm_share", "plot_goodput", "plot_growth_trends", "plot_measured_roofline",
+           "plot_scaling_error"]
