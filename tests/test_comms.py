@@ -112,3 +112,13 @@ def test_bad_inputs_name_the_argument():
         comms.dp_comm_share(8, mfu=0.4, link_bytes_per_s=1e9, overlap=2.0, **SERIES)
     with pytest.raises(ValueError, match="mfu"):
         comms.dp_compute_time_s(n_gpus=8, mfu=1.5, **SERIES)
+
+
+def test_hierarchical_share_equals_the_hierarchical_time_over_the_step():
+    kw = dict(mfu=0.45, link_bytes_per_s=IB_400G, **SERIES)
+    share = comms.dp_comm_share(512, intra_node_bytes_per_s=NVLINK4, **kw)
+    c = comms.hierarchical_all_reduce_time_s(140e9, n_nodes=64, gpus_per_node=8,
+                                             intra_bytes_per_s=NVLINK4, inter_bytes_per_s=IB_400G)
+    t = comms.dp_compute_time_s(n_gpus=512, mfu=0.45, **SERIES)
+    assert share == pytest.approx(c / (c + t))
+    assert share < comms.dp_comm_share(512, **kw)

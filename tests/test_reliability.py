@@ -63,3 +63,10 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="checkpoint_s"):
         reliability.expected_wall_time_s(1.0, interval_s=1.0, checkpoint_s=-1.0, restart_s=0.0,
                                          mtbf_s=1.0)
+
+
+def test_optimal_goodput_falls_with_job_size():
+    kw = dict(gpu_mtbf_s=5 * units.YEAR, checkpoint_s=60.0, restart_s=600.0)
+    g = reliability.optimal_goodput(np.array([1024, 16_384, 131_072]), **kw)
+    assert np.all(np.diff(g) < 0) and g[0] > 0.95
+    assert reliability.optimal_goodput(1024, **kw) == pytest.approx(g[0])

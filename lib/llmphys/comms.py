@@ -128,11 +128,14 @@ def dp_compute_time_s(*, n_params: float, tokens_per_step: float,
 def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_step: float,
                   peak_flop_per_s: float, mfu: float, link_bytes_per_s: float,
                   bytes_per_grad: float = 2.0, latency_s: float = 0.0,
-                  overlap: float = 0.0) -> float | np.ndarray:
+                  overlap: float = 0.0, intra_node_bytes_per_s: float | None = None,
+                  gpus_per_node: int = 8) -> float | np.ndarray:
     """Fraction of a data-parallel step spent in the exposed gradient all-reduce, c / (c + t).
 
-    c is a flat ring all-reduce of ``bytes_per_grad`` x ``n_params`` bytes, less the part
-    hidden under ``overlap`` x t of compute (the backward pass is 2/3 of t).
+    c is a flat ring all-reduce of ``bytes_per_grad`` x ``n_params`` bytes over
+    ``link_bytes_per_s`` or, when ``intra_node_bytes_per_s`` is given, the hierarchical
+    all-reduce (nodes of ``gpus_per_node``); less the part hidden under ``overlap`` x t of
+    compute (the backward pass is 2/3 of t).
 
     >>> s = dp_comm_share(np.array([64, 512, 16384]), n_params=70e9, tokens_per_step=4e6,
     ...                   peak_flop_per_s=989.4e12, mfu=0.45, link_bytes_per_s=50e9)
@@ -144,9 +147,19 @@ def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_ste
     n = np.asarray(n_gpus, dtype=float)
     t = dp_compute_time_s(n_params=n_params, tokens_per_step=tokens_per_step, n_gpus=n,
                           peak_flop_per_s=peak_flop_per_s, mfu=mfu)
-    c = np.vectorize(lambda p: ring_all_reduce_time_s(
-        bytes_per_grad * n_params, int(p), link_bytes_per_s=link_bytes_per_s,
-        latency_s=latency_s))(n)
+    def comm_s(p: float) -> float:
+        n_bytes = bytes_per_grad * n_params
+        if intra_node_bytes_per_s is None:
+            return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=link_bytes_per_s,
+                                          latency_s=latency_s)
+        if p <= gpus_per_node:  # one node: NVLink only
+            return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=intra_node_bytes_per_s)
+        return hierarchical_all_reduce_time_s(
+            n_bytes, n_nodes=int(p // gpus_per_node), gpus_per_node=gpus_per_node,
+            intra_bytes_per_s=intra_node_bytes_per_s, inter_bytes_per_s=link_bytes_per_s,
+            inter_latency_s=latency_s)
+
+    c = np.vectorize(comm_s)(n)
     exposed = np.maximum(c - overlap * t, 0.0)
     share = exposed / (exposed + t)
     return float(share) if share.ndim == 0 else share

@@ -35,13 +35,14 @@ LLAMA3_405B_INTERRUPTIONS = {
 }
 
 
-def job_mtbf_s(n_gpus: float, *, gpu_mtbf_s: float) -> float:
+def job_mtbf_s(n_gpus: float | np.ndarray, *, gpu_mtbf_s: float) -> float | np.ndarray:
     """Seconds between failures of a job that stops when any of ``n_gpus`` fails: m / N.
 
     >>> round(job_mtbf_s(16_384, gpu_mtbf_s=5.8 * units.YEAR) / units.HOUR, 2)
     3.1
     """
-    units.check_positive("n_gpus", n_gpus)
+    if np.any(np.asarray(n_gpus) < 1):
+        raise ValueError(f"n_gpus must be >= 1, got {n_gpus!r}")
     return units.check_positive("gpu_mtbf_s", gpu_mtbf_s) / n_gpus
 
 
@@ -116,6 +117,22 @@ def goodput(*, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s:
     """
     return 1.0 / expected_wall_time_s(1.0, interval_s=interval_s, checkpoint_s=checkpoint_s,
                                       restart_s=restart_s, mtbf_s=mtbf_s)
+
+
+def optimal_goodput(n_gpus: float | np.ndarray, *, gpu_mtbf_s: float, checkpoint_s: float,
+                    restart_s: float) -> float | np.ndarray:
+    """Goodput of a job of ``n_gpus`` checkpointing at Daly's optimal interval (dimensionless).
+
+    >>> round(optimal_goodput(16_384, gpu_mtbf_s=5.78 * units.YEAR, checkpoint_s=60.0,
+    ...                       restart_s=600.0), 3)
+    0.853
+    """
+    def one(n: float) -> float:
+        m = job_mtbf_s(n, gpu_mtbf_s=gpu_mtbf_s)
+        return goodput(interval_s=daly_interval_s(checkpoint_s, m), checkpoint_s=checkpoint_s,
+                       restart_s=restart_s, mtbf_s=m)
+    out = np.vectorize(one)(np.asarray(n_gpus, dtype=float))
+    return float(out) if out.ndim == 0 else out
 
 
 def simulate_goodput(rng: np.random.Generator, *, n_segments: int, interval_s: float,
