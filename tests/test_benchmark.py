@@ -25,14 +25,17 @@ def test_prediction_is_the_larger_of_the_two_times():
 
 
 def test_measured_roofline_is_self_consistent(rng):
-    # Small sizes keep this fast; the claims hold on any machine: the ridge is P / W, and a
-    # GEMV (0.5 FLOP/B) runs far below the square GEMM that defines P.
+    # Small sizes keep this fast; only claims that hold on any machine, however loaded:
+    # the ridge is P / W, and a GEMV's prediction is bandwidth-bound (W x 0.5 FLOP/B).
     r = benchmark.measured_roofline(rng=rng, peak_size=256, shapes=((1, 1024, 1024),),
                                     copy_bytes=16e6, n_repeats=3)
     assert r["ridge"] == pytest.approx(r["peak_flop_per_s"] / r["bytes_per_s"])
     gemv = r["points"][0]
-    assert gemv["predicted_flop_per_s"] <= r["peak_flop_per_s"]
-    assert gemv["flop_per_s"] < r["peak_flop_per_s"]
+    assert gemv["predicted_flop_per_s"] <= r["bytes_per_s"] * gemv["intensity"] * (1 + 1e-12)
+    # The ceilings are the best observed rates, so no measured point lies above the roof.
+    for p in r["points"]:
+        assert p["flop_per_s"] <= p["predicted_flop_per_s"] * (1 + 1e-12)
+    assert r["bytes_per_s"] >= r["copy_bytes_per_s"]
 
 
 def test_torch_path_is_optional():
