@@ -50,3 +50,15 @@ def test_bad_inputs_name_the_argument(rng):
         benchmark.best_time_s(lambda: None, n_repeats=0)
     with pytest.raises(ValueError, match="dtype"):
         benchmark.matmul_point(2, 2, 2, rng=rng, dtype="float16")
+
+
+def test_thread_limit_is_applied_and_lifted(rng):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    r = benchmark.measured_roofline(rng=rng, peak_size=128, shapes=((1, 256, 256),),
+                                    copy_bytes=1e6, n_repeats=1, n_threads=1)
+    assert r["peak_flop_per_s"] > 0
+    with benchmark._blas_threads(1):
+        assert all(i["num_threads"] == 1 for i in threadpoolctl.threadpool_info()
+                   if i["user_api"] == "blas")
+    with pytest.raises(ValueError, match="n_threads"):
+        benchmark._blas_threads(0)

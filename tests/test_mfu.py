@@ -6,7 +6,7 @@ from llmphys import accounting, mfu, specs
 
 
 def test_palm_540b_mfu_is_46_point_2_percent():
-    # Chowdhery et al. 2022, table 3: 46.2% from 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s).
+    # Chowdhery et al. 2022: 46.2% from 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s).
     r = mfu.PUBLISHED_RUNS["palm_540b"]
     f = mfu.palm_flop_per_token(r["n_params"], n_layers=r["n_layers"], n_heads=r["n_heads"],
                                 d_head=r["d_head"], seq_len=r["seq_len"])

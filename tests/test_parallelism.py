@@ -24,11 +24,11 @@ def test_zero_uses_the_training_module_breakdown():
 
 def test_activation_memory_matches_korthikanti_equations():
     s, b, h, a = 2048, 1, 12288, 96
-    base = s * b * h * (34 + 5 * a * s / h)  # eq. 1
+    base = s * b * h * (34 + 5 * a * s / h)  # no parallelism
     f = parallelism.activation_bytes_per_layer
     assert f(seq_len=s, micro_batch=b, d_model=h, n_heads=a) == pytest.approx(base)
     assert f(seq_len=s, micro_batch=b, d_model=h, n_heads=a, tp=8) == pytest.approx(base / 8)
-    no_sp = s * b * h * (10 + 24 / 8 + 5 * a * s / (h * 8))  # eq. 2
+    no_sp = s * b * h * (10 + 24 / 8 + 5 * a * s / (h * 8))  # TP without sequence parallelism
     assert f(seq_len=s, micro_batch=b, d_model=h, n_heads=a, tp=8,
              sequence_parallel=False) == pytest.approx(no_sp)
     assert f(seq_len=s, micro_batch=b, d_model=h, n_heads=a,

@@ -16,7 +16,7 @@ def test_ocp_fp8_limits():
 
 
 def test_fp4_e2m1_has_exactly_the_eight_mx_magnitudes():
-    # OCP MX v1.0 sec. 5.3.3: 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+    # OCP MX v1.0, FP4 E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6.
     grid = precision.quantize(np.linspace(0, 8, 8001), "e2m1")
     assert sorted(set(grid.tolist())) == [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 

@@ -1,7 +1,7 @@
 """Measure this machine's roofline: achievable matmul FLOP/s and memory bandwidth.
 
 The roofline of a datasheet is a promise; an empirical roofline (the approach of
-Williams et al. 2009's "Roofline" paper, CACM 52(4), sec. 3) measures the two ceilings
+Williams et al. 2009's "Roofline" paper, CACM 52(4)) measures the two ceilings
 with two kernels that each hit one of them:
 
   * a large square matrix multiplication (2 n^3 FLOP on 3 n^2 elements: compute-bound),
@@ -24,6 +24,7 @@ Home: chapters/04_memory_wall.ipynb.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import time
 from collections.abc import Callable, Sequence
@@ -101,7 +102,8 @@ def measured_roofline(*, rng: np.random.Generator, peak_size: int = 1024,
                       shapes: Sequence[tuple[int, int, int]] = ((1, 4096, 4096),
                                                                 (64, 1024, 1024),
                                                                 (512, 1024, 1024)),
-                      copy_bytes: float = 64e6, n_repeats: int = 5) -> dict:
+                      copy_bytes: float = 64e6, n_repeats: int = 5,
+                      n_threads: int | None = None) -> dict:
     """Empirical roofline: P and W as the best rates observed, then each of ``shapes`` against it.
 
     P is the highest FLOP/s of a square FP32 GEMM of ``peak_size`` and of every shape; W the
@@ -109,11 +111,14 @@ def measured_roofline(*, rng: np.random.Generator, peak_size: int = 1024,
     than a copy, which also writes). So every measured point lies on or under the roof, as in
     an empirical roofline toolkit; how far under is the kernel's efficiency. Returns
     ``peak_flop_per_s``, ``bytes_per_s``, ``ridge`` and one dict per shape. A few seconds.
+    ``n_threads`` caps the BLAS threads (needs ``threadpoolctl``): one thread measures one
+    core's roofline, which other processes on a shared machine disturb far less.
     """
-    square = matmul_point(peak_size, peak_size, peak_size, rng=rng, n_repeats=n_repeats)
-    copy = copy_bytes_per_s(copy_bytes, n_repeats=n_repeats)
-    points = [{**matmul_point(m, n, k, rng=rng, n_repeats=n_repeats), "shape": (m, n, k)}
-              for m, n, k in shapes]
+    with _blas_threads(n_threads):
+        square = matmul_point(peak_size, peak_size, peak_size, rng=rng, n_repeats=n_repeats)
+        copy = copy_bytes_per_s(copy_bytes, n_repeats=n_repeats)
+        points = [{**matmul_point(m, n, k, rng=rng, n_repeats=n_repeats), "shape": (m, n, k)}
+                  for m, n, k in shapes]
     peak = max([square["flop_per_s"]] + [p["flop_per_s"] for p in points])
     bw = max([copy] + [p["bytes"] / p["time_s"] for p in points])
     for p in points:
@@ -121,6 +126,15 @@ def measured_roofline(*, rng: np.random.Generator, peak_size: int = 1024,
             flop=p["flop"], bytes_moved=p["bytes"], peak_flop_per_s=peak, bytes_per_s=bw)
     return {"peak_flop_per_s": peak, "bytes_per_s": bw, "ridge": peak / bw, "points": points,
             "square_gemm_flop_per_s": square["flop_per_s"], "copy_bytes_per_s": copy}
+
+
+def _blas_threads(n_threads: int | None) -> contextlib.AbstractContextManager:
+    """A context limiting BLAS to ``n_threads`` threads (no limit for None)."""
+    if n_threads is None:
+        return contextlib.nullcontext()
+    units.check_positive("n_threads", n_threads)
+    import threadpoolctl
+    return threadpoolctl.threadpool_limits(limits=int(n_threads), user_api="blas")
 
 
 def torch_gpu_available() -> bool:

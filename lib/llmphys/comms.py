@@ -3,7 +3,7 @@
 Sending n bytes over one link takes alpha + n / beta: a latency alpha (s) plus the bytes
 over the per-direction bandwidth beta (bytes/s). On a ring of p ranks (Patarasuk and Yuan
 2009, J. Parallel Distrib. Comput. 69(2); Thakur, Rabenseifner and Gropp 2005, IJHPCA
-19(1), sec. 4) each rank sends p - 1 chunks of n / p bytes for a reduce-scatter and as
+19(1)) each rank sends p - 1 chunks of n / p bytes for a reduce-scatter and as
 many for an all-gather; an all-reduce is one of each:
 
     reduce-scatter, all-gather:  (p - 1) alpha + (p - 1)/p * n / beta
@@ -40,7 +40,7 @@ def ring_all_reduce_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: fl
                            latency_s: float = 0.0) -> float:
     """Seconds for a ring all-reduce of ``n_bytes``: 2(p-1) alpha + 2(p-1)/p n / beta.
 
-    Patarasuk and Yuan 2009, sec. 3. Example: 140 GB of BF16 gradients (70B parameters) on
+    Patarasuk and Yuan 2009. Example: 140 GB of BF16 gradients (70B parameters) on
     512 GPUs over 400 Gb/s links (50 GB/s each way):
 
     >>> round(ring_all_reduce_time_s(140e9, 512, link_bytes_per_s=50e9), 2)
@@ -55,7 +55,7 @@ def ring_reduce_scatter_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s
                                latency_s: float = 0.0) -> float:
     """Seconds for a ring reduce-scatter (or all-gather) of an ``n_bytes`` buffer.
 
-    (p-1) alpha + (p-1)/p n / beta: half an all-reduce (Thakur et al. 2005, sec. 4).
+    (p-1) alpha + (p-1)/p n / beta: half an all-reduce (Thakur et al. 2005).
 
     >>> round(ring_reduce_scatter_time_s(8e9, 8, link_bytes_per_s=1e9), 3)
     7.0

@@ -24,7 +24,7 @@ PUBLISHED_RUNS = {
     "palm_540b": {
         "n_params": 540.35e9, "n_layers": 118, "n_heads": 48, "d_head": 256, "seq_len": 2048,
         "tokens_per_s": 238.3e3, "n_chips": 6144, "accelerator": "tpu_v4", "reported_mfu": 0.462,
-        "source": "Chowdhery et al. 2022 (arXiv:2204.02311), sec. 4 and app. B: 238.3K tokens/s "
+        "source": "Chowdhery et al. 2022 (arXiv:2204.02311), app. B: 238.3K tokens/s "
                   "on 6144 TPU v4 chips, 46.2% MFU (57.8% hardware FLOP utilisation).",
     },
     "llama3_405b": {
@@ -33,7 +33,8 @@ PUBLISHED_RUNS = {
         "gpu_hours": 30.84e6, "train_flop": 3.8e25,
         "source": "Dubey et al. 2024 (arXiv:2407.21783), table 4 (BF16 TFLOP/s per GPU and MFU "
                   "for three 405B configurations; the third uses 128K-token context); "
-                  "3.8e25 FLOP in sec. 3; 30.84M H100 GPU-hours on the Llama 3.1 model card.",
+                  "3.8e25 FLOP of pre-training as the paper states; 30.84M H100 GPU-hours on "
+                  "the Llama 3.1 model card.",
     },
     "deepseek_v3": {
         "gpu_hours": 2.664e6, "n_tokens": 14.8e12, "n_active_params": 37e9,

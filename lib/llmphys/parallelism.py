@@ -2,7 +2,7 @@
 
 Model state. Mixed-precision Adam keeps 2 + 2 + K bytes per parameter (BF16 weight and
 gradient, K = 12 bytes of FP32 master weight and moments). ZeRO (Rajbhandari et al. 2020,
-arXiv:1910.02054, sec. 5 and fig. 1) shards across N_d data-parallel ranks
+arXiv:1910.02054, fig. 1) shards across N_d data-parallel ranks
 
     stage 0: (2 + 2 + K) psi      stage 1: (2 + 2) psi + K psi / N_d
     stage 2: 2 psi + (2 + K) psi / N_d      stage 3: (2 + 2 + K) psi / N_d
@@ -10,13 +10,13 @@ arXiv:1910.02054, sec. 5 and fig. 1) shards across N_d data-parallel ranks
 Tensor (Shoeybi et al. 2019, arXiv:1909.08053) and pipeline parallelism divide psi by t and p.
 
 Activations. A transformer layer stores s b h (34 + 5 a s / h) bytes in 16-bit training
-(Korthikanti et al. 2022, arXiv:2205.05198, eq. 1); tensor parallelism with sequence
+(Korthikanti et al. 2022, arXiv:2205.05198); tensor parallelism with sequence
 parallelism divides it by t; "selective" recomputation drops the 5as/h attention term;
 full recomputation keeps only the layer input, 2 s b h bytes.
 
 Pipeline bubble. With p stages and m micro-batches (GPipe, Huang et al. 2019,
 arXiv:1811.06965) the idle fraction is (p - 1) / (m + p - 1); interleaving v model chunks
-per stage (Narayanan et al. 2021, arXiv:2104.04473, sec. 2.2.2) gives (p - 1) / (v m + p - 1).
+per stage (Narayanan et al. 2021, arXiv:2104.04473) gives (p - 1) / (v m + p - 1).
 
 Home: chapters/04_memory_wall.ipynb.
 """
@@ -68,7 +68,7 @@ def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, 
     """Bytes of activations one transformer layer keeps for its backward pass (16-bit).
 
     s b h (34 + 5 a s / h) / t with sequence parallelism; without it only 24 of the 34 are
-    split by t. Korthikanti et al. 2022, eqs. 1-4 and sec. 5.
+    split by t. Korthikanti et al. 2022 (arXiv:2205.05198).
 
     >>> round(activation_bytes_per_layer(seq_len=2048, micro_batch=1, d_model=12288,
     ...                                  n_heads=96) / 2**30, 2)  # GiB, GPT-3 175B layer
@@ -108,7 +108,7 @@ def tp_bytes_per_layer(*, tokens: float, d_model: int, tp: int,
     """Bytes one GPU sends per layer for a micro-batch of ``tokens`` under tensor parallelism.
 
     Megatron's layer does two all-reduces of the (tokens x d) activation forward and two
-    backward (Shoeybi et al. 2019, sec. 3); a ring all-reduce sends 2(t-1)/t of the buffer.
+    backward (Shoeybi et al. 2019); a ring all-reduce sends 2(t-1)/t of the buffer.
 
     >>> round(tp_bytes_per_layer(tokens=8192, d_model=16384, tp=8) / 1e9, 2)
     1.88

@@ -109,7 +109,7 @@ def block_scales(x: np.ndarray, fmt: str, *, block_size: int | None,
 
     ``block_size=None`` gives one scale for the whole tensor. Blocks run along the flattened
     last axis, whose length must be a multiple of ``block_size``. ``power_of_two`` rounds each
-    scale down to 2^k, as the MX formats' E8M0 scales do (OCP MX v1.0, sec. 6.3).
+    scale down to 2^k, as the MX formats' E8M0 scales do (OCP MX v1.0).
 
     >>> block_scales(np.array([1.0, 2.0, 100.0, 4.0]), "e4m3", block_size=2).tolist()
     [224.0, 224.0, 4.48, 4.48]

@@ -5,7 +5,7 @@ fails. With independent exponential failures of per-GPU mean time between failur
 job's MTBF is M = m / N. Saving a checkpoint takes delta seconds, restarting R. Young
 (1974, CACM 17(9), doi:10.1145/361147.361115) minimises the expected waste to first order:
 tau = sqrt(2 delta M). Daly (2006, Future Gener. Comput. Syst. 22(3),
-doi:10.1016/j.future.2004.11.016, eqs. 20 and 37) gives the expected wall time of a job
+doi:10.1016/j.future.2004.11.016) gives the expected wall time of a job
 needing T_s seconds of work, and a higher-order optimum:
 
     T_w = M e^(R/M) (e^((tau + delta)/M) - 1) T_s / tau,
@@ -73,7 +73,7 @@ def young_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
 
 
 def daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
-    """Daly's higher-order optimal compute time between checkpoints, in s (Daly 2006, eq. 37).
+    """Daly's higher-order optimal compute time between checkpoints, in s (Daly 2006).
 
     Daly's fig. 3 case (M = 24 h, delta = 5 min) predicts 117 min:
 
@@ -92,7 +92,7 @@ def expected_wall_time_s(work_s: float, *, interval_s: float, checkpoint_s: floa
                          restart_s: float, mtbf_s: float) -> float:
     """Expected seconds to finish ``work_s`` of computation with exponential failures.
 
-    T_w = M e^(R/M) (e^((tau+delta)/M) - 1) T_s / tau (Daly 2006, eq. 20); failures may strike
+    T_w = M e^(R/M) (e^((tau+delta)/M) - 1) T_s / tau (Daly 2006); failures may strike
     during computation, checkpointing and restart alike.
 
     >>> round(expected_wall_time_s(3600.0, interval_s=3600.0, checkpoint_s=1e-9,

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 
 from .. import trends
 from ..specs import Accelerator
@@ -80,6 +80,7 @@ def plot_measured_roofline(result: Mapping, *, ax: plt.Axes | None = None) -> pl
         ax.set_xlabel("arithmetic intensity (FLOP/byte, FP32)")
         ax.set_ylabel("throughput (FLOP/s)")
         ax.yaxis.set_major_formatter(si_formatter("FLOP/s"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
         ax.legend(loc="lower right", fontsize=7.5, title="hollow: predicted", title_fontsize=7.5)
         fig.tight_layout()
