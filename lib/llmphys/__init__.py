@@ -25,6 +25,13 @@ Modules (one concept each; import modules, not names)::
     emergence         per-token loss vs exact match on multi-token answers (Schaeffer et al.)
     scaling_lab       a runnable scaling experiment on a Markov source of known entropy
     critical_batch    steps vs examples around the critical batch (McCandlish et al.)
+    trends      growth per two years of compute, HBM and links, fitted from the registry
+    benchmark   this machine's measured matmul FLOP/s and memory bandwidth (empirical roofline)
+    precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling
+    comms       alpha-beta cost of collectives; data parallelism's all-reduce share of a step
+    parallelism memory per GPU under ZeRO/TP/PP, activation memory, pipeline bubble, traffic
+    reliability job MTBF, Young/Daly checkpoint interval, goodput, a Monte-Carlo check
+    mfu         model FLOP utilisation (PaLM's definition) of published training runs
     tables      registry tables as Markdown text for the chapters
     plots       (package) the book-wide figure style and every figure of the book
 

@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
+    memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
@@ -23,6 +24,10 @@ from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
     plot_lifetime_split,
 )
+from .memory_wall import (
+    plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
+    plot_goodput,
+)
 from .scaling import (
     plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal,
     plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff,
@@ -33,6 +38,8 @@ __all__ = [
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
     "plot_attention_vs_weights", "plot_router_balance", "plot_decode_cost_latency",
     "plot_schedule_latency", "plot_kv_restore", "plot_lifetime_split",
-    "plot_isoflop_curves", "plot_fit_residuals", "plot_inference_optimal",
-    "plot_epoch_value", "plot_emergence", "plot_scaling_lab", "plot_batch_tradeoff",
+    "plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
+    "plot_comm_share", "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
+    "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
+    "plot_scaling_lab", "plot_batch_tradeoff",
 ]

@@ -1,0 +1,184 @@
+"""The alpha-beta cost of collectives, and what data parallelism's all-reduce costs a step.
+
+Sending n bytes over one link takes alpha + n / beta: a latency alpha (s) plus the bytes
+over the per-direction bandwidth beta (bytes/s). On a ring of p ranks (Patarasuk and Yuan
+2009, J. Parallel Distrib. Comput. 69(2); Thakur, Rabenseifner and Gropp 2005, IJHPCA
+19(1)) each rank sends p - 1 chunks of n / p bytes for a reduce-scatter and as
+many for an all-gather; an all-reduce is one of each:
+
+    reduce-scatter, all-gather:  (p - 1) alpha + (p - 1)/p * n / beta
+    all-reduce:                 2(p - 1) alpha + 2(p - 1)/p * n / beta
+    all-to-all (pairwise):       (p - 1) alpha + (p - 1)/p * n / beta
+
+with n the full buffer each rank holds. The bandwidth term of the ring all-reduce is
+optimal (no algorithm sends less than 2(p - 1)/p n per rank), and it barely grows with p.
+
+A data-parallel step on N GPUs of peak P at utilisation u computes for
+t = 6 N_params B / (N P u) seconds (B tokens per step), while each GPU all-reduces the
+gradients, b N_params bytes. Their ratio grows linearly in N: the model size cancels.
+
+Home: chapters/04_memory_wall.ipynb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import units
+
+
+def _check(n_bytes: float, n_ranks: int, link_bytes_per_s: float, latency_s: float) -> None:
+    units.check_positive("n_bytes", n_bytes)
+    units.check_positive("link_bytes_per_s", link_bytes_per_s)
+    if int(n_ranks) != n_ranks or n_ranks < 1:
+        raise ValueError(f"n_ranks must be a positive integer, got {n_ranks!r}")
+    if latency_s < 0:
+        raise ValueError(f"latency_s must be >= 0, got {latency_s!r}")
+
+
+def ring_all_reduce_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
+                           latency_s: float = 0.0) -> float:
+    """Seconds for a ring all-reduce of ``n_bytes``: 2(p-1) alpha + 2(p-1)/p n / beta.
+
+    Patarasuk and Yuan 2009. Example: 140 GB of BF16 gradients (70B parameters) on
+    512 GPUs over 400 Gb/s links (50 GB/s each way):
+
+    >>> round(ring_all_reduce_time_s(140e9, 512, link_bytes_per_s=50e9), 2)
+    5.59
+    """
+    _check(n_bytes, n_ranks, link_bytes_per_s, latency_s)
+    p = n_ranks
+    return 2 * (p - 1) * latency_s + 2 * (p - 1) / p * n_bytes / link_bytes_per_s
+
+
+def ring_reduce_scatter_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
+                               latency_s: float = 0.0) -> float:
+    """Seconds for a ring reduce-scatter (or all-gather) of an ``n_bytes`` buffer.
+
+    (p-1) alpha + (p-1)/p n / beta: half an all-reduce (Thakur et al. 2005).
+
+    >>> round(ring_reduce_scatter_time_s(8e9, 8, link_bytes_per_s=1e9), 3)
+    7.0
+    """
+    _check(n_bytes, n_ranks, link_bytes_per_s, latency_s)
+    p = n_ranks
+    return (p - 1) * latency_s + (p - 1) / p * n_bytes / link_bytes_per_s
+
+
+ring_all_gather_time_s = ring_reduce_scatter_time_s
+
+
+def all_to_all_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
+                      latency_s: float = 0.0) -> float:
+    """Seconds for a pairwise all-to-all in which each rank holds ``n_bytes`` for all ranks.
+
+    Each rank keeps n/p and sends n/p to each of the p-1 others: (p-1) alpha + (p-1)/p n/beta.
+    Assumes a non-blocking switch (full bisection), as within an NVLink domain.
+
+    >>> round(all_to_all_time_s(1e9, 4, link_bytes_per_s=1e9), 3)
+    0.75
+    """
+    _check(n_bytes, n_ranks, link_bytes_per_s, latency_s)
+    p = n_ranks
+    return (p - 1) * latency_s + (p - 1) / p * n_bytes / link_bytes_per_s
+
+
+def hierarchical_all_reduce_time_s(n_bytes: float, *, n_nodes: int, gpus_per_node: int,
+                                   intra_bytes_per_s: float, inter_bytes_per_s: float,
+                                   intra_latency_s: float = 0.0,
+                                   inter_latency_s: float = 0.0) -> float:
+    """Seconds for an all-reduce done as reduce-scatter in the node, all-reduce across, all-gather.
+
+    After the in-node reduce-scatter each GPU owns n/g bytes and all-reduces only that over
+    its own NIC, in parallel with its g-1 node mates (one NIC per GPU, "rail" networks).
+
+    >>> t = hierarchical_all_reduce_time_s(140e9, n_nodes=64, gpus_per_node=8,
+    ...                                    intra_bytes_per_s=450e9, inter_bytes_per_s=50e9)
+    >>> round(t, 2)
+    1.23
+    """
+    units.check_positive("gpus_per_node", gpus_per_node)
+    intra = 2 * ring_reduce_scatter_time_s(n_bytes, gpus_per_node, latency_s=intra_latency_s,
+                                           link_bytes_per_s=intra_bytes_per_s)
+    if n_nodes == 1:
+        return intra
+    inter = ring_all_reduce_time_s(n_bytes / gpus_per_node, n_nodes, latency_s=inter_latency_s,
+                                   link_bytes_per_s=inter_bytes_per_s)
+    return intra + inter
+
+
+def dp_compute_time_s(*, n_params: float, tokens_per_step: float,
+                      n_gpus: float | np.ndarray, peak_flop_per_s: float,
+                      mfu: float) -> float | np.ndarray:
+    """Seconds of compute per data-parallel step: 6 N_params B / (N_gpus P u).
+
+    >>> round(dp_compute_time_s(n_params=70e9, tokens_per_step=4e6, n_gpus=512,
+    ...                         peak_flop_per_s=989.4e12, mfu=0.4), 2)
+    8.29
+    """
+    for name, v in (("n_params", n_params), ("tokens_per_step", tokens_per_step),
+                    ("peak_flop_per_s", peak_flop_per_s)):
+        units.check_positive(name, v)
+    units.check_fraction("mfu", mfu)
+    if np.any(np.asarray(n_gpus) < 1):
+        raise ValueError(f"n_gpus must be >= 1, got {n_gpus!r}")
+    return 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * mfu)
+
+
+def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_step: float,
+                  peak_flop_per_s: float, mfu: float, link_bytes_per_s: float,
+                  bytes_per_grad: float = 2.0, latency_s: float = 0.0,
+                  overlap: float = 0.0, intra_node_bytes_per_s: float | None = None,
+                  gpus_per_node: int = 8) -> float | np.ndarray:
+    """Fraction of a data-parallel step spent in the exposed gradient all-reduce, c / (c + t).
+
+    c is a flat ring all-reduce of ``bytes_per_grad`` x ``n_params`` bytes over
+    ``link_bytes_per_s`` or, when ``intra_node_bytes_per_s`` is given, the hierarchical
+    all-reduce (nodes of ``gpus_per_node``); less the part hidden under ``overlap`` x t of
+    compute (the backward pass is 2/3 of t).
+
+    >>> s = dp_comm_share(np.array([64, 512, 16384]), n_params=70e9, tokens_per_step=4e6,
+    ...                   peak_flop_per_s=989.4e12, mfu=0.45, link_bytes_per_s=50e9)
+    >>> np.round(100 * s).tolist()
+    [9.0, 43.0, 96.0]
+    """
+    if not 0.0 <= overlap <= 1.0:
+        raise ValueError(f"overlap must lie in [0, 1], got {overlap!r}")
+    n = np.asarray(n_gpus, dtype=float)
+    t = dp_compute_time_s(n_params=n_params, tokens_per_step=tokens_per_step, n_gpus=n,
+                          peak_flop_per_s=peak_flop_per_s, mfu=mfu)
+    def comm_s(p: float) -> float:
+        n_bytes = bytes_per_grad * n_params
+        if intra_node_bytes_per_s is None:
+            return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=link_bytes_per_s,
+                                          latency_s=latency_s)
+        if p <= gpus_per_node:  # one node: NVLink only
+            return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=intra_node_bytes_per_s)
+        return hierarchical_all_reduce_time_s(
+            n_bytes, n_nodes=int(p // gpus_per_node), gpus_per_node=gpus_per_node,
+            intra_bytes_per_s=intra_node_bytes_per_s, inter_bytes_per_s=link_bytes_per_s,
+            inter_latency_s=latency_s)
+
+    c = np.vectorize(comm_s)(n)
+    exposed = np.maximum(c - overlap * t, 0.0)
+    share = exposed / (exposed + t)
+    return float(share) if share.ndim == 0 else share
+
+
+def implied_mfu(share: float, n_gpus: int, *, n_params: float, tokens_per_step: float,
+                peak_flop_per_s: float, link_bytes_per_s: float,
+                bytes_per_grad: float = 2.0) -> float:
+    """The utilisation u at which a flat ring all-reduce takes ``share`` of a DP step.
+
+    Inverts c / (c + t) = f with t = 6 N B / (N_gpus P u): u = f/(1-f) 6 N B / (N_gpus P c).
+
+    >>> round(implied_mfu(0.43, 512, n_params=70e9, tokens_per_step=4e6,
+    ...                   peak_flop_per_s=989.4e12, link_bytes_per_s=50e9), 3)
+    0.448
+    """
+    f = units.check_fraction("share", share)
+    if f == 1.0:
+        raise ValueError("share must be < 1")
+    c = ring_all_reduce_time_s(bytes_per_grad * n_params, n_gpus,
+                               link_bytes_per_s=link_bytes_per_s)
+    return f / (1 - f) * 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * c)
