@@ -9,6 +9,10 @@ Modules (one concept each; import modules, not names)::
     kv_cache    bytes of the key/value cache (MHA, MQA, GQA, MLA, sliding window)
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
+    objective   cross-entropy, perplexity, bits per token and bits per byte
+    tinylm      a tiny transformer in numpy: forward, hand-written backward, AdamW
+    tinylm_train  its corpus (an order-2 source), training loop and probes
+    compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters
     plots       (package) the book-wide figure style and every figure of the book
 

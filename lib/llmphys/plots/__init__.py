@@ -8,10 +8,13 @@ the functions live in one submodule per topic:
 
     _style       palette, rcParams, formatters (shared)
     hardware     plot_roofline, plot_ridge_points
+    foundations  plot_loss_curves, plot_residual_stream, plot_code_lengths
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
+from .foundations import plot_code_lengths, plot_loss_curves, plot_residual_stream
 from .hardware import plot_ridge_points, plot_roofline
 
 __all__ = ["PALETTE", "STYLE", "series_styles", "si_formatter", "style",
-           "plot_ridge_points", "plot_roofline"]
+           "plot_ridge_points", "plot_roofline",
+           "plot_code_lengths", "plot_loss_curves", "plot_residual_stream"]
