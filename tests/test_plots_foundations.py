@@ -21,7 +21,8 @@ def test_loss_curves_use_a_log_token_axis_and_draw_every_reference():
                                  references={"floor": 1.48, "uniform": 3.0})
     ax = fig.axes[0]
     assert ax.get_xscale() == "log"
-    assert len(ax.get_legend().get_texts()) == 2
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "model", "trigram", "floor (1.48)", "uniform (3.00)"]
     assert sorted(line.get_ydata()[0] for line in ax.lines[2:]) == [1.48, 3.0]
     _units_in_labels(fig)
     plt.close(fig)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -88,6 +89,34 @@ def one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
+def source_probs(p: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The source's own probability of tokens[2:], P(x_t | x_{t-2}, x_{t-1}): the oracle's code."""
+    v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
+    return p[tokens[:-2] * v + tokens[1:-1], tokens[1:-1] * v + tokens[2:]]
+
+
+def excess_by_frequency(p: np.ndarray, tokens: np.ndarray, model_probs: np.ndarray, *,
+                        n_groups: int = 4) -> dict[str, np.ndarray]:
+    """Where a model's excess loss lives: contexts grouped from rarest to commonest.
+
+    The V^2 two-symbol contexts are sorted by their stationary frequency and cut into
+    ``n_groups`` groups of equal count. For each group: ``token_share`` (fraction of tokens
+    that follow one of its contexts) and ``excess_bits`` (mean of log2 P_source / q_model
+    on those tokens, an estimate of the mean KL divergence there). ``model_probs`` are the
+    model's probabilities of tokens[1:], as from ``next_token_distributions``.
+    """
+    v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
+    ctx = tokens[:-2] * v + tokens[1:-1]
+    excess = np.log2(source_probs(p, tokens)) - np.log2(np.asarray(model_probs)[1:])
+    group_of = np.empty(v * v, dtype=np.int64)
+    group_of[np.argsort(markov.stationary_distribution(p), kind="stable")] = (
+        np.arange(v * v) * n_groups // (v * v))
+    g = group_of[ctx]
+    counts = np.bincount(g, minlength=n_groups)
+    return {"token_share": counts / g.size,
+            "excess_bits": np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1)}
+
+
 def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> float:
     """Learning rate: linear warm-up to ``peak_lr``, then cosine decay to a tenth of it.
 
@@ -103,29 +132,34 @@ def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> floa
 def train(params: dict[str, np.ndarray], corpus: np.ndarray, *, n_steps: int, batch_size: int,
           lr: float, rng: np.random.Generator, causal: bool = True,
           eval_tokens: np.ndarray | None = None, eval_every: int = 25,
-          warmup_steps: int = 20, weight_decay: float = 0.1) -> tuple[dict, dict]:
+          eval_steps: Sequence[int] | None = None, warmup_steps: int = 20,
+          weight_decay: float = 0.1) -> tuple[dict, dict]:
     """Train a copy of ``params`` on random windows of ``corpus`` with AdamW.
 
     Returns (trained params, history): ``tokens_seen`` and ``train_bits`` every step
-    (the batch loss in bits per token), ``eval_tokens_seen`` and ``eval_bits`` every
-    ``eval_every`` steps (``mean_bits`` on ``eval_tokens``, an honest next-token loss).
+    (the batch loss in bits per token), ``eval_tokens_seen`` and ``eval_bits`` before the
+    steps in ``eval_steps`` (default: every ``eval_every``) and at the end (``mean_bits``
+    on ``eval_tokens``, an honest next-token loss).
     """
     units.check_positive("n_steps", n_steps)
     units.check_positive("batch_size", batch_size)
+    if eval_steps is None:
+        eval_steps = range(0, int(n_steps), int(units.check_positive("eval_every", eval_every)))
     with one_blas_thread():
         return _train(params, corpus, n_steps=int(n_steps), batch_size=int(batch_size), lr=lr,
-                      rng=rng, causal=causal, eval_tokens=eval_tokens, eval_every=eval_every,
+                      rng=rng, causal=causal, eval_tokens=eval_tokens,
+                      eval_steps={int(s) for s in eval_steps if 0 <= s < n_steps},
                       warmup_steps=warmup_steps, weight_decay=weight_decay)
 
 
-def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens, eval_every,
+def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens, eval_steps,
            warmup_steps, weight_decay):
     params = {k: v.copy() for k, v in params.items()}
     t = params["pos_emb"].shape[0]
     state, hist = {}, {k: [] for k in ("tokens_seen", "train_bits", "eval_tokens_seen",
                                        "eval_bits")}
     for step in range(n_steps):
-        if eval_tokens is not None and step % eval_every == 0:
+        if eval_tokens is not None and step in eval_steps:
             hist["eval_tokens_seen"].append(step * batch_size * t)
             hist["eval_bits"].append(mean_bits(params, eval_tokens, causal=True))
         idx = rng.integers(0, corpus.size - t, batch_size)[:, None] + np.arange(t + 1)

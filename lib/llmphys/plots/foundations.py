@@ -19,7 +19,8 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
     """Loss against tokens on a log x axis, one line per curve, with horizontal references.
 
     ``curves`` maps a label to (tokens, bits per token); ``references`` maps a label to a
-    constant loss (the source's entropy rate, a uniform guess) drawn as a grey line.
+    constant loss (the source's entropy rate, a uniform guess) drawn as a grey line and
+    named, with its value, in the legend.
     """
     if not curves:
         raise ValueError("curves must hold at least one (tokens, bits) pair")
@@ -33,10 +34,8 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
             ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], marker=marker,
                     markersize=4, label=label)
         for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3):
-            ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0)
-            ax.annotate(f"{label}: {value:.2f}", (1.0, value), xycoords=("axes fraction", "data"),
-                        xytext=(-2, 3), textcoords="offset points", ha="right", va="bottom",
-                        fontsize=8, color="0.25")
+            ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0,
+                       label=f"{label} ({value:.2f})")
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(si_formatter(""))
         ax.set_xlabel(xlabel)
@@ -88,7 +87,7 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
     with style():
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0],
-                                            1.0 + 0.35 * len(bits_per_byte)))
+                                            1.5 + 0.35 * len(bits_per_byte)))
         fig = ax.figure
         names = list(bits_per_byte)
         y = np.arange(len(names))
@@ -99,12 +98,12 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
             ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=8)
         ax.axvline(floor_bits, color=PALETTE[1], linestyle="--", linewidth=1.2,
-                   label=f"entropy rate of the source ({floor_bits:.2f})")
+                   label=f"entropy rate of the source ({floor_bits:.2f} bits per byte)")
         ax.set_yticks(y, names)
         ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_xlim(0, 1.15 * max(values))
         ax.set_xlabel("code length (bits per byte)")
-        ax.legend(loc="lower right")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 - 0.1 / len(names)))
         fig.tight_layout()
     return fig
 
