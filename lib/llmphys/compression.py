@@ -48,6 +48,9 @@ def quantize(dists: np.ndarray, *, total_bits: int = 16) -> np.ndarray:
 
     An arithmetic coder works with integer counts; flooring every symbol at 1 keeps any
     symbol codable and costs at most about V / 2**total_bits of probability per step.
+
+    >>> quantize(np.array([[0.5, 0.5, 0.0]]), total_bits=4)
+    array([[8, 7, 1]])
     """
     d = np.asarray(dists, dtype=float)
     total, v = 1 << total_bits, d.shape[-1]
@@ -63,6 +66,11 @@ def arithmetic_encode(symbols: np.ndarray, freqs: np.ndarray) -> list[int]:
 
     The classic integer coder of Witten, Neal & Cleary 1987 with the E3 underflow rule.
     ``freqs[t]`` is the model's (quantized) distribution for symbol t given symbols < t.
+
+    >>> freqs = np.array([[1, 1, 2]] * 4)  # q = 1/4, 1/4, 1/2
+    >>> bits = arithmetic_encode(np.array([2, 2, 0, 2]), freqs)  # ideal 1+1+2+1 = 5, at most +2
+    >>> len(bits), arithmetic_decode(bits, freqs).tolist()
+    (7, [2, 2, 0, 2])
     """
     symbols = np.asarray(symbols, dtype=np.int64)
     freqs = np.asarray(freqs, dtype=np.int64)

@@ -78,6 +78,7 @@ def n_params(params: dict[str, np.ndarray]) -> int:
 
 
 def n_layers(params: dict[str, np.ndarray]) -> int:
+    """Number of transformer blocks in ``params``."""
     return sum(1 for k in params if k.endswith(".wq"))
 
 
@@ -174,6 +175,13 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
 
     Each matmul y = x W costs 2 FLOP per weight per token forward and 4 backward (dx = dy W^T
     and dW = x^T dy), the 2N + 4N = 6N of Kaplan et al. 2020, sec. 2.1.
+
+    >>> rng = np.random.default_rng(0)
+    >>> p = init_params(vocab_size=8, context_tokens=4, rng=rng)
+    >>> x = rng.integers(0, 8, (2, 5))
+    >>> loss, grads = loss_and_grads(p, x[:, :-1], x[:, 1:])
+    >>> round(loss, 1), round(math.log(8), 1)  # at initialisation: about ln V
+    (2.1, 2.1)
     """
     logits, c = forward(params, inputs, causal=causal)
     b, t, v = logits.shape

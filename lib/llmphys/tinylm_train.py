@@ -90,7 +90,12 @@ def one_blas_thread():
 
 
 def source_probs(p: np.ndarray, tokens: np.ndarray) -> np.ndarray:
-    """The source's own probability of tokens[2:], P(x_t | x_{t-2}, x_{t-1}): the oracle's code."""
+    """The source's own probability of tokens[2:], P(x_t | x_{t-2}, x_{t-1}): the oracle's code.
+
+    >>> p = second_order_chain(2, rng=np.random.default_rng(0))
+    >>> bool(np.isclose(source_probs(p, np.array([0, 1, 1]))[0], p[0 * 2 + 1, 1 * 2 + 1]))
+    True
+    """
     v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
     return p[tokens[:-2] * v + tokens[1:-1], tokens[1:-1] * v + tokens[2:]]
 
