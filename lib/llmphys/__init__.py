@@ -32,6 +32,10 @@ Modules (one concept each; import modules, not names)::
     parallelism memory per GPU under ZeRO/TP/PP, activation memory, pipeline bubble, traffic
     reliability job MTBF, Young/Daly checkpoint interval, goodput, a Monte-Carlo check
     mfu         model FLOP utilisation (PaLM's definition) of published training runs
+    objective   cross-entropy, perplexity, bits per token and bits per byte
+    tinylm      a tiny transformer in numpy: forward, hand-written backward, AdamW
+    tinylm_train  its corpus (an order-2 source), training loop and probes
+    compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters
     plots       (package) the book-wide figure style and every figure of the book
 

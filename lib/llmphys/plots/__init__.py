@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
+    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
@@ -24,6 +25,7 @@ from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
     plot_lifetime_split,
 )
+from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
 from .memory_wall import (
     plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
     plot_goodput,
@@ -38,6 +40,7 @@ __all__ = [
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
     "plot_attention_vs_weights", "plot_router_balance", "plot_decode_cost_latency",
     "plot_schedule_latency", "plot_kv_restore", "plot_lifetime_split",
+    "plot_loss_curves", "plot_residual_stream", "plot_code_lengths",
     "plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
     "plot_comm_share", "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
     "plot_inference_optimal", "plot_epoch_value", "plot_emergence",

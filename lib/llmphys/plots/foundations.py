@@ -1,0 +1,114 @@
+"""Figures of the foundations chapter: loss curves against an entropy floor, the residual
+stream's writes, and code lengths of one text under several compressors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ._style import LINESTYLES, PALETTE, STYLE, series_styles, si_formatter, style
+
+
+def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
+                     references: Mapping[str, float] | None = None,
+                     xlabel: str = "tokens seen (count)",
+                     ylabel: str = "loss (bits per token)",
+                     ax: plt.Axes | None = None) -> plt.Figure:
+    """Loss against tokens on a log x axis, one line per curve, with horizontal references.
+
+    ``curves`` maps a label to (tokens, bits per token); ``references`` maps a label to a
+    constant loss (the source's entropy rate, a uniform guess) drawn as a grey line and
+    named, with its value, in the legend.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one (tokens, bits) pair")
+    with style():
+        fig, ax = _axes(ax)
+        for (label, (x, y)), sty in zip(curves.items(), series_styles(len(curves))):
+            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            if x.shape != y.shape or np.any(x <= 0):
+                raise ValueError(f"curve {label!r}: tokens must be > 0 and match the losses")
+            marker = sty["marker"] if x.size <= 30 else None
+            ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], marker=marker,
+                    markersize=4, label=label)
+        for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3):
+            ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0,
+                       label=f"{label} ({value:.2f})")
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(si_formatter(""))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="lower left")
+        fig.tight_layout()
+    return fig
+
+
+def plot_residual_stream(write_norms: Mapping[str, float], ablation_bits: Mapping[str, float], *,
+                         floor_bits: float,
+                         axes: Sequence[plt.Axes] | None = None) -> plt.Figure:
+    """Two panels: the mean size of each write to the residual stream, and the loss when
+    that write is left out (``ablation_bits`` has an extra "none" entry: the intact model)."""
+    names = list(write_norms)
+    if not names or set(names) - set(ablation_bits) or "none" not in ablation_bits:
+        raise ValueError("ablation_bits must hold 'none' and every key of write_norms")
+    with style():
+        if axes is None:
+            fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0], 3.2))
+        left, right = axes
+        fig = left.figure
+        y = np.arange(len(names))
+        left.barh(y, [write_norms[k] for k in names], color=PALETTE[0])
+        left.set_yticks(y, names)
+        left.set_ylim(len(names) - 0.5, -0.5)
+        left.set_xlabel("mean L2 norm of the write (model units)")
+        right.plot([ablation_bits[k] for k in names], y, linestyle="none", marker="o",
+                   color=PALETTE[1], label="write removed")
+        right.axvline(ablation_bits["none"], color=PALETTE[2], linestyle="--", linewidth=1.2,
+                      label=f"intact model ({ablation_bits['none']:.2f})")
+        right.axvline(floor_bits, color="0.35", linestyle=":", linewidth=1.0,
+                      label=f"entropy floor ({floor_bits:.2f})")
+        right.set_yticks(y, names)
+        right.set_ylim(len(names) - 0.5, -0.5)
+        right.set_xlim(left=0)
+        right.set_xlabel("held-out loss (bits per token)")
+        right.legend(loc="lower right", fontsize=7.5)
+        fig.tight_layout()
+    return fig
+
+
+def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
+                      ax: plt.Axes | None = None) -> plt.Figure:
+    """Horizontal bars: the bits per byte each coder spends on the same text, floor marked."""
+    if not bits_per_byte:
+        raise ValueError("bits_per_byte must name at least one coder")
+    with style():
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0],
+                                            1.5 + 0.35 * len(bits_per_byte)))
+        fig = ax.figure
+        names = list(bits_per_byte)
+        y = np.arange(len(names))
+        values = [bits_per_byte[k] for k in names]
+        ax.barh(y, values, color=[PALETTE[4] if "model" in k or "gram" in k else PALETTE[0]
+                                  for k in names])
+        for yi, v in zip(y, values):
+            ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, 0), textcoords="offset points",
+                        va="center", fontsize=8)
+        ax.axvline(floor_bits, color=PALETTE[1], linestyle="--", linewidth=1.2,
+                   label=f"entropy rate of the source ({floor_bits:.2f} bits per byte)")
+        ax.set_yticks(y, names)
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlim(0, 1.15 * max(values))
+        ax.set_xlabel("code length (bits per byte)")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 - 0.1 / len(names)))
+        fig.tight_layout()
+    return fig
+
+
+def _axes(ax):
+    if ax is not None:
+        return ax.figure, ax
+    return plt.subplots()

@@ -1,0 +1,248 @@
+"""A tiny decoder-only transformer in numpy, with its backward pass written out by hand.
+
+The model is a miniature GPT (Radford et al. 2019; Vaswani et al. 2017, arXiv:1706.03762):
+
+    h_0      = E[x_t] + P[t]                                  token + learned position
+    h_{l+.5} = h_l      + Attn_l(RMSNorm(h_l))                 each block reads the stream ...
+    h_{l+1}  = h_{l+.5} + MLP_l(RMSNorm(h_{l+.5}))             ... and adds its write to it
+    logits   = RMSNorm(h_L) U
+
+Attention is multi-head with a causal mask (position t sees positions <= t); the
+``causal=False`` switch removes the mask so the chapter can show the loss collapse
+when the model may look at the token it is asked to predict. The running sum h is
+the residual stream (Elhage et al. 2021, "A Mathematical Framework for Transformer
+Circuits"): ``forward`` records every write to it, and ``ablate`` drops one write.
+
+Parameters live in a plain dict of arrays; ``loss_and_grads`` returns the gradient of
+every entry (checked against finite differences in tests/test_tinylm.py), and
+``adamw_update`` is Loshchilov & Hutter's decoupled-weight-decay Adam (arXiv:1711.05101,
+alg. 2). The training loop and the corpus live in ``tinylm_train``.
+
+Home chapter: chapters/01_foundations.ipynb.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import units
+
+EPS = 1e-6  # RMSNorm's epsilon
+
+
+def init_params(*, vocab_size: int, context_tokens: int, d_model: int = 32, n_heads: int = 2,
+                n_layers: int = 2, d_ff: int = 64, rng: np.random.Generator,
+                dtype: str = "float64") -> dict[str, np.ndarray]:
+    """Weights of a fresh model: N(0, 0.02) matrices as in GPT-2, unit norm gains, zero biases.
+
+    Output projections of each block are scaled by 1/sqrt(2 n_layers) (GPT-2's residual
+    scaling). Float64 by default, although float32 runs about 1.7x faster here: training
+    amplifies round-off, and in float32 a different BLAS (another CPU) moves the third decimal
+    of the final loss, while in float64 the chapter's printed numbers do not change.
+
+    >>> p = init_params(vocab_size=8, context_tokens=8, rng=np.random.default_rng(0))
+    >>> n_params(p)  # the chapter's model
+    17504
+    """
+    for name, v in (("vocab_size", vocab_size), ("context_tokens", context_tokens),
+                    ("d_model", d_model), ("n_heads", n_heads), ("n_layers", n_layers),
+                    ("d_ff", d_ff)):
+        if isinstance(v, bool) or int(v) != v or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if d_model % n_heads:
+        raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+    d, std = d_model, 0.02
+    out_std = std / math.sqrt(2 * n_layers)
+    p = {"tok_emb": rng.normal(0, std, (vocab_size, d)),
+         "pos_emb": rng.normal(0, std, (context_tokens, d))}
+    for i in range(n_layers):
+        p[f"l{i}.attn_norm"] = np.ones(d)
+        for w in ("wq", "wk", "wv"):
+            p[f"l{i}.{w}"] = rng.normal(0, std, (d, d))
+        p[f"l{i}.wo"] = rng.normal(0, out_std, (d, d))
+        p[f"l{i}.mlp_norm"] = np.ones(d)
+        p[f"l{i}.w1"], p[f"l{i}.b1"] = rng.normal(0, std, (d, d_ff)), np.zeros(d_ff)
+        p[f"l{i}.w2"], p[f"l{i}.b2"] = rng.normal(0, out_std, (d_ff, d)), np.zeros(d)
+    p["final_norm"] = np.ones(d)
+    p["unembed"] = rng.normal(0, std, (d, vocab_size))
+    p = {k: v.astype(dtype) for k, v in p.items()}
+    p["n_heads"] = np.array(n_heads)  # a shape hyper-parameter, stored so params is self-contained
+    return p
+
+
+def n_params(params: dict[str, np.ndarray]) -> int:
+    """Trainable parameters N (the stored head count is not one)."""
+    return int(sum(v.size for k, v in params.items() if k != "n_heads"))
+
+
+def n_layers(params: dict[str, np.ndarray]) -> int:
+    """Number of transformer blocks in ``params``."""
+    return sum(1 for k in params if k.endswith(".wq"))
+
+
+def _rmsnorm(x, g):
+    r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + EPS)
+    return x / r * g, (x / r, r)
+
+
+def _rmsnorm_back(dy, g, cache):
+    xhat, r = cache  # d/dx of x/r*g, using dr/dx = x/(d r)
+    dxhat = dy * g
+    dx = (dxhat - xhat * np.mean(dxhat * xhat, axis=-1, keepdims=True)) / r
+    return dx, np.sum(dy * xhat, axis=tuple(range(dy.ndim - 1)))
+
+
+def _relu(u):
+    return np.maximum(u, 0.0)
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = True):
+    """Scaled dot-product attention on (B, H, T, c) arrays: softmax(q k^T / sqrt(c) + M) v.
+
+    M is 0 where key position <= query position and -inf elsewhere when ``causal``;
+    without it every position also reads the ones after it. Returns (output, weights).
+
+    >>> q = k = v = np.eye(3)[None, None]  # one head, three positions
+    >>> out, a = attention(q, k, v)
+    >>> a[0, 0, 0].round(3)  # position 0 may only look at itself
+    array([1., 0., 0.])
+    """
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    if causal:
+        t = s.shape[-1]
+        s = np.where(np.tril(np.ones((t, t), dtype=bool)), s, -np.inf)
+    a = _softmax(s)
+    return a @ v, a
+
+
+def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool = True,
+            ablate: str | None = None) -> tuple[np.ndarray, dict]:
+    """Logits (B, T, V) for token windows (B, T), and a cache with every residual write.
+
+    ``cache["writes"]`` maps "embed", "attn0", "mlp0", ... to the (B, T, d) array each
+    part added to the stream. ``ablate`` names one of them to leave out of the sum.
+    """
+    tokens = np.atleast_2d(np.asarray(tokens))
+    b, t = tokens.shape
+    if t > params["pos_emb"].shape[0]:
+        raise ValueError(f"tokens has {t} positions; the model has context_tokens="
+                         f"{params['pos_emb'].shape[0]}")
+    h_heads, layers = int(params["n_heads"]), []
+    writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
+    h = writes["embed"] * (ablate != "embed")
+    for i in range(n_layers(params)):
+        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        x, n1 = _rmsnorm(h, g("attn_norm"))
+        qkv = [_heads(x @ g(w), h_heads) for w in ("wq", "wk", "wv")]
+        o, a = attention(*qkv, causal=causal)
+        o = _merge(o)
+        writes[f"attn{i}"] = o @ g("wo")
+        h = h + writes[f"attn{i}"] * (ablate != f"attn{i}")
+        y, n2 = _rmsnorm(h, g("mlp_norm"))
+        u = y @ g("w1") + g("b1")
+        z = _relu(u)
+        writes[f"mlp{i}"] = z @ g("w2") + g("b2")
+        h = h + writes[f"mlp{i}"] * (ablate != f"mlp{i}")
+        layers.append((x, n1, qkv, a, o, y, n2, u, z))
+    if ablate is not None and ablate not in writes:
+        raise ValueError(f"ablate={ablate!r} is not a residual write; allowed: {', '.join(writes)}")
+    f, nf = _rmsnorm(h, params["final_norm"])
+    cache = {"tokens": tokens, "layers": layers, "final": (f, nf), "writes": writes,
+             "stream": h, "causal": causal}
+    return f @ params["unembed"], cache
+
+
+def _heads(x, h):  # (B, T, d) -> (B, H, T, d/H)
+    b, t, d = x.shape
+    return x.reshape(b, t, h, d // h).transpose(0, 2, 1, 3)
+
+
+def _merge(x):  # (B, H, T, c) -> (B, T, H*c)
+    b, h, t, c = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(b, t, h * c)
+
+
+def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: np.ndarray, *,
+                   causal: bool = True) -> tuple[float, dict[str, np.ndarray]]:
+    """Mean cross-entropy (nats per token) of ``targets`` given ``inputs``, and its gradient.
+
+    Each matmul y = x W costs 2 FLOP per weight per token forward and 4 backward (dx = dy W^T
+    and dW = x^T dy), the 2N + 4N = 6N of Kaplan et al. 2020, sec. 2.1.
+
+    >>> rng = np.random.default_rng(0)
+    >>> p = init_params(vocab_size=8, context_tokens=4, rng=rng)
+    >>> x = rng.integers(0, 8, (2, 5))
+    >>> loss, grads = loss_and_grads(p, x[:, :-1], x[:, 1:])
+    >>> round(loss, 1), round(math.log(8), 1)  # at initialisation: about ln V
+    (2.1, 2.1)
+    """
+    logits, c = forward(params, inputs, causal=causal)
+    b, t, v = logits.shape
+    probs = _softmax(logits)
+    onehot = np.eye(v, dtype=logits.dtype)[targets]
+    loss = float(-np.mean(np.log(np.sum(probs * onehot, axis=-1))))
+    grads = {}
+    dlogits = (probs - onehot) / (b * t)
+    f, nf = c["final"]
+    grads["unembed"] = _sum_outer(f, dlogits)
+    dh, grads["final_norm"] = _rmsnorm_back(dlogits @ params["unembed"].T, params["final_norm"], nf)
+    for i in reversed(range(n_layers(params))):
+        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        x, n1, (q, k, vv), a, o, y, n2, u, z = c["layers"][i]
+        # MLP: h += ReLU(RMSNorm(h) W1 + b1) W2 + b2
+        grads[f"l{i}.w2"], grads[f"l{i}.b2"] = _sum_outer(z, dh), dh.sum(axis=(0, 1))
+        du = (dh @ g("w2").T) * (u > 0)
+        grads[f"l{i}.w1"], grads[f"l{i}.b1"] = _sum_outer(y, du), du.sum(axis=(0, 1))
+        dx, grads[f"l{i}.mlp_norm"] = _rmsnorm_back(du @ g("w1").T, g("mlp_norm"), n2)
+        dh = dh + dx
+        # Attention: h += softmax(q k^T / sqrt(c) + M) v Wo, with q, k, v = RMSNorm(h) Wq, Wk, Wv
+        grads[f"l{i}.wo"] = _sum_outer(o, dh)
+        do = _heads(dh @ g("wo").T, q.shape[1])
+        da, dv = do @ np.swapaxes(vv, -1, -2), np.swapaxes(a, -1, -2) @ do
+        ds = a * (da - np.sum(da * a, axis=-1, keepdims=True)) / math.sqrt(q.shape[-1])
+        dq, dk = ds @ k, np.swapaxes(ds, -1, -2) @ q
+        dxn = 0.0
+        for w, dw in (("wq", dq), ("wk", dk), ("wv", dv)):
+            dw = _merge(dw)
+            grads[f"l{i}.{w}"] = _sum_outer(x, dw)
+            dxn = dxn + dw @ g(w).T
+        dx, grads[f"l{i}.attn_norm"] = _rmsnorm_back(dxn, g("attn_norm"), n1)
+        dh = dh + dx
+    tokens = c["tokens"]
+    grads["tok_emb"] = np.eye(params["tok_emb"].shape[0], dtype=dh.dtype)[tokens.ravel()].T @ dh.reshape(b * t, -1)
+    grads["pos_emb"] = np.zeros_like(params["pos_emb"])
+    grads["pos_emb"][:t] = dh.sum(axis=0)
+    return loss, grads
+
+
+def _sum_outer(x, dy):  # sum over batch and positions of x^T dy: the weight gradient
+    return x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
+
+
+def adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: dict, *,
+                 lr: float, beta1: float = 0.9, beta2: float = 0.95, eps: float = 1e-8,
+                 weight_decay: float = 0.1) -> dict:
+    """One AdamW step, in place on ``params``; returns the new optimizer state.
+
+    m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat / (sqrt(v_hat) + eps) + wd w),
+    with bias-corrected m_hat, v_hat (Kingma & Ba 2015, alg. 1) and the weight decay applied
+    outside the adaptive step, to matrices only (Loshchilov & Hutter 2019, alg. 2). Adam keeps
+    two numbers per parameter: the 8 bytes of FP32 state in training.training_state_bytes_per_param.
+    """
+    units.check_positive("lr", lr)
+    step = state.get("step", 0) + 1
+    m, v = state.get("m", {}), state.get("v", {})
+    for k, grad in grads.items():
+        m[k] = beta1 * m.get(k, 0.0) + (1 - beta1) * grad
+        v[k] = beta2 * v.get(k, 0.0) + (1 - beta2) * grad * grad
+        m_hat, v_hat = m[k] / (1 - beta1**step), v[k] / (1 - beta2**step)
+        decay = weight_decay * params[k] if params[k].ndim >= 2 else 0.0
+        params[k] -= lr * (m_hat / (np.sqrt(v_hat) + eps) + decay)
+    return {"step": step, "m": m, "v": v}

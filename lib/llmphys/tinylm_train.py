@@ -1,0 +1,271 @@
+"""Training and probing the tiny model of ``tinylm`` on a source whose entropy is known.
+
+The corpus is a random second-order Markov source over V symbols: the next symbol
+depends on the two before it, P(x_t | x_{t-2}, x_{t-1}). Written as a first-order
+chain over the V^2 pair states (x_{t-1}, x_t), its entropy rate comes exactly from
+``markov.entropy_rate_bits`` and is the floor no model can beat. A unigram or bigram
+model cannot reach it; a model must look two tokens back, which in a transformer is
+attention's job. ``conditional_entropy_bits`` gives the exact loss of the best model
+with 0, 1 or 2 tokens of context.
+
+Home chapter: chapters/01_foundations.ipynb.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import markov, objective, tinylm, units
+
+
+def second_order_chain(n_symbols: int, *, rng: np.random.Generator,
+                       concentration: float = 0.5) -> np.ndarray:
+    """Transition matrix (V^2, V^2) over pair states s = V x_{t-1} + x_t of an order-2 source.
+
+    Each of the V^2 contexts gets its own next-symbol distribution drawn from
+    Dirichlet(concentration); state (a, b) moves only to states (b, c).
+
+    >>> p = second_order_chain(3, rng=np.random.default_rng(0))
+    >>> p.shape, int((p > 0).sum(axis=1).max())
+    ((9, 9), 3)
+    """
+    if isinstance(n_symbols, bool) or int(n_symbols) != n_symbols or n_symbols < 2:
+        raise ValueError(f"n_symbols must be an integer >= 2, got {n_symbols!r}")
+    v = int(n_symbols)
+    units.check_positive("concentration", concentration)
+    q = rng.dirichlet(np.full(v, float(concentration)), size=v * v)  # row V a + b: P(c | a, b)
+    p = np.zeros((v * v, v * v))
+    rows = np.arange(v * v)
+    p[rows[:, None], (rows % v)[:, None] * v + np.arange(v)] = q
+    return p
+
+
+def n_symbols_of(p: np.ndarray) -> int:
+    v = math.isqrt(p.shape[0])
+    if v * v != p.shape[0]:
+        raise ValueError(f"p must be a pair-state matrix of shape (V^2, V^2), got {p.shape}")
+    return v
+
+
+def sample_symbols(p: np.ndarray, n_tokens: int, *, rng: np.random.Generator) -> np.ndarray:
+    """``n_tokens`` symbols of the order-2 source (the second element of each pair state)."""
+    return markov.sample(p, n_tokens, rng=rng) % n_symbols_of(p)
+
+
+def conditional_entropy_bits(p: np.ndarray, context_tokens: int) -> float:
+    """H(x_t | the previous k symbols) in bits, k = 0, 1 or 2: the best k-token model's loss.
+
+    k = 2 is the entropy rate (the floor); k = 0 the entropy of the symbol frequencies.
+
+    >>> p = second_order_chain(4, rng=np.random.default_rng(1))
+    >>> h = [conditional_entropy_bits(p, k) for k in (0, 1, 2)]
+    >>> bool(h[0] >= h[1] >= h[2]), round(h[2] - markov.entropy_rate_bits(p), 12)
+    (True, 0.0)
+    """
+    v = n_symbols_of(p)
+    pi = markov.stationary_distribution(p).reshape(v, v)  # pi[a, b] = P(x_{t-2}=a, x_{t-1}=b)
+    q = p.reshape(v, v, v, v)[np.arange(v)[:, None], np.arange(v)[None, :],
+                              np.arange(v)[None, :]]  # q[a, b, c] = P(c | a, b)
+    joint = pi[:, :, None] * q  # P(a, b, c)
+    if context_tokens not in (0, 1, 2):
+        raise ValueError(f"context_tokens must be 0, 1 or 2, got {context_tokens!r}")
+    joint = joint.sum(axis=tuple(range(2 - context_tokens)))  # keep the last k + 1 axes
+    cond = joint / joint.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(-np.sum(np.where(joint > 0, joint * np.log2(cond), 0.0)))
+
+
+def one_blas_thread():
+    """Run BLAS on one thread: this model's matrices are so small that threads cost more than
+    they save, and on a shared 2-core machine they can make a step ten times slower."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional: without it, BLAS keeps its default thread count
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def source_probs(p: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+    """The source's own probability of tokens[2:], P(x_t | x_{t-2}, x_{t-1}): the oracle's code.
+
+    >>> p = second_order_chain(2, rng=np.random.default_rng(0))
+    >>> bool(np.isclose(source_probs(p, np.array([0, 1, 1]))[0], p[0 * 2 + 1, 1 * 2 + 1]))
+    True
+    """
+    v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
+    return p[tokens[:-2] * v + tokens[1:-1], tokens[1:-1] * v + tokens[2:]]
+
+
+def excess_by_frequency(p: np.ndarray, tokens: np.ndarray, model_probs: np.ndarray, *,
+                        n_groups: int = 4) -> dict[str, np.ndarray]:
+    """Where a model's excess loss lives: contexts grouped from rarest to commonest.
+
+    The V^2 two-symbol contexts are sorted by their stationary frequency and cut into
+    ``n_groups`` groups of equal count. For each group: ``token_share`` (fraction of tokens
+    that follow one of its contexts) and ``excess_bits`` (mean of log2 P_source / q_model
+    on those tokens, an estimate of the mean KL divergence there). ``model_probs`` are the
+    model's probabilities of tokens[1:], as from ``next_token_distributions``.
+    """
+    v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
+    ctx = tokens[:-2] * v + tokens[1:-1]
+    excess = np.log2(source_probs(p, tokens)) - np.log2(np.asarray(model_probs)[1:])
+    group_of = np.empty(v * v, dtype=np.int64)
+    group_of[np.argsort(markov.stationary_distribution(p), kind="stable")] = (
+        np.arange(v * v) * n_groups // (v * v))
+    g = group_of[ctx]
+    counts = np.bincount(g, minlength=n_groups)
+    return {"token_share": counts / g.size,
+            "excess_bits": np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1)}
+
+
+def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> float:
+    """Learning rate: linear warm-up to ``peak_lr``, then cosine decay to a tenth of it.
+
+    >>> [round(lr_at(s, n_steps=100, peak_lr=1.0, warmup_steps=10), 3) for s in (0, 9, 100)]
+    [0.1, 1.0, 0.1]
+    """
+    if step < warmup_steps:
+        return peak_lr * (step + 1) / warmup_steps
+    frac = min(1.0, (step - warmup_steps) / max(1, n_steps - warmup_steps))
+    return peak_lr * (0.1 + 0.45 * (1 + math.cos(math.pi * frac)))
+
+
+def train(params: dict[str, np.ndarray], corpus: np.ndarray, *, n_steps: int, batch_size: int,
+          lr: float, rng: np.random.Generator, causal: bool = True,
+          eval_tokens: np.ndarray | None = None, eval_every: int = 25,
+          eval_steps: Sequence[int] | None = None, warmup_steps: int = 20,
+          weight_decay: float = 0.1) -> tuple[dict, dict]:
+    """Train a copy of ``params`` on random windows of ``corpus`` with AdamW.
+
+    Returns (trained params, history): ``tokens_seen`` and ``train_bits`` every step
+    (the batch loss in bits per token), ``eval_tokens_seen`` and ``eval_bits`` before the
+    steps in ``eval_steps`` (default: every ``eval_every``) and at the end (``mean_bits``
+    on ``eval_tokens``, an honest next-token loss).
+    """
+    units.check_positive("n_steps", n_steps)
+    units.check_positive("batch_size", batch_size)
+    if eval_steps is None:
+        eval_steps = range(0, int(n_steps), int(units.check_positive("eval_every", eval_every)))
+    with one_blas_thread():
+        return _train(params, corpus, n_steps=int(n_steps), batch_size=int(batch_size), lr=lr,
+                      rng=rng, causal=causal, eval_tokens=eval_tokens,
+                      eval_steps={int(s) for s in eval_steps if 0 <= s < n_steps},
+                      warmup_steps=warmup_steps, weight_decay=weight_decay)
+
+
+def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens, eval_steps,
+           warmup_steps, weight_decay):
+    params = {k: v.copy() for k, v in params.items()}
+    t = params["pos_emb"].shape[0]
+    state, hist = {}, {k: [] for k in ("tokens_seen", "train_bits", "eval_tokens_seen",
+                                       "eval_bits")}
+    for step in range(n_steps):
+        if eval_tokens is not None and step in eval_steps:
+            hist["eval_tokens_seen"].append(step * batch_size * t)
+            hist["eval_bits"].append(mean_bits(params, eval_tokens, causal=True))
+        idx = rng.integers(0, corpus.size - t, batch_size)[:, None] + np.arange(t + 1)
+        window = corpus[idx]
+        loss, grads = tinylm.loss_and_grads(params, window[:, :-1], window[:, 1:], causal=causal)
+        rate = lr_at(step, n_steps=n_steps, peak_lr=lr, warmup_steps=warmup_steps)
+        state = tinylm.adamw_update(params, grads, state, lr=rate, weight_decay=weight_decay)
+        hist["tokens_seen"].append((step + 1) * batch_size * t)
+        hist["train_bits"].append(objective.bits_per_token(loss))
+    if eval_tokens is not None:
+        hist["eval_tokens_seen"].append(n_steps * batch_size * t)
+        hist["eval_bits"].append(mean_bits(params, eval_tokens, causal=True))
+    return params, {k: np.asarray(v) for k, v in hist.items()}
+
+
+def next_token_distributions(params: dict[str, np.ndarray], tokens: np.ndarray, *,
+                             causal: bool = True, ablate: str | None = None,
+                             chunk: int = 1024) -> np.ndarray:
+    """(n - 1, V) predicted distributions of tokens[1:], each from previous tokens only.
+
+    With the causal mask, windows of T tokens at a stride of T/2 are run once and each
+    token is read where it has at least T/2 tokens of past (all of it near the start).
+    Without the mask (``causal=False``) a window would leak the tokens after the one
+    being predicted, so each prediction is read at the *last* position of a window
+    that ends just before its target: what generation does. Both are honest.
+    """
+    with one_blas_thread():
+        return _next_token_distributions(params, np.asarray(tokens, dtype=np.int64),
+                                         causal=causal, ablate=ablate, chunk=chunk)
+
+
+def _next_token_distributions(params, tokens, *, causal, ablate, chunk):
+    t, n = params["pos_emb"].shape[0], tokens.size
+    if n < 2:
+        raise ValueError(f"tokens must hold at least 2 tokens, got {n}")
+    out = np.empty((n - 1, params["unembed"].shape[1]))
+    if causal:
+        length, stride = min(t, n - 1), max(1, t // 2)
+        starts = np.unique(np.r_[np.arange(0, n - 1 - length, stride), n - 1 - length])
+        ends = starts + length - 1
+        for lo in range(0, starts.size, chunk):
+            s = starts[lo: lo + chunk]
+            idx = s[:, None] + np.arange(length)
+            logits, _ = tinylm.forward(params, tokens[idx], ablate=ablate)
+            prev_end = np.r_[-1, ends][lo: lo + s.size]  # each position is read once, from
+            own = idx > prev_end[:, None]  # the first window that holds it (the longest past)
+            out[idx[own]] = np.exp(objective.log_softmax(logits[own]))
+        return out
+    for i in range(min(t - 1, n - 1)):  # the first few tokens have a shorter past
+        logits, _ = tinylm.forward(params, tokens[None, : i + 1], causal=False, ablate=ablate)
+        out[i] = np.exp(objective.log_softmax(logits[0, -1]))
+    starts = np.arange(0, n - t)  # window s .. s+T-1 predicts token s+T
+    for lo in range(0, starts.size, chunk):
+        s = starts[lo: lo + chunk]
+        logits, _ = tinylm.forward(params, tokens[s[:, None] + np.arange(t)], causal=False,
+                                   ablate=ablate)
+        out[s + t - 1] = np.exp(objective.log_softmax(logits[:, -1]))
+    return out
+
+
+def mean_bits(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool = True,
+              ablate: str | None = None) -> float:
+    """Bits per token the model spends on tokens[1:] (mean of -log2 q(x_t | past))."""
+    dists = next_token_distributions(params, tokens, causal=causal, ablate=ablate)
+    tokens = np.asarray(tokens)
+    return float(-np.mean(np.log2(dists[np.arange(tokens.size - 1), tokens[1:]])))
+
+
+def per_position_bits(params: dict[str, np.ndarray], windows: np.ndarray, *,
+                      causal: bool = True) -> np.ndarray:
+    """Mean bits on token t+1 at each position t of (B, T+1) training ``windows``: shape (T,).
+
+    Position t has t + 1 tokens of input, so with the mask on the first positions cannot
+    reach the floor of a source that needs two tokens of context.
+    """
+    windows = np.atleast_2d(np.asarray(windows, dtype=np.int64))
+    with one_blas_thread():
+        logits, _ = tinylm.forward(params, windows[:, :-1], causal=causal)
+    logp = objective.log_softmax(logits)
+    picked = np.take_along_axis(logp, windows[:, 1:, None], axis=-1)[..., 0]
+    return -picked.mean(axis=0) / objective.LN2
+
+
+def attention_weights(params: dict[str, np.ndarray], windows: np.ndarray, *,
+                      layer: int) -> np.ndarray:
+    """Causal attention weights of ``layer`` averaged over windows: (H, T, T), rows sum to 1."""
+    if not 0 <= layer < tinylm.n_layers(params):
+        raise ValueError(f"layer must be in [0, {tinylm.n_layers(params)}), got {layer!r}")
+    _, cache = tinylm.forward(params, np.atleast_2d(windows))
+    return cache["layers"][layer][3].mean(axis=0)
+
+
+def residual_write_norms(params: dict[str, np.ndarray], tokens: np.ndarray) -> dict[str, float]:
+    """Mean L2 norm of each write to the residual stream (embed, attn0, mlp0, ...) on windows."""
+    _, cache = tinylm.forward(params, np.atleast_2d(tokens))
+    return {k: float(np.linalg.norm(w, axis=-1).mean()) for k, w in cache["writes"].items()}
+
+
+def ablation_bits(params: dict[str, np.ndarray], tokens: np.ndarray) -> dict[str, float]:
+    """Bits per token on ``tokens`` with each residual write removed in turn ("none": intact)."""
+    names = ["embed"] + [f"{part}{i}" for i in range(tinylm.n_layers(params))
+                         for part in ("attn", "mlp")]
+    return {"none": mean_bits(params, tokens)} | {
+        k: mean_bits(params, tokens, ablate=k) for k in names}
