@@ -8,10 +8,15 @@ the functions live in one submodule per topic:
 
     _style       palette, rcParams, formatters (shared)
     hardware     plot_roofline, plot_ridge_points
+    data         plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility,
+                 plot_mixture, plot_collapse
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
+from .data import (plot_collapse, plot_decontam_sweep, plot_fertility, plot_funnel,
+                   plot_mixture, plot_s_curve)
 from .hardware import plot_ridge_points, plot_roofline
 
 __all__ = ["PALETTE", "STYLE", "series_styles", "si_formatter", "style",
-           "plot_ridge_points", "plot_roofline"]
+           "plot_ridge_points", "plot_roofline", "plot_collapse", "plot_decontam_sweep",
+           "plot_fertility", "plot_funnel", "plot_mixture", "plot_s_curve"]
