@@ -40,3 +40,16 @@ def test_chance_overlap_formula_limits():
 
 def test_leaked_items_marks_the_quoted_item():
     assert decontam.leaked_items(["x a b c d y"], ["a b c d", "e f g h"], n=4).tolist() == [True, False]
+
+
+def test_detection_probability_matches_a_monte_carlo_of_edited_items():
+    # 40,000 simulated items: binomial standard error <= 0.0025; test at 5 sigma.
+    rng = np.random.default_rng(1)
+    for n_words, n, e in [(30, 13, 0.15), (25, 6, 0.3)]:
+        intact = rng.random((40_000, n_words)) >= e
+        hit = np.zeros(40_000, dtype=bool)
+        for s in range(n_words - n + 1):
+            hit |= intact[:, s: s + n].all(axis=1)
+        assert abs(hit.mean() - decontam.detection_probability(n_words, n, e)) < 0.0125
+    with pytest.raises(ValueError, match="edit_rate"):
+        decontam.detection_probability(10, 3, 1.5)

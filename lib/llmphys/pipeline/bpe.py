@@ -96,15 +96,17 @@ class BytePairTokenizer:
             self.vocab[new_id] = self.vocab[pair[0]] + self.vocab[pair[1]]
             touched = set()
             for wi in where.pop(pair):
-                old, c = words[wi], counts[wi]
+                old = words[wi]
                 new = _merge(old, pair, new_id)
-                for p in zip(old, old[1:]):
-                    pair_count[p] -= c
-                    touched.add(p)
-                for p in zip(new, new[1:]):
-                    pair_count[p] += c
-                    where[p].add(wi)
-                    touched.add(p)
+                # Only the pairs around each merge change: apply the difference of pair counts.
+                delta = collections.Counter(zip(new, new[1:]))
+                delta.subtract(zip(old, old[1:]))
+                for p, k in delta.items():
+                    if k:
+                        pair_count[p] += k * counts[wi]
+                        touched.add(p)
+                        if k > 0:
+                            where[p].add(wi)
                 words[wi] = new
             for p in touched:
                 if pair_count[p] > 0:

@@ -98,8 +98,14 @@ def sentence(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) -
     return w[0].capitalize() + " " + " ".join(w[1:]) + _END.get(lang, ".")
 
 
-def paragraph(lang: str, rng: np.random.Generator) -> str:
-    return " ".join(sentence(lang, rng) for _ in range(2 + rng.poisson(2)))
+def paragraph(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) -> str:
+    """Two or more sentences; all their words are drawn in one call."""
+    lengths = 4 + rng.poisson(mean_words - 4, size=2 + rng.poisson(2))
+    w = sample_words(lang, int(lengths.sum()), rng)
+    ends = np.cumsum(lengths)
+    end = _END.get(lang, ".")
+    return " ".join(" ".join([w[a].capitalize(), *w[a + 1: b]]) + end
+                    for a, b in zip(ends - lengths, ends))
 
 
 def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]:

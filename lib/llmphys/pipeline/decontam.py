@@ -57,6 +57,31 @@ def chance_overlap_rate(n_doc_grams: int, n_item_grams: int, p_gram: float) -> f
     return 1.0 - (1.0 - p_gram) ** (n_doc_grams * n_item_grams)
 
 
+def detection_probability(n_words: int, n: int, edit_rate: float) -> float:
+    """Probability that an item of ``n_words`` words, each replaced independently with
+    probability ``edit_rate``, keeps at least one intact run of n words (and so is caught).
+
+    Exact, by dynamic programming over the length of the current intact run (a Markov
+    chain with an absorbing state "a run of n was seen"): O(n_words n).
+
+    >>> detection_probability(30, 13, 0.0), detection_probability(10, 13, 0.0)
+    (1.0, 0.0)
+    >>> round(detection_probability(2, 1, 0.5), 3)   # 1 - P(both edited)
+    0.75
+    """
+    if not 0.0 <= edit_rate <= 1.0:
+        raise ValueError(f"edit_rate must lie in [0, 1], got {edit_rate!r}")
+    if int(n) != n or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    keep = 1.0 - edit_rate
+    run = np.zeros(int(n))          # run[k]: P(no n-run yet, current intact run has length k)
+    run[0], found = 1.0, 0.0
+    for _ in range(int(n_words)):
+        found += run[-1] * keep     # a run of n - 1 extended to n
+        run = np.concatenate([[run.sum() * edit_rate], run[:-1] * keep])
+    return float(found)
+
+
 def sweep(texts: list[str], items: list[str], truth: np.ndarray, ns: list[int]) -> dict[int, dict]:
     """For each n: recall on the documents that truly quote an item, false-positive rate on the rest."""
     truth = np.asarray(truth, dtype=bool)
