@@ -10,6 +10,7 @@ Modules (one concept each; import modules, not names)::
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
     tables      registry tables as Markdown text for the chapters
+    pipeline    (package) the data chapter's pretraining data pipeline, one module per stage
     plots       (package) the book-wide figure style and every figure of the book
 
 Every quantity is a plain float in SI base units with the unit in its name

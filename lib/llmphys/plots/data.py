@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import NullFormatter
 
 from ..pipeline import dedup, mixture
-from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
 
 
 def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int]], *,
@@ -75,8 +75,10 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
             ns = sorted(by_n)
             ax.plot(ns, [by_n[n] for n in ns], **sty, label=label)
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.set_xlabel("n-gram length n (words)")
+        ns = sorted({n for by_n in results.values() for n in by_n})
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("n-gram length n (words, log scale)")
         ax.set_ylabel("documents flagged (fraction)")
         ax.set_ylim(-0.03, 1.03)
         ax.legend(fontsize=8)
@@ -98,7 +100,7 @@ def plot_fertility(fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | No
         ax.set_ylim(len(langs) - 0.5, -0.5)
         ax.set_xlabel("fertility (tokens per word)")
         ax.set_ylabel("language (ISO 639-1)")
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="upper right")
         fig.tight_layout()
     return fig
 
@@ -134,8 +136,9 @@ def plot_collapse(curves: Mapping[str, np.ndarray], *, ylabel: str,
     """One metric per generation for each training regime (one line each)."""
     with style():
         fig, ax = _axes(ax, None)
-        for (label, y), sty in zip(curves.items(), series_styles(len(curves))):
-            ax.plot(np.arange(len(y)), y, color=sty["color"], linestyle=sty["linestyle"], label=label)
+        for i, ((label, y), color) in enumerate(zip(curves.items(), PALETTE)):
+            ax.plot(np.arange(len(y)), y, color=color, linestyle=LINESTYLES[i % len(LINESTYLES)],
+                    label=label)
         ax.set_xlabel("generation (count)")
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=8)
