@@ -9,7 +9,7 @@ from llmphys.pipeline import bpe, crawl
 @pytest.fixture(scope="module")
 def english():
     rng = np.random.default_rng(0)
-    return [" ".join(crawl.paragraph("en", rng) for _ in range(3)) for _ in range(150)]
+    return [" ".join(crawl.paragraph("en", rng) for _ in range(3)) for _ in range(100)]
 
 
 def test_textbook_example_aaabdaaabac_merges_aa_then_ab_then_zy():
