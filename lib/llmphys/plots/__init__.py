@@ -9,6 +9,7 @@ the functions live in one submodule per topic:
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
+    data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture, plot_collapse
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
@@ -20,6 +21,10 @@ from .hardware import plot_roofline, plot_ridge_points
 from .architecture import (
     plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
     plot_router_balance,
+)
+from .data import (
+    plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
+    plot_collapse,
 )
 from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
@@ -38,11 +43,13 @@ from .scaling import (
 __all__ = [
     "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
-    "plot_attention_vs_weights", "plot_router_balance", "plot_decode_cost_latency",
-    "plot_schedule_latency", "plot_kv_restore", "plot_lifetime_split",
-    "plot_loss_curves", "plot_residual_stream", "plot_code_lengths",
-    "plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
-    "plot_comm_share", "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
+    "plot_attention_vs_weights", "plot_router_balance", "plot_funnel",
+    "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
+    "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
+    "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
+    "plot_residual_stream", "plot_code_lengths", "plot_growth_trends",
+    "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
+    "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
     "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
     "plot_scaling_lab", "plot_batch_tradeoff",
 ]

@@ -1,0 +1,18 @@
+"""A pretraining data pipeline, one module per stage (the data chapter, chapters/02_data).
+
+    crawl     a deterministic synthetic web crawl, every page labelled with its ground truth
+    sites     the crawl's web sites: boilerplate and HTML rendering
+    text      word splitting, normalisation, stable hashes and n-gram hashing shared by stages
+    extract   HTML to main text (boilerplate removal) and its word-level precision and recall
+    langid    language identification with py3langid, scored per language
+    quality   Gopher- and FineWeb-style heuristic quality rules with per-rule statistics
+    dedup     exact dedup, MinHash signatures, LSH banding and its S-curve, duplicate clusters
+    decontam  n-gram overlap against benchmark items
+    bpe       a byte-level BPE tokenizer written for reading; fertility across languages
+    mixture   domain weights, epochs per domain, annealing, the value of repeated tokens
+    collapse  recursive training on a model's own samples: replace, accumulate, verify
+    run       all stages in order, scored against the crawl's labels
+
+Stages take and return plain Python and numpy values; randomness comes in as
+``rng: np.random.Generator``.
+"""
