@@ -4,13 +4,8 @@ import matplotlib.pyplot as plt
 import pytest
 
 from llmphys import plots, specs
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_plot_roofline_returns_a_labelled_log_log_figure():
@@ -19,7 +14,7 @@ def test_plot_roofline_returns_a_labelled_log_log_figure():
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert len(ax.get_legend().get_texts()) == 3
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -30,7 +25,7 @@ def test_plot_ridge_points_leaves_a_gap_where_a_dtype_is_missing():
     bf16, fp8 = fig.axes[0].lines
     assert np.all(np.isfinite(bf16.get_xdata()))
     assert np.isnan(fp8.get_xdata()[0]) and fp8.get_xdata()[1] > 500  # A100 has no FP8
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 

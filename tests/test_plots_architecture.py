@@ -5,13 +5,8 @@ import numpy as np
 import pytest
 
 from llmphys import kv_cache, moe, plots, specs
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def _variants():
@@ -24,14 +19,14 @@ def test_kv_cache_bars_are_log_scaled_with_one_bar_per_variant():
                                          context_tokens=128_000)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and len(ax.patches) == 3
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
 def test_decode_ceilings_have_two_panels_and_one_line_per_variant(h100):
     fig = plots.plot_decode_ceilings(_variants(), h100, contexts=np.array([1024, 8192, 65536]))
     assert len(fig.axes) == 2 and all(len(a.lines) == 3 for a in fig.axes)
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -40,7 +35,7 @@ def test_attention_ratio_crosses_one_for_llama3_70b():
                                           contexts=np.array([1024, 1_048_576]))
     ratio = fig.axes[0].lines[0].get_ydata()
     assert ratio[0] < 1 < ratio[-1]
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -48,7 +43,7 @@ def test_router_balance_figure(rng):
     runs = {"none": moe.balance_router(rng, method="none", n_steps=3, n_tokens=64)}
     fig = plots.plot_router_balance(runs)
     assert len(fig.axes) == 2
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 

@@ -3,13 +3,8 @@ import numpy as np
 
 from llmphys import plots
 from llmphys.pipeline import collapse, mixture
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_every_data_figure_returns_a_labelled_figure():
@@ -25,7 +20,7 @@ def test_every_data_figure_returns_a_labelled_figure():
         plots.plot_collapse({"replace": np.arange(5.0)}, ylabel="types (count)"),
     ]
     for fig in figs:
-        _units_in_labels(fig)
+        assert_units_in_labels(fig)
         plt.close(fig)
     assert figs[4].axes[0].get_xscale() == "log"
 

@@ -5,13 +5,8 @@ import numpy as np
 import pytest
 
 from llmphys import batching, plots, specs
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_decode_cost_latency_draws_two_log_log_panels_with_one_line_per_case():
@@ -22,14 +17,14 @@ def test_decode_cost_latency_draws_two_log_log_panels_with_one_line_per_case():
                                          context_tokens=1024, batch_sizes=2.0 ** np.arange(15))
     assert len(fig.axes) == 2 and all(ax.get_yscale() == "log" for ax in fig.axes)
     assert len(fig.legends[0].get_texts()) == 4
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
 def test_schedule_latency_histogram(rng):
     r = batching.simulate_schedule(rng, rate_per_s=1000.0, interval_s=0.02, horizon_s=1.0)
     fig = plots.plot_schedule_latency({"sim": r["latency_s"]}, interval_s=0.02)
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
     with pytest.raises(ValueError, match="runs"):
         plots.plot_schedule_latency({}, interval_s=0.02)
@@ -42,5 +37,5 @@ def test_kv_restore_and_lifetime_split_are_log_log():
     fig2 = plots.plot_lifetime_split([2.0], inference_tokens=np.logspace(11, 14, 4))
     for f in (fig, fig2):
         assert f.axes[0].get_xscale() == "log" and f.axes[0].get_yscale() == "log"
-        _units_in_labels(f)
+        assert_units_in_labels(f)
         plt.close(f)

@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 
 from llmphys import plots
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_loss_curves_use_a_log_token_axis_and_draw_every_reference():
@@ -24,7 +19,7 @@ def test_loss_curves_use_a_log_token_axis_and_draw_every_reference():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
         "model", "trigram", "floor (1.48)", "uniform (3.00)"]
     assert sorted(line.get_ydata()[0] for line in ax.lines[2:]) == [1.48, 3.0]
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -35,7 +30,7 @@ def test_residual_stream_figure_has_one_row_per_write():
     left, right = fig.axes
     assert [t.get_text() for t in left.get_yticklabels()] == list(norms)
     assert list(right.lines[0].get_xdata()) == [4.0, 3.5, 3.0]
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -43,7 +38,7 @@ def test_code_lengths_label_each_bar_with_its_value():
     fig = plots.plot_code_lengths({"zlib": 2.3, "tiny model": 1.55}, floor_bits=1.48)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.texts] == ["2.30", "1.55"]
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 

@@ -5,13 +5,8 @@ import numpy as np
 import pytest
 
 from llmphys import plots, specs
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_growth_trends_draw_one_fit_per_metric():
@@ -19,7 +14,7 @@ def test_growth_trends_draw_one_fit_per_metric():
                                    metrics=("peak_bf16", "hbm_bandwidth"))
     ax = fig.axes[0]
     assert ax.get_yscale() == "log" and len(ax.get_legend().get_texts()) == 2
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -29,7 +24,7 @@ def test_measured_roofline_plots_measured_and_predicted_points():
                           "predicted_flop_per_s": 5e9}]}
     fig = plots.plot_measured_roofline(result)
     assert len(fig.axes[0].lines) == 3 and fig.axes[0].get_xscale() == "log"
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -37,7 +32,7 @@ def test_scaling_error_has_one_row_per_scheme():
     fig = plots.plot_scaling_error({"none": {"e4m3": 0.5, "e2m1": 1.0},
                                     "tensor": {"e4m3": 0.02, "e2m1": 0.5}})
     assert len(fig.axes[0].get_yticks()) == 2
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 
@@ -45,11 +40,11 @@ def test_comm_share_and_goodput_use_percent_axes():
     n = np.array([8, 64, 512])
     fig = plots.plot_comm_share(n, {"IB": [0.01, 0.1, 0.4]}, marks={64: "9%"})
     assert fig.axes[0].get_ylim() == (0, 100)
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
     fig = plots.plot_goodput(n, {"a": [0.99, 0.95, 0.9]}, simulated={"a": ([8], [0.99])})
     assert len(fig.axes[0].lines) == 2
-    _units_in_labels(fig)
+    assert_units_in_labels(fig)
     plt.close(fig)
 
 

@@ -4,13 +4,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from llmphys import plots, scaling_fit, scaling_laws
+from plot_checks import assert_units_in_labels
 
-
-def _units_in_labels(fig):
-    for ax in fig.axes:
-        for label in (ax.get_xlabel(), ax.get_ylabel()):
-            if label:
-                assert "(" in label and ")" in label, f"axis label without unit: {label!r}"
 
 
 def test_every_scaling_figure_has_units_and_returns_a_figure():
@@ -27,7 +22,7 @@ def test_every_scaling_figure_has_units_and_returns_a_figure():
             plots.plot_batch_tradeoff(np.logspace(1, 5, 20), b_crit=1e3)]
     for fig in figs:
         assert isinstance(fig, plt.Figure)
-        _units_in_labels(fig)
+        assert_units_in_labels(fig)
         plt.close(fig)
 
 
