@@ -13,7 +13,7 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import compute_split, inference, kv_tiers, units
 from ..specs import Accelerator, Model
-from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, style
+from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, style
 
 _PLAIN = FuncFormatter(lambda x, _pos: f"{x:g}")
 
@@ -92,7 +92,7 @@ def plot_schedule_latency(runs: Mapping[str, np.ndarray], *, interval_s: float,
         raise ValueError("runs must hold at least one array of latencies")
     s = interval_s if service_s is None else service_s
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         top = max(float(np.max(v)) for v in runs.values()) / units.MS
         bins = np.linspace(0.0, top * 1.02, 60)
         for (label, lat), color in zip(runs.items(), PALETTE):
@@ -120,7 +120,7 @@ def plot_kv_restore(model: Model, acc: Accelerator, *, context_tokens: np.ndarra
     """
     t = np.asarray(context_tokens, dtype=int)
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         for (name, (bw, links)), color, marker in zip(tiers.items(), PALETTE, MARKERS):
             y = [kv_tiers.restore_time_s(model, context_tokens=int(x), bytes_per_s=bw, n_links=links)
                  for x in t]
@@ -161,7 +161,7 @@ def plot_lifetime_split(target_losses: Sequence[float], *, inference_tokens: np.
     if len(target_losses) == 0:
         raise ValueError("target_losses must name at least one loss")
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         for loss, color, marker in zip(target_losses, PALETTE, MARKERS):
             rs = [compute_split.lifetime_optimum(target_loss=loss, inference_tokens=d)
                   for d in inference_tokens]

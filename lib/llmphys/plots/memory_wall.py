@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 
 from .. import trends
 from ..specs import Accelerator
-from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style
 
 _METRIC_LABELS = {"peak_headline": "peak FLOP/s, narrowest native dtype",
                   "peak_bf16": "peak FLOP/s, BF16", "hbm_bandwidth": "HBM bandwidth",
@@ -61,7 +61,7 @@ def plot_measured_roofline(result: Mapping, *, ax: plt.Axes | None = None) -> pl
     ``result`` is the dict returned by ``benchmark.measured_roofline``.
     """
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         peak, bw = result["peak_flop_per_s"], result["bytes_per_s"]
         pts = result["points"]
         lo = min(0.1, min(p["intensity"] for p in pts) / 3)
@@ -125,7 +125,7 @@ def plot_comm_share(n_gpus: Sequence[float], shares: Mapping[str, Sequence[float
     if not shares:
         raise ValueError("shares must hold at least one curve")
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         for (label, s), sty in zip(shares.items(), series_styles(len(shares))):
             ax.plot(n_gpus, 100 * np.asarray(s), color=sty["color"], linestyle=sty["linestyle"],
                     label=label)
@@ -152,7 +152,7 @@ def plot_goodput(n_gpus: Sequence[float], curves: Mapping[str, Sequence[float]],
     ``simulated`` maps a curve's label to (GPU counts, Monte-Carlo goodputs), drawn as dots.
     """
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots()
+        fig, ax = new_axes(ax)
         for (label, g), sty in zip(curves.items(), series_styles(len(curves))):
             ax.plot(n_gpus, 100 * np.asarray(g), color=sty["color"], linestyle=sty["linestyle"],
                     label=label)
