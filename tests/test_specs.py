@@ -88,3 +88,13 @@ def test_data_dir_can_be_overridden(tmp_path, monkeypatch):
     (tmp_path / "accelerators.toml").write_text("")
     monkeypatch.setenv(specs.DATA_ENV_VAR, str(tmp_path))
     assert specs.data_dir() == tmp_path
+
+
+def test_build_spec_serves_other_loaders_with_the_same_checks():
+    from llmphys import scaling_laws
+    table = {"name": "x", "E": 1.69, "A": 406, "B": 410.7, "alpha": 0.34, "beta": "0.28"}
+    with pytest.raises(ValueError, match=r"laws\[x\]\.beta: expected a number"):
+        specs.build_spec(scaling_laws.ParametricLaw, table, "laws[x]", key="x")
+    table["beta"] = 0.28
+    law = specs.build_spec(scaling_laws.ParametricLaw, table, "laws[x]", key="x")
+    assert law.A == 406.0 and isinstance(law.A, float)

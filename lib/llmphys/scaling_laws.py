@@ -76,18 +76,8 @@ def _tables() -> dict:
 
 def load_table(section: str, cls: type) -> dict:
     """Every entry of ``[section.<key>]`` as a ``cls``; unknown or missing fields raise."""
-    fields = {f.name for f in dataclasses.fields(cls)} - {"key"}
-    required = {f.name for f in dataclasses.fields(cls)
-                if f.default is dataclasses.MISSING} - {"key"}
-    out = {}
-    for key, entry in _tables()[section].items():
-        where = f"{_TOML} [{section}.{key}]"
-        if set(entry) - fields:
-            raise ValueError(f"{where}: unknown fields {sorted(set(entry) - fields)}")
-        if required - set(entry):
-            raise ValueError(f"{where}: missing fields {sorted(required - set(entry))}")
-        out[key] = cls(key=key, **entry)
-    return out
+    return {key: specs.build_spec(cls, entry, f"{_TOML}[{section}.{key}]", key=key)
+            for key, entry in _tables()[section].items()}
 
 
 def parametric_law(key: str) -> ParametricLaw:

@@ -218,6 +218,16 @@ def _load(filename: str, cls: type) -> dict:
     return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
 
 
+def build_spec(cls: type, entry: dict, where: str, **extra):
+    """Construct the frozen dataclass ``cls`` from a TOML table, checking every field.
+
+    Unknown or missing fields and values of the wrong type raise a ValueError that
+    names ``where`` (file and entry) and the field; ``extra`` supplies fields that are
+    not in the table (the registry key). Other modules' data loaders use this too.
+    """
+    return _build(cls, entry, where, **extra)
+
+
 def _build(cls: type, entry: dict, where: str, **extra):
     """Construct ``cls`` from a TOML table, checking names and types field by field."""
     if not isinstance(entry, dict):
