@@ -67,7 +67,9 @@ def si_formatter(unit: str) -> FuncFormatter:
     return FuncFormatter(fmt)
 
 
-def new_axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
+def new_axes(ax: plt.Axes | None,
+             figsize: tuple[float, float] | None = None) -> tuple[plt.Figure, plt.Axes]:
+    """The given axes and their figure, or a new figure (of ``figsize``, if given)."""
     if ax is not None:
         return ax.figure, ax
-    return plt.subplots()
+    return plt.subplots(figsize=figsize) if figsize else plt.subplots()

@@ -10,7 +10,10 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from ..pipeline import dedup, mixture
-from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import (
+    LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter,
+    style,
+)
 
 
 def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int]], *,
@@ -19,7 +22,7 @@ def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int
     if not stages:
         raise ValueError("stages must name at least one stage")
     with style():
-        fig, ax = _axes(ax, (STYLE["figure.figsize"][0], 3.8))
+        fig, ax = new_axes(ax, (STYLE["figure.figsize"][0], 3.8))
         bottom = np.zeros(len(stages))
         x = np.arange(len(stages))
         for (kind, counts), color in zip(counts_by_kind.items(), PALETTE):
@@ -42,7 +45,7 @@ def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarra
     """
     s = np.linspace(0.0, 1.0, 401)
     with style():
-        fig, ax = _axes(ax, None)
+        fig, ax = new_axes(ax)
         for (b, r), sty in zip(band_settings, series_styles(len(band_settings))):
             t = dedup.lsh_threshold(n_bands=b, n_rows=r)
             ax.plot(s, dedup.s_curve(s, n_bands=b, n_rows=r), color=sty["color"],
@@ -70,7 +73,7 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
                         ax: plt.Axes | None = None) -> plt.Figure:
     """Flag rate against n for each labelled group (verbatim leaks, edited leaks, clean pages)."""
     with style():
-        fig, ax = _axes(ax, None)
+        fig, ax = new_axes(ax)
         for (label, by_n), sty in zip(results.items(), series_styles(len(results))):
             ns = sorted(by_n)
             ax.plot(ns, [by_n[n] for n in ns], **sty, label=label)
@@ -89,7 +92,7 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
 def plot_fertility(fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | None = None) -> plt.Figure:
     """Dot plot: tokens per word for each language (rows) under each tokenizer (series)."""
     with style():
-        fig, ax = _axes(ax, None)
+        fig, ax = new_axes(ax)
         tokenizers = list(fert)
         langs = list(next(iter(fert.values())))
         y = np.arange(len(langs))
@@ -110,7 +113,7 @@ def plot_mixture(weights: Mapping[str, float], epochs: Mapping[str, float], *, t
     """Per domain: unique tokens in the pool and tokens trained on (log axis), epochs annotated."""
     unique = mixture.unique_tokens_from_epochs(weights, epochs, total_tokens=total_tokens)
     with style():
-        fig, ax = _axes(ax, None)
+        fig, ax = new_axes(ax)
         domains = list(weights)
         y = np.arange(len(domains))
         trained = [weights[d] * total_tokens for d in domains]
@@ -135,7 +138,7 @@ def plot_collapse(curves: Mapping[str, np.ndarray], *, ylabel: str,
                   ax: plt.Axes | None = None) -> plt.Figure:
     """One metric per generation for each training regime (one line each)."""
     with style():
-        fig, ax = _axes(ax, None)
+        fig, ax = new_axes(ax)
         for i, ((label, y), color) in enumerate(zip(curves.items(), PALETTE)):
             ax.plot(np.arange(len(y)), y, color=color, linestyle=LINESTYLES[i % len(LINESTYLES)],
                     label=label)
@@ -144,9 +147,3 @@ def plot_collapse(curves: Mapping[str, np.ndarray], *, ylabel: str,
         ax.legend(fontsize=8)
         fig.tight_layout()
     return fig
-
-
-def _axes(ax: plt.Axes | None, figsize) -> tuple[plt.Figure, plt.Axes]:
-    if ax is not None:
-        return ax.figure, ax
-    return plt.subplots(figsize=figsize) if figsize else plt.subplots()

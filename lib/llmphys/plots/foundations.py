@@ -8,7 +8,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ._style import LINESTYLES, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import (
+    LINESTYLES, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+)
 
 
 def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
@@ -25,7 +27,7 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
     if not curves:
         raise ValueError("curves must hold at least one (tokens, bits) pair")
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         for (label, (x, y)), sty in zip(curves.items(), series_styles(len(curves))):
             x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
             if x.shape != y.shape or np.any(x <= 0):
@@ -106,9 +108,3 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 - 0.1 / len(names)))
         fig.tight_layout()
     return fig
-
-
-def _axes(ax):
-    if ax is not None:
-        return ax.figure, ax
-    return plt.subplots()

@@ -11,7 +11,9 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 
 from .. import trends
 from ..specs import Accelerator
-from ._style import MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style
+from ._style import (
+    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+)
 
 _METRIC_LABELS = {"peak_headline": "peak FLOP/s, narrowest native dtype",
                   "peak_bf16": "peak FLOP/s, BF16", "hbm_bandwidth": "HBM bandwidth",

@@ -11,14 +11,16 @@ import numpy as np
 from .. import critical_batch, data_constrained, emergence, inference_optimal, scaling_fit
 from .. import scaling_laws
 from ..scaling_laws import ParametricLaw
-from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import (
+    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+)
 
 
 def plot_isoflop_curves(law: ParametricLaw, budgets_flop: Sequence[float], *,
                         span: float = 30.0, ax: plt.Axes | None = None) -> plt.Figure:
     """Loss against model size at fixed compute (D = C/6N), N from N*/span to N* span per budget."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         for c, sty in zip(budgets_flop, series_styles(len(budgets_flop))):
             opt = scaling_laws.compute_optimal(law, train_flop=c)
             n = opt["n_params"] * np.logspace(-np.log10(span), np.log10(span), 200)
@@ -39,7 +41,7 @@ def plot_fit_residuals(runs: Mapping[str, np.ndarray], laws: Mapping[str, Parame
                        ax: plt.Axes | None = None) -> plt.Figure:
     """Log-loss residuals of each law on the extracted Chinchilla runs, against tokens per parameter."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         tpp = runs["n_tokens"] / runs["n_params"]
         for (label, law), color, marker in zip(laws.items(), PALETTE, MARKERS):
             r = scaling_fit.log_residuals(law, n_params=runs["n_params"],
@@ -60,7 +62,7 @@ def plot_inference_optimal(law: ParametricLaw, *, n_params: float,
                            ax: plt.Axes | None = None) -> plt.Figure:
     """Lifetime-optimal size, tokens and total compute relative to a compute-optimal model of equal loss."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         rows = [inference_optimal.versus_chinchilla(law, n_params=n_params, n_inference_tokens=d)
                 for d in inference_tokens]
         d0 = rows[0]["base_n_tokens"]
@@ -87,7 +89,7 @@ def plot_epoch_value(max_epochs: float = 40.0, *, mark_epochs: float = 4.0,
                      ax: plt.Axes | None = None) -> plt.Figure:
     """Effective data (in fresh epochs) against passes over the data, Muennighoff et al.'s law."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         e = np.linspace(1, max_epochs, 400)
         eff = data_constrained.effective_tokens(n_unique_tokens=1.0, n_tokens=e)
         ax.plot(e, e, color="0.4", linestyle=":", label="all tokens fresh")
@@ -134,7 +136,7 @@ def plot_scaling_lab(grid: Mapping[str, np.ndarray], law: ParametricLaw, *, entr
                      ax: plt.Axes | None = None) -> plt.Figure:
     """Excess loss over the true entropy against training tokens, one series per model size."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         sizes = np.unique(grid["n_params"])
         d = np.logspace(np.log10(grid["n_tokens"].min()), np.log10(grid["n_tokens"].max()), 100)
         for n, sty in zip(sizes, series_styles(len(sizes))):
@@ -158,7 +160,7 @@ def plot_batch_tradeoff(batch_sizes: np.ndarray, *, b_crit: float,
                         ax: plt.Axes | None = None) -> plt.Figure:
     """Steps and examples to a fixed loss against batch size, both relative to their minimum."""
     with style():
-        fig, ax = _axes(ax)
+        fig, ax = new_axes(ax)
         steps = critical_batch.steps(batch_sizes, min_steps=1.0, critical_batch=b_crit)
         examples = critical_batch.examples(batch_sizes, min_examples=1.0, critical_batch=b_crit)
         ax.plot(batch_sizes, steps, color=PALETTE[0], label="optimizer steps S / S_min")
@@ -174,9 +176,3 @@ def plot_batch_tradeoff(batch_sizes: np.ndarray, *, b_crit: float,
         ax.legend(fontsize=7.5)
         fig.tight_layout()
     return fig
-
-
-def _axes(ax: plt.Axes | None) -> tuple[plt.Figure, plt.Axes]:
-    if ax is not None:
-        return ax.figure, ax
-    return plt.subplots()
