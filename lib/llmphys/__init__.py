@@ -44,4 +44,4 @@ Every quantity is a plain float in SI base units with the unit in its name
 (``hbm_bytes_per_s``, ``step_time_s``); see chapters/notation.md.
 """
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"

@@ -25,7 +25,9 @@ PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources")))
 CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as_posix()
                        for p in (HTML.parent.parent / "chapters").glob("*.ipynb"))
-REPO_URL = "https://github.com/llmphys/downstream-of-the-fab"
+CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
+REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
+BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # the release tag
 FONTS = (".woff", ".woff2", ".ttf", ".eot")
 
 
@@ -122,7 +124,7 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     page.wait_for_selector("mjx-container", timeout=15000)  # MathJax typeset, served locally
     notebook = path.replace(".html", ".ipynb")
     repo = REPO_URL.split("github.com/")[1]
-    expected = f"https://colab.research.google.com/github/{repo}/blob/main/{notebook}"
+    expected = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{notebook}"
     launch = page.locator("ul.dropdown-menu a[href*='colab.research.google.com']")
     assert launch.count() == 1 and launch.get_attribute("href") == expected
     assert not launch.is_visible()  # inside the closed launch menu
