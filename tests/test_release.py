@@ -32,6 +32,9 @@ def test_colab_cells_and_launch_buttons_are_pinned_to_the_release_tag():
         first = next(c for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
                      if c["cell_type"] == "code")
         assert f'os.environ.get("LLMPHYS_REF", "{tag}")' in "".join(first["source"]), nb.name
+        links = re.findall(r"colab\.research\.google\.com/github/[^/]+/[^/]+/blob/([^/]+)/",
+                           nb.read_text(encoding="utf-8"))
+        assert set(links) <= {tag}, (nb.name, set(links))
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     assert re.search(rf"^  branch: {re.escape(tag)}\b", config, re.M)
 

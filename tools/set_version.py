@@ -4,7 +4,8 @@ The version lives in ``lib/llmphys/__init__.py`` (``__version__``). A release ne
 more places, which this script writes and ``tests/test_release.py`` checks:
 
 - ``CITATION.cff``: ``version`` and ``date-released`` (the date of the version's CHANGELOG entry);
-- every chapter's first cell: the default ``LLMPHYS_REF``, the tag Colab clones (``v<version>``);
+- every chapter's first cell: the default ``LLMPHYS_REF``, the tag Colab clones (``v<version>``),
+  and every "open it in Google Colab" link in the chapters' text;
 - ``_config.yml``: ``repository.branch``, so the launch buttons open the same release's notebooks;
 - ``CHANGELOG.md`` must already have a ``## [<version>] - YYYY-MM-DD`` entry (written by hand).
 
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INIT = ROOT / "lib" / "llmphys" / "__init__.py"
 VERSION = re.compile(r'^__version__ = "([^"]+)"$', re.MULTILINE)
 REF = re.compile(r'os\.environ\.get\(\\?"LLMPHYS_REF\\?", \\?"([^"\\]+)\\?"\)')
+COLAB = re.compile(r"(colab\.research\.google\.com/github/[^/]+/[^/]+/blob/)[^/]+/")
 SEMVER = re.compile(r"\d+\.\d+\.\d+")
 
 
@@ -57,6 +59,7 @@ def main(argv: list[str]) -> None:
     for nb in sorted((ROOT / "chapters").glob("*.ipynb")):
         raw = nb.read_text(encoding="utf-8")
         new = REF.sub(lambda m: m.group(0).replace(m.group(1), f"v{version}"), raw)
+        new = COLAB.sub(rf"\g<1>v{version}/", new)
         if new != raw:
             json.loads(new)  # still a valid notebook
             nb.write_text(new, encoding="utf-8")

@@ -23,7 +23,7 @@ from ._core import (Assessment, Bound, Claim, Compare, Range, Verdict, assess, e
 
 __all__ = ["Assessment", "Bound", "Claim", "Compare", "Range", "Verdict", "assess", "evaluate",
            "fill", "half_unit", "SOURCES", "Source", "claims", "claim", "ledger", "verdict_counts",
-           "ledger_markdown", "details_markdown", "summary_markdown"]
+           "ledger_markdown", "details_markdown", "summary_markdown", "ratio_points"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,15 @@ def verdict_counts(assessments: list[Assessment]) -> dict[Verdict, int]:
     """How many assessments fall under each verdict, in the order of :class:`Verdict`."""
     n = Counter(a.verdict for a in assessments)
     return {v: n.get(v, 0) for v in Verdict}
+
+
+def ratio_points(assessments: list[Assessment]) -> list[tuple[str, str, float, str]]:
+    """(document letter, claim id, our value / stated figure, verdict) for every stated number.
+
+    The input of :func:`llmphys.plots.plot_claim_ratios`; uncheckable claims have no point.
+    """
+    return [(a.claim.id[0], a.claim.id, r, a.verdict.short)
+            for a in assessments for r in a.ratios]
 
 
 def _anchor(claim_id: str) -> str:

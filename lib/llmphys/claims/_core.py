@@ -152,6 +152,10 @@ class Compare(_Check):
                 grades.append("miss")
         return _worst(grades)
 
+    def ratios(self, value: Any) -> tuple[float, ...]:
+        targets = (self.target,) if isinstance(self.target, str) else tuple(self.target)
+        return tuple(v / float(t.replace(",", "")) for v, t in zip(_as_tuple(value), targets))
+
 
 @dataclass(frozen=True)
 class Range(_Check):
@@ -170,6 +174,9 @@ class Range(_Check):
             else:
                 grades.append("miss")
         return _worst(grades)
+
+    def ratios(self, value: Any) -> tuple[float, ...]:
+        return tuple(v / min(max(v, self.lo), self.hi) for v in _as_tuple(value))
 
 
 @dataclass(frozen=True)
@@ -191,6 +198,10 @@ class Bound(_Check):
             near = abs(v - t) <= self.approx * abs(t)
             grades.append("exact" if holds else "approx" if near else "miss")
         return _worst(grades)
+
+    def ratios(self, value: Any) -> tuple[float, ...]:
+        return tuple(1.0 if g == "exact" else v / self.threshold
+                     for v, g in ((v, self.grade(v)) for v in _as_tuple(value)))
 
 
 def _worst(grades: list[str]) -> str:
@@ -234,6 +245,17 @@ class Assessment:
     value: Any
     shown: str
     verdict: Verdict
+
+    @property
+    def ratios(self) -> tuple[float, ...]:
+        """Our value over the source's figure, one per stated number; 1.0 means agreement.
+
+        For a range, the distance to its nearer end (1.0 inside it); for a bound, 1.0 when it
+        holds and value / threshold when it does not. Empty for an uncheckable claim.
+        """
+        if self.claim.check is None:
+            return ()
+        return self.claim.check.ratios(self.value)
 
 
 def assess(claim: Claim) -> Assessment:

@@ -13,6 +13,7 @@ the functions live in one submodule per topic:
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
+    claims        plot_claim_ratios
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
@@ -30,6 +31,7 @@ from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
     plot_lifetime_split,
 )
+from .claims import plot_claim_ratios
 from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
 from .memory_wall import (
     plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
@@ -51,5 +53,5 @@ __all__ = [
     "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
     "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
     "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
-    "plot_scaling_lab", "plot_batch_tradeoff",
+    "plot_scaling_lab", "plot_batch_tradeoff", "plot_claim_ratios",
 ]

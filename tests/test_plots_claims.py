@@ -1,0 +1,37 @@
+"""The claims figure: one point per stated figure, at the right ratio, in the book's style."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from llmphys import claims, plots  # noqa: E402
+from plot_checks import assert_units_in_labels  # noqa: E402
+
+
+def test_each_stated_figure_is_one_point_at_its_ratio():
+    a = claims.ledger()
+    points = claims.ratio_points(a)
+    assert len(points) == sum(len(x.ratios) for x in a)
+    m01 = next(p for p in points if p[1] == "M01")
+    assert m01[2] == pytest.approx(295.5 / 296, rel=2e-3)   # 990 TFLOP/s / 3.35 TB/s vs 296
+    fig = plots.plot_claim_ratios(points)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    n = sum(len(c.get_offsets()) for c in ax.collections if len(c.get_offsets()))
+    assert n == len(points)
+    assert_units_in_labels(fig)
+    plt.close(fig)
+
+
+def test_disputed_outliers_are_labelled_and_bad_input_is_refused():
+    pts = [("M", "M01", 1.0, "exact"), ("M", "M02", 3.0, "disputed")]
+    fig = plots.plot_claim_ratios(pts)
+    assert [t.get_text() for t in fig.axes[0].texts] == ["M02"]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="verdict"):
+        plots.plot_claim_ratios([("M", "M01", 1.0, "fine")])
+    with pytest.raises(ValueError, match="points"):
+        plots.plot_claim_ratios([])
