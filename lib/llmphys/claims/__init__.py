@@ -32,18 +32,20 @@ class Source:
     file: str
     title: str
     module: str
+    short: str
 
 
 SOURCES: dict[str, Source] = {s.letter: s for s in (
     Source("M", "000_8c51ff0cbb022c04.txt",
-           "Part 3 of the series: compute is abundant, bandwidth is scarce (essay)", "part3"),
+           "Part 3 of the series: compute is abundant, bandwidth is scarce (essay)", "part3",
+           "part 3 essay"),
     Source("O", "002_1a663014a24a4105.txt",
-           "The series overview: is pretraining over? (essay)", "overview"),
+           "The series overview: is pretraining over? (essay)", "overview", "overview essay"),
     Source("P", "003_08ad06ea090836a4.txt",
            "Reiner Pope on the math of training and serving (podcast statement digest)",
-           "podcast"),
+           "podcast", "podcast digest"),
     Source("L", "004_35a9eea2bc47d51c.txt",
-           "Reiner Pope's blackboard lecture (written summary)", "lecture"),
+           "Reiner Pope's blackboard lecture (written summary)", "lecture", "lecture summary"),
 )}
 
 
@@ -140,12 +142,12 @@ def details_markdown(assessments: list[Assessment]) -> str:
 
 def summary_markdown(assessments: list[Assessment]) -> str:
     """Verdict counts per source document, as a MyST table."""
-    header = "| document | " + " | ".join(v.value for v in Verdict) + " | all |"
+    header = "| document | " + " | ".join(v.short for v in Verdict) + " | all |"
     lines = [header, "|:--|" + "--:|" * (len(Verdict) + 1)]
     for letter, src in SOURCES.items():
         mine = [a for a in assessments if a.claim.id.startswith(letter)]
         n = verdict_counts(mine)
-        lines.append(f"| {letter}: {src.title} | " + " | ".join(str(n[v]) for v in Verdict)
+        lines.append(f"| {letter}: {src.short} | " + " | ".join(str(n[v]) for v in Verdict)
                      + f" | {len(mine)} |")
     n = verdict_counts(assessments)
     lines.append("| **all** | " + " | ".join(f"**{n[v]}**" for v in Verdict)
