@@ -27,7 +27,7 @@ import math
 import tomllib
 
 from . import units
-from .specs import data_dir
+from .specs import build_spec, data_dir
 
 KINDS = ("published", "derived", "assumption")
 HOURS_PER_YEAR = units.YEAR / units.HOUR  # 8766 h, the Julian year used across the book
@@ -53,10 +53,6 @@ class Price:
         lo = self.value if self.low is None else self.low
         hi = self.value if self.high is None else self.high
         return lo, hi
-
-
-_REQUIRED = ("value", "unit", "kind", "source", "as_of", "note")
-_OPTIONAL = ("low", "high")
 
 
 def prices() -> dict[str, Price]:
@@ -96,35 +92,13 @@ def _walk(table: dict, prefix: tuple[str, ...], out: dict) -> None:
                 raise ValueError(f"{where}: field {name!r} outside an entry (entries need 'value')")
             _walk(sub, prefix + (name,), out)
         return
-    unknown = set(table) - set(_REQUIRED) - set(_OPTIONAL)
-    if unknown:
-        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; "
-                         f"allowed: {sorted(_REQUIRED + _OPTIONAL)}")
-    missing = [f for f in _REQUIRED if f not in table]
-    if missing:
-        raise ValueError(f"{where}: missing required field(s) {missing}")
-    for name in ("value",) + tuple(f for f in _OPTIONAL if f in table):
-        v = table[name]
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"{where}.{name}: expected a number, got {v!r}")
-    for name in ("unit", "kind", "source", "note"):
-        if not isinstance(table[name], str):
-            raise ValueError(f"{where}.{name}: expected a string, got {table[name]!r}")
-    if table["kind"] not in KINDS:
-        raise ValueError(f"{where}.kind: {table['kind']!r} is not one of {KINDS}")
-    if not isinstance(table["as_of"], datetime.date):
-        raise ValueError(f"{where}.as_of: expected a TOML date (YYYY-MM-DD), got {table['as_of']!r}")
-    p = Price(key=".".join(prefix), value=float(table["value"]), unit=table["unit"],
-              kind=table["kind"], source=table["source"], as_of=table["as_of"],
-              note=table["note"], low=_opt_float(table, "low"), high=_opt_float(table, "high"))
+    p = build_spec(Price, table, where, key=".".join(prefix))
+    if p.kind not in KINDS:
+        raise ValueError(f"{where}.kind: {p.kind!r} is not one of {KINDS}")
     lo, hi = p.range
     if not lo <= p.value <= hi:
         raise ValueError(f"{where}: value {p.value} lies outside [low, high] = [{lo}, {hi}]")
     out[p.key] = p
-
-
-def _opt_float(table: dict, name: str) -> float | None:
-    return float(table[name]) if name in table else None
 
 
 def capital_recovery_factor(*, rate_per_year: float, life_years: float) -> float:
