@@ -14,6 +14,7 @@ string, so the reader sees exactly the call that produced the value.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import importlib
 import math
@@ -68,29 +69,43 @@ def half_unit(number: str) -> float:
     return 0.5 * 10.0 ** exponent
 
 
-class _Library(dict):
-    """Namespace for claim expressions: library modules are imported on first use."""
-
-    def __missing__(self, name: str) -> Any:
-        if name == "np":
-            import numpy as module
-        else:
-            for prefix in ("llmphys.", "llmphys.claims."):
-                try:
-                    module = importlib.import_module(prefix + name)
-                    break
-                except ModuleNotFoundError:
-                    continue
-            else:
-                raise NameError(f"claim expression uses {name!r}, which is neither 'np' nor a "
-                                "module of llmphys or llmphys.claims")
-        self[name] = module
-        return module
+def _module(name: str) -> Any:
+    """``np``, or the llmphys (or llmphys.claims) module called ``name``; None if neither."""
+    if name == "np":
+        import numpy
+        return numpy
+    for prefix in ("llmphys.", "llmphys.claims."):
+        try:
+            return importlib.import_module(prefix + name)
+        except ModuleNotFoundError:
+            continue
+    return None
 
 
 def evaluate(expr: str) -> Any:
-    """Evaluate a claim expression against the library and return its value."""
-    return eval(expr, {"__builtins__": builtins}, _Library())  # noqa: S307 (constant strings)
+    """Evaluate a claim expression against the library and return its value.
+
+    Every bare name in ``expr`` that is not a builtin must be ``np`` or a module of llmphys or
+    llmphys.claims; those modules are imported and put in the expression's globals, so they are
+    visible inside comprehensions too.
+
+    >>> evaluate("max(len(units.BYTES_PER_ELEMENT), 1) > 0")
+    True
+    """
+    names = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+    scope: dict[str, Any] = {"__builtins__": builtins}
+    bound = {a.arg for n in ast.walk(ast.parse(expr, mode="eval"))
+             if isinstance(n, ast.Lambda) for a in n.args.args}
+    bound |= {t.id for n in ast.walk(ast.parse(expr, mode="eval"))
+              if isinstance(n, ast.comprehension) for t in ast.walk(n.target)
+              if isinstance(t, ast.Name)}
+    for name in sorted(names - bound - set(dir(builtins))):
+        module = _module(name)
+        if module is None:
+            raise NameError(f"claim expression uses {name!r}, which is neither 'np' nor a "
+                            "module of llmphys or llmphys.claims")
+        scope[name] = module
+    return eval(compile(expr, "<claim>", "eval"), scope)  # noqa: S307 (constant strings)
 
 
 def fill(text: str) -> str:
