@@ -202,8 +202,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M05", source=SOURCE, where="Bandwidth grows slower than compute",
-        claim="Peak compute of flagship accelerators roughly triples every two years.",
-        stated="roughly tripling every couple of years",
+        claim="Top-end accelerators' peak FLOP/s grows about threefold per two years.",
+        stated="roughly 3x per two years",
         check=Compare(expr=growth("peak_headline"), target="3", fmt="{:.2f}",
                       unit="x per 2 years"),
         verdict=Verdict.ASSUMPTION, section="sec-memory-wall-growth",
@@ -220,7 +220,7 @@ CLAIMS: list[Claim] = [
     Claim(
         id="M06", source=SOURCE, where="Bandwidth grows slower than compute",
         claim="Memory bandwidth grows by about one and a half times every two years.",
-        stated="closer to 1.5x over the same window",
+        stated="about 1.5x per two years",
         check=Compare(expr=growth("hbm_bandwidth"), target="1.5", fmt="{:.2f}",
                       unit="x per 2 years"),
         verdict=Verdict.APPROX, section="sec-memory-wall-growth",
@@ -234,7 +234,7 @@ CLAIMS: list[Claim] = [
     Claim(
         id="M07", source=SOURCE, where="Bandwidth grows slower than compute",
         claim="Bandwidth between chips grows more slowly still than memory bandwidth.",
-        stated="interconnect grows slower still",
+        stated="slower still",
         check=Bound(expr=f"[{growth('scale_up')} / {growth('hbm_bandwidth')}, "
                          f"{growth('scale_out')} / {growth('hbm_bandwidth')}]",
                     op="<", threshold=1.0, fmt="{:.2f}", unit="(link / HBM growth)"),
@@ -249,7 +249,7 @@ CLAIMS: list[Claim] = [
         id="M08", source=SOURCE, where="Bandwidth grows slower than compute",
         claim="Because compute outgrows bandwidth, each generation's ridge point sits further "
               "right: the chips become more data-starved.",
-        stated="two exponentials with different bases diverge",
+        stated="the exponentials diverge",
         check=Bound(expr=f"np.round(trends.registry_growth({ACCS}, 'peak_bf16') / "
                          f"trends.registry_growth({ACCS}, 'hbm_bandwidth'), 3)", op=">",
                     threshold=1.0, fmt="{:.2f}", unit="x per 2 years"),
@@ -264,9 +264,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M09", source=SOURCE, where="Bandwidth grows slower than compute",
-        claim="The tensor cores are the most idle part of the machine: even training runs "
-              "leave more than half of the peak unused.",
-        stated="the most idle part of the machine",
+        claim="Tensor cores spend most of their time waiting: even training runs leave more than "
+              "half of the peak unused.",
+        stated="the most idle part",
         check=Bound(expr="100 * part3.palm_mfu()", op="<", threshold=50.0, fmt="{:.1f}",
                     unit="% MFU (best published run)"),
         verdict=Verdict.EXACT, section="sec-memory-wall-mfu",
@@ -284,7 +284,7 @@ CLAIMS: list[Claim] = [
         id="M10", source=SOURCE, where="The roofline model",
         claim="On the roofline, the training matmul is bounded by the full compute peak, and "
               "the batch-1 decode step by a third of a percent of it.",
-        stated="runs at the full compute peak",
+        stated="the full compute peak",
         check=Compare(expr=f"100 * roofline.fraction_of_peak({H100}, roofline.matmul_intensity("
                            "16_384, 16_384, 16_384, bytes_per_element=2))", target="100",
                       tol=0.5, fmt="{:.0f}", unit="% of peak (roofline bound)"),
@@ -297,8 +297,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M11", source=SOURCE, where="The roofline model",
-        claim="The same chip runs at a hundred percent of its rated compute during training.",
-        stated="a hundred percent of its rated compute",
+        claim="In training, the chip's full rated compute is in use.",
+        stated="a hundred percent",
         check=Compare(expr="100 * part3.palm_mfu()", target="100", tol=0.5, fmt="{:.1f}",
                       unit="% MFU (best published run)"),
         verdict=Verdict.DISPUTED, section="sec-memory-wall-mfu",
@@ -347,8 +347,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M14", source=SOURCE, where="The KV cache sets a limit on generation speed",
-        claim="Streaming the multi-head cache once per token caps generation near ten tokens "
-              "per second.",
+        claim="Reading that cache for every generated token limits decoding to about ten "
+              "tokens/s.",
         stated="near ten tokens per second",
         check=Compare(expr=f"kv_cache.decode_tokens_per_s({mha_or('mha')}, {H100}, "
                            "context_tokens=128_000, include_weights=False)", target="10",
@@ -364,7 +364,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M15", source=SOURCE, where="The KV cache sets a limit on generation speed",
-        claim="Grouped-query attention brings the same cache down to 39 GB.",
+        claim="Sharing keys and values across groups of query heads (GQA) cuts that cache "
+              "to 39 GB.",
         stated="39 gigabytes",
         check=Compare(expr=f"kv_cache.kv_cache_bytes({mha_or('gqa')}, n_tokens=128_000) "
                            "/ units.GiB", target="39", fmt="{:.1f}", unit="GiB"),
@@ -379,8 +380,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M16", source=SOURCE, where="The KV cache sets a limit on generation speed",
-        claim="With grouped-query attention the generation ceiling rises to eighty tokens "
-              "per second.",
+        claim="GQA's smaller cache lets one chip decode up to about 80 tokens/s.",
         stated="eighty tokens per second",
         check=Compare(expr=f"kv_cache.decode_tokens_per_s({mha_or('gqa')}, {H100}, "
                            "context_tokens=128_000, include_weights=False)", target="80",
@@ -397,8 +397,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M17", source=SOURCE, where="The KV cache sets a limit on generation speed",
-        claim="DeepSeek-style latent attention, one small compressed vector per layer, brings "
-              "the 70B-class cache under ten gigabytes.",
+        claim="Caching one compressed latent per layer instead (DeepSeek's MLA) shrinks the "
+              "70B-class cache below 10 GB.",
         stated="under ten gigabytes",
         check=Bound(expr=f"kv_cache.kv_cache_bytes({mha_or('mla')}, n_tokens=128_000) "
                          "/ units.GiB", op="<", threshold=10.0, fmt="{:.1f}", unit="GiB"),
@@ -414,9 +414,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M18", source=SOURCE, where="The KV cache sets a limit on generation speed",
-        claim="Multi-query, grouped-query, latent and sliding-window attention all shrink the "
-              "bytes the cache costs to store and stream.",
-        stated="reductions in the number of bytes the cache costs",
+        claim="MQA, GQA, MLA and sliding windows each make the cache smaller than full multi-head "
+              "attention's.",
+        stated="bandwidth reductions",
         check=Bound(expr="part3.cache_fractions(('mqa', 'gqa', 'mla', 'swa'))", op="<",
                     threshold=1.0, fmt="{:.3f}",
                     unit="of the MHA cache (MQA / GQA / MLA / window)"),
@@ -433,7 +433,7 @@ CLAIMS: list[Claim] = [
         id="M19", source=SOURCE, where="FP8 as a bandwidth reduction",
         claim="Training and serving precision is moving from 16 bits to 8 and now to 4: the "
               "newest accelerators multiply FP4 natively.",
-        stated="from sixteen bit down to eight bits and now toward four",
+        stated="16 to 8 to 4 bits",
         check=Bound(expr=f"np.sum(['fp4' in a.matrix_dtypes for a in {ACCS}])", op=">=",
                     threshold=1, fmt="{:.0f}", unit="registered chips with FP4 matrix units"),
         verdict=Verdict.EXACT, section="sec-memory-wall-precision-fp8-fp4",
@@ -445,7 +445,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M20", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="FP8 E4M3 keeps three mantissa bits.",
+        claim="E4M3 has a 3-bit mantissa.",
         stated="three mantissa bits",
         check=Compare(expr="precision.float_format('e4m3').mantissa_bits", target="3",
                       fmt="{:.0f}", unit="bits"),
@@ -456,9 +456,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M21", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="E4M3's largest normal value is in the low hundreds, so values must be scaled "
-              "into a small representable window.",
-        stated="a maximum normal value in the low hundreds",
+        claim="E4M3 cannot represent magnitudes beyond a few hundred, a narrow window that values "
+              "must be scaled into.",
+        stated="in the low hundreds",
         check=Range(expr="precision.float_format('e4m3').max_value", lo=100, hi=400,
                     fmt="{:.0f}"),
         verdict=Verdict.APPROX, section="sec-memory-wall-precision-fp8-fp4",
@@ -475,11 +475,10 @@ CLAIMS: list[Claim] = [
         id="M22", source=SOURCE, where="FP8 as a bandwidth reduction",
         claim="Training in E4M3 needs per-tensor or per-block scaling; without it values fall "
               "out of the representable window.",
-        stated="requires careful per tensor or per block scaling",
+        stated="per-tensor or per-block scaling",
         check=Bound(expr="part3.unscaled_flush_pct('e4m3')", op=">", threshold=50.0,
                     fmt="{:.1f}", unit="% of 1e-4-scale gradients flushed to zero"),
         verdict=Verdict.EXACT, section="sec-memory-wall-precision-fp8-fp4",
-        assumptions="",
         note="Gradient-sized values (RMS 1e-4) lie below E4M3's smallest subnormal, "
              "[[precision.float_format('e4m3').min_subnormal|.5f]], and vanish when cast "
              "unscaled; E5M2 loses [[part3.unscaled_flush_pct('e5m2')|.1f]]%, which is why "
@@ -489,9 +488,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M23", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="An FP8 value takes a quarter of the bytes of an FP32 value and half those of "
-              "BF16.",
-        stated="one quarter of FP32, half of BF16",
+        claim="One byte per FP8 number: four times fewer than FP32 and two times fewer than BF16.",
+        stated="1/4 of FP32, 1/2 of BF16",
         check=Compare(expr="[units.bytes_per_element('fp32') / units.bytes_per_element('fp8'),"
                            " units.bytes_per_element('bf16') / units.bytes_per_element('fp8')]",
                       target=("4", "2"), tol=0.0, fmt="{:.0f}",
@@ -501,9 +499,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M24", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="In a memory-bound kernel, halving the bytes per value speeds it up by close to "
-              "the same factor.",
-        stated="speeds the kernel up by close to it",
+        claim="A kernel limited by memory traffic runs about twice as fast when its operands go "
+              "from BF16 to FP8.",
+        stated="close to the byte factor",
         check=Compare(expr=f"precision.precision_speedup({H100}, m=1, n=8192, k=8192)"
                            "['speedup']", target="2", tol=0.05, fmt="{:.2f}",
                       unit="x (batch-1 GEMV, BF16 to FP8)"),
@@ -515,8 +513,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M25", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="Memory-bound regimes cover most of serving and a large part of training.",
-        stated="most of serving and a large part of training",
+        claim="Most serving work, and much of training, is limited by memory bandwidth rather "
+              "than arithmetic.",
+        stated="most of serving, much of training",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-architecture-hardware-lottery",
         note="The serving half follows from M02 and the KV-cache claims. For training the "
              "library counts FLOP, not time: matmuls, which are compute-bound at training "
@@ -529,9 +528,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M26", source=SOURCE, where="FP8 as a bandwidth reduction",
-        claim="FP8 speeds kernels up by more than its FLOP rate predicts, because the binding "
-              "constraint is bytes moved.",
-        stated="speedups larger than its FLOP count alone predicts",
+        claim="Because bytes, not arithmetic, bind, FP8's gain exceeds the ratio of its FLOP rate "
+              "to BF16's.",
+        stated="more than the FLOP count predicts",
         check=Bound(expr=f"precision.precision_speedup({A100}, m=1, n=8192, k=8192)['speedup']"
                          f" / precision.precision_speedup({A100}, m=1, n=8192, k=8192)"
                          "['peak_ratio']", op=">", threshold=1.0, fmt="{:.2f}",
@@ -555,19 +554,18 @@ CLAIMS: list[Claim] = [
         id="M27", source=SOURCE, where="The communication cost of splitting a model",
         claim="Splitting a model across chips raises a bandwidth problem worse than the one "
               "inside a chip: the network link is far narrower than HBM.",
-        stated="a second bandwidth problem worse than the one inside a single chip",
+        stated="a second, worse bandwidth problem",
         check=Bound(expr=f"{H100}.hbm_bytes_per_s / {IB}", op=">", threshold=1.0,
                     fmt="{:.0f}", unit="x (HBM over network per direction, H100)"),
         verdict=Verdict.EXACT, section="sec-memory-wall-dp",
         note="The network's ridge, peak FLOP/s per byte/s of link, is "
              f"[[{H100}.peak_bf16_flop_per_s / {IB}|,.0f]] FLOP/B for an H100 with one "
              f"400 Gb/s NIC, against an HBM ridge of [[roofline.ridge_point({H100})|.0f]].",
-        glue=None,
     ),
     Claim(
         id="M28", source=SOURCE, where="The communication cost of splitting a model",
-        claim="The bytes a ring all-reduce moves per GPU barely change as GPUs are added.",
-        stated="barely changes as GPUs are added",
+        claim="A ring all-reduce's traffic per GPU is almost independent of the GPU count.",
+        stated="barely changes",
         check=Bound(expr=f"comms.ring_all_reduce_time_s(140e9, 16_384, link_bytes_per_s={IB}) "
                          f"/ comms.ring_all_reduce_time_s(140e9, 64, link_bytes_per_s={IB})",
                     op="<", threshold=1.05, fmt="{:.3f}", unit="x (16,384 vs 64 GPUs)"),
@@ -583,13 +581,12 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M29", source=SOURCE, where="The communication cost of splitting a model",
-        claim="On an NVLink-class fabric the gradient exchange of a 70B model with a 4M-token "
-              "batch is a rounding error at any scale.",
+        claim="Over an NVLink-class fabric, data-parallel gradient traffic for a 70B model "
+              "(4M-token batch) is negligible however many GPUs take part.",
         stated="a rounding error at any scale",
         check=Bound(expr=f"100 * comms.dp_comm_share(16_384, link_bytes_per_s={NVL}, {DP})",
                     op="<", threshold=1.0, fmt="{:.1f}", unit="% of the step at 16,384 GPUs"),
         verdict=Verdict.DISPUTED, section="sec-memory-wall-dp",
-        assumptions="",
         note="We read \"rounding error\" as under 1% of the step. With the H100's NVLink "
              "bandwidth, in the same setting that reproduces M30, the share is "
              f"[[100 * comms.dp_comm_share(8, link_bytes_per_s={NVL}, {DP})|.2f]]% on one "
@@ -631,8 +628,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M31", source=SOURCE, where="The communication cost of splitting a model",
-        claim="Past the tightly coupled pod, bandwidth drops sharply.",
-        stated="past which bandwidth drops sharply",
+        claim="Leaving the fast-fabric domain (the pod) costs a large factor in per-chip "
+              "bandwidth.",
+        stated="bandwidth drops sharply",
         check=Bound(expr="[a.scale_up_bytes_per_s_per_direction / "
                          "a.scale_out_bytes_per_s_per_direction for a in "
                          "[specs.accelerator('a100_sxm'), specs.accelerator('h100_sxm'), "
@@ -651,7 +649,7 @@ CLAIMS: list[Claim] = [
         id="M32", source=SOURCE, where="The communication cost of splitting a model",
         claim="Keeping the heavy dimensions in the fast domain and overlapping the gradient "
               "exchange with the backward pass hides it under compute.",
-        stated="overlapping communication with the backward pass so it hides under compute",
+        stated="hides under compute",
         check=Bound(expr=f"100 * comms.dp_comm_share(128, link_bytes_per_s={IB}, overlap=2 / 3,"
                          " n_params=accounting.n_params(specs.model('llama31_405b')), "
                          f"tokens_per_step=16 * 2**20, peak_flop_per_s={H100}"
@@ -676,7 +674,7 @@ CLAIMS: list[Claim] = [
     Claim(
         id="M33", source=SOURCE, where="The communication cost of splitting a model",
         claim="Interconnect bandwidth is the slowest-growing of the hardware exponentials.",
-        stated="the slowest of all the exponentials",
+        stated="the slowest exponential",
         check=Bound(expr=f"np.max([{growth('scale_up')}, {growth('scale_out')}]) / "
                          f"np.min([{growth('peak_bf16')}, {growth('hbm_bandwidth')}, "
                          f"{growth('hbm_capacity')}])", op="<", threshold=1.0, fmt="{:.2f}",
@@ -693,7 +691,7 @@ CLAIMS: list[Claim] = [
         id="M34", source=SOURCE, where="Packaging and memory supply as the bottleneck",
         claim="Wafers are not the scarce input; HBM stacks and the advanced packaging that "
               "bonds them to the logic die (TSMC's CoWoS) have gated accelerator output.",
-        stated="the chokepoints are HBM stacks and advanced packaging",
+        stated="HBM and CoWoS are the chokepoints",
         check=None, verdict=Verdict.UNCHECKABLE,
         section="sec-memory-wall-packaging-memory-supply",
         note="Industry reporting, plausible and widely repeated, but nothing in the book's "
@@ -703,8 +701,7 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M35", source=SOURCE, where="Packaging and memory supply as the bottleneck",
-        claim="Only three companies make high-bandwidth memory in volume: SK hynix, Samsung "
-              "and Micron.",
+        claim="HBM has just three volume suppliers: SK hynix, Samsung and Micron.",
         stated="three companies",
         check=None, verdict=Verdict.UNCHECKABLE,
         section="sec-memory-wall-packaging-memory-supply",
@@ -732,7 +729,7 @@ CLAIMS: list[Claim] = [
     Claim(
         id="M37", source=SOURCE, where="Depreciation as the dominant cost",
         claim="Value lost to obsolescence outpaces the evenly amortised sticker price.",
-        stated="ahead of the evenly amortized sticker price",
+        stated="ahead of even amortisation",
         check=Bound(expr="part3.value_left_pct(2.0)", op="<", threshold=100 * (1 - 2 / 6),
                     fmt="{:.0f}", unit="% of value left at two years"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-capital",
@@ -752,9 +749,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M38", source=SOURCE, where="Depreciation as the dominant cost",
-        claim="Performance per dollar improves so fast that a two-year-old accelerator loses "
-              "much of its value whether or not it runs.",
-        stated="a two year old accelerator loses value",
+        claim="Because cost per operation keeps falling, a two-year-old accelerator is worth much "
+              "less than a new one even if it sat unused.",
+        stated="a two-year-old chip loses value",
         check=Bound(expr="100 * economics.earning_power_fraction(2.0, doubling_years="
                          "economics.price('price_performance_doubling_years.gpu').value)",
                     op="<", threshold=100 * 2 / 3, fmt="{:.0f}",
@@ -774,7 +771,7 @@ CLAIMS: list[Claim] = [
         id="M39", source=SOURCE, where="Depreciation as the dominant cost",
         claim="Jensen's law: the relevant accelerator performance improves faster than Moore's "
               "law cadence of doubling every two years.",
-        stated="faster than the classic Moore's law cadence",
+        stated="faster than Moore's law",
         check=Bound(expr=f"[{growth('peak_headline')}, {growth('peak_bf16')}]", op=">",
                     threshold=2.0, fmt="{:.2f}", unit="x per 2 years (headline / BF16 peak)"),
         verdict=Verdict.ASSUMPTION, section="sec-memory-wall-growth",
@@ -800,9 +797,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M41", source=SOURCE, where="Depreciation as the dominant cost",
-        claim="Labs set Chinchilla-optimal training aside and overtrain smaller models far "
-              "past it.",
-        stated="overtrain smaller models far past the point of training efficiency",
+        claim="Labs train small models on many more tokens than the Chinchilla rule prescribes.",
+        stated="far past Chinchilla",
         check=Bound(expr="specs.model('llama3_8b').n_training_tokens / accounting."
                          "n_active_params(specs.model('llama3_8b')) / compute_split."
                          "CHINCHILLA_TOKENS_PER_PARAM", op=">", threshold=10.0,
@@ -822,7 +818,7 @@ CLAIMS: list[Claim] = [
         id="M42", source=SOURCE, where="Depreciation as the dominant cost",
         claim="Overtraining pays because a smaller model is cheaper to serve: counting serving, "
               "the cost-minimising model is smaller and trained on more tokens than Chinchilla.",
-        stated="spread across the enormous number of requests the model will serve",
+        stated="amortised over the serving fleet",
         check=Bound(expr="compute_split.optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)"
                          "['overtraining']", op=">", threshold=1.0, fmt="{:.1f}",
                     unit="x Chinchilla at equal training and serving cost"),
