@@ -749,8 +749,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="M38", source=SOURCE, where="Depreciation as the dominant cost",
-        claim="Because cost per operation keeps falling, a two-year-old accelerator is worth much "
-              "less than a new one even if it sat unused.",
+        claim="Because cost per operation keeps falling, a two-year-old accelerator earns much "
+              "less per hour than a new one, whether or not it was ever run.",
         stated="a two-year-old chip loses value",
         check=Bound(expr="100 * economics.earning_power_fraction(2.0, doubling_years="
                          "economics.price('price_performance_doubling_years.gpu').value)",
