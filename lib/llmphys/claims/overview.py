@@ -330,8 +330,8 @@ def max_context_tokens() -> int:
 CLAIMS: list[Claim] = [
     Claim(
         id="O01", source=SOURCE, where="Opening (Sutskever's 'fossil fuel' remark)",
-        claim="Training compute keeps growing while the stock of usable text does not; the one "
-              "public internet has largely been consumed by training already.",
+        claim="The supply of usable text has stopped growing with compute: nearly all of the "
+              "public web has already gone into training sets.",
         stated="one internet, most of it already used",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-scaling-laws-repeated-data",
         note="Nothing in the book's registries measures the stock of public text, so no "
@@ -361,8 +361,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O03", source=SOURCE, where="1. Foundations (the residual stream)",
-        claim="The residual stream is a shared blackboard that some seventy layers write on in "
-              "turn.",
+        claim="A frontier model's residual stream is written by about seventy layers in "
+              "succession.",
         stated="seventy layers",
         check=Compare(expr="specs.model('llama3_70b').n_layers", target="70", fmt="{:.0f}",
                       unit="layers"),
@@ -393,8 +393,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O05", source=SOURCE, where="1. What next token prediction actually learns",
-        claim="A next-token model most likely learns some genuine structure alongside a large "
-              "number of shallow heuristics stored in superposition, in a ratio that shifts "
+        claim="What next-token training produces is partly a real model of the data's structure "
+              "and partly many narrow heuristics packed in superposition, with the mix changing "
               "with scale.",
         stated="some real structure together with a large number of heuristics",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-foundations-view-against-consensus",
@@ -461,8 +461,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O09", source=SOURCE, where="2. Data (the mixture)",
-        claim="Reasoning learned from code transfers: training on code makes a model better at "
-              "tasks that are not code.",
+        claim="Code in the pretraining mix improves a model on non-coding tasks, because "
+              "reasoning carries over.",
         stated="training on code seems to make a model better at tasks that are not code",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-data-view-against-consensus",
         note="The book computes the shift in mixtures (O08), not a transfer effect. Ablations "
@@ -492,8 +492,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O11", source=SOURCE, where="2. Why the data wall and model collapse are misdiagnosed",
-        claim="Four epochs of repetition is a large amount of headroom: a pool of unique tokens "
-              "supports about four times its size in training.",
+        claim="Being able to repeat data four times roughly quadruples the usable size of a "
+              "fixed corpus, which is ample headroom.",
         stated="four epochs is a large amount of headroom",
         check=Compare(expr="data_constrained.effective_tokens(n_unique_tokens=1.0, "
                            "n_tokens=4.0)", target="4", fmt="{:.2f}",
@@ -540,8 +540,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O14", source=SOURCE, where="2. Why the data wall and model collapse are misdiagnosed",
-        claim="Synthetic data from a model, filtered and verified before training, does not "
-              "collapse; the filter makes the difference between collapse and improvement.",
+        claim="Synthetic data that is filtered and verified before training does not collapse; "
+              "what separates the two outcomes is the filtering.",
         stated="the difference between collapse and improvement is the filter",
         check=Bound(expr="overview.collapse_words_lost('verified')", op="<=", threshold=0,
                     fmt="{:.0f}", unit="words lost"),
@@ -596,8 +596,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O17", source=SOURCE, where="3. Why frontier models converge on one design",
-        claim="The transformer won the hardware lottery: it is above all a machine for large "
-              "dense matrix multiplications, the operation GPUs do best.",
+        claim="The transformer's arithmetic is almost all dense matrix multiplication, the "
+              "operation GPUs do best, so it won partly by suiting the hardware of its day.",
         stated="above all, a machine for large dense matrix multiplications",
         check=Bound(expr="100 * accounting.matmul_flop_share(specs.model('llama3_70b'), "
                          "context_tokens=8192)", op=">", threshold=90.0, fmt="{:.2f}",
@@ -631,8 +631,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O19", source=SOURCE, where="3. Why frontier models converge on one design",
-        claim="A mixture of experts makes sense only with a fast interconnect to shard the "
-              "experts across many chips.",
+        claim="Spreading experts over many chips is only worthwhile where the chips are joined "
+              "by a fast interconnect.",
         stated="MoE makes sense only with fast interconnect",
         check=Bound(expr="overview.all_to_all_over_compute('scale_out')", op=">",
                     threshold=1.0, fmt="{:.2f}", unit="x expert compute (over the network)"),
@@ -651,8 +651,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O20", source=SOURCE, where="3. Why frontier models converge on one design",
-        claim="Grouped-query and latent attention are attacks on the memory-bandwidth cost of "
-              "the KV cache at inference, not accuracy improvements.",
+        claim="GQA and MLA exist to cut the bytes of KV cache read per generated token, not to "
+              "raise accuracy.",
         stated="attacks on the memory bandwidth cost of the key value cache",
         check=Bound(expr="overview.kv_cache_reduction()", op=">", threshold=1.0, fmt="{:.0f}",
                     unit="x smaller cache than MHA (GQA-8 / MLA)"),
@@ -717,8 +717,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O24", source=SOURCE, where="4. Numerical precision",
-        claim="Modern training is memory-bandwidth bound long before it is compute bound, so "
-              "FP8 is best seen as a bandwidth improvement rather than a numerics one.",
+        claim="Training reaches the memory-bandwidth limit well before the compute limit, which "
+              "makes FP8 mainly a bandwidth gain rather than a numerics one.",
         stated="memory bandwidth bound long before it is compute bound",
         check=Bound(expr="roofline.matmul_intensity(16_384, 16_384, 16_384, "
                          f"bytes_per_element=2) / roofline.ridge_point({H100})", op="<",
@@ -754,8 +754,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O26", source=SOURCE, where="4. Stability and reliability",
-        claim="Model FLOPs utilisation, the share of peak compute turned into the model's "
-              "useful FLOP, is what separates a competent training team from an expensive one.",
+        claim="How much of peak compute a run turns into model FLOP (MFU) is the measure of a "
+              "training team's competence.",
         stated="the number that separates a competent training team from an expensive one",
         check=Bound(expr="overview.published_mfu_range()", op="<", threshold=50.0,
                     fmt="{:.1f}", unit="% MFU (lowest / highest published run)"),
@@ -809,9 +809,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O29", source=SOURCE, where="4. The DeepSeek result",
-        claim="Much of the training-cost moat was a story incumbents told rather than a fact of "
-              "physics; the real moat is the data recipe, engineering know-how and how many "
-              "iterations a lab can afford.",
+        claim="The belief that frontier training is too costly for newcomers was more "
+              "incumbents' narrative than physical necessity; what protects a lab is its data "
+              "recipe, know-how and the number of attempts it can fund.",
         stated="the cost moat was a story ... the real moat is the data recipe",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-economics-capital",
         note="Motives and moats are not numbers. What the numbers do show (O27) is that "
@@ -895,8 +895,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O34", source=SOURCE, where="5. Scaling laws",
-        claim="A model much larger than the compute-optimal ratio wastes compute that should "
-              "have gone to data, and a much smaller one wastes it the other way.",
+        claim="Straying far from the compute-optimal ratio in either direction, too large a "
+              "model or too small, wastes part of the budget.",
         stated="wastes compute that should have gone to data, and the reverse",
         check=Bound(expr="(overview.isoflop_waste_pct(2.0), overview.isoflop_waste_pct(0.5))",
                     op=">", threshold=0.0, fmt="{:.1f}",
@@ -962,7 +962,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O37", source=SOURCE, where="5. Why compute optimal no longer holds in practice",
-        claim="Every extra dollar spent on overtraining is repaid many times over at inference.",
+        claim="Each additional dollar put into overtraining comes back several-fold in "
+              "inference savings.",
         stated="repaid many times over",
         check=Bound(expr=f"1e15 / inference_optimal.break_even_inference_tokens({REFIT}, "
                          f"n_params={L8}.published_n_params, n_tokens={L8}.n_training_tokens)",
@@ -1016,8 +1017,9 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O40", source=SOURCE, where="5. Why emergence is probably a measurement artifact",
-        claim="Something real remains: grokking is real and reproducible, and while loss is "
-              "well predicted, no theory yet predicts downstream capabilities from it.",
+        claim="A real puzzle survives the metric argument: grokking, an abrupt late "
+              "generalisation, reproduces, and although loss is predictable, capabilities are "
+              "not yet predictable from it.",
         stated="strong predictive theory for the loss, almost none for the capabilities",
         check=None, verdict=Verdict.UNCHECKABLE, section="sec-scaling-laws-emergence",
         note="A claim about the state of the science. A law that predicts which abilities "
@@ -1068,8 +1070,8 @@ CLAIMS: list[Claim] = [
     ),
     Claim(
         id="O44", source=SOURCE, where="7. Academia and the open source counterweight",
-        claim="A university lab with a hundred chips works in a field increasingly built for "
-              "those with a hundred thousand.",
+        claim="Academic labs with about a hundred accelerators work in a field whose frontier "
+              "runs on clusters of about a hundred thousand.",
         stated="a hundred chips ... a hundred thousand",
         check=Bound(expr="training.training_time_s(accounting.train_flop(accounting.n_params("
                          "specs.model('llama31_405b')), specs.model('llama31_405b')"
