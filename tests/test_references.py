@@ -57,9 +57,10 @@ def _entries() -> dict[str, tuple[str, dict[str, str]]]:
     """Key -> (entry type, {field: value}) for every entry of the .bib file."""
     text = BIB.read_text(encoding="utf-8")
     out = {}
-    for m in re.finditer(r"^@(\w+)\{([^,\s]+),(.*?)^\}", text, flags=re.MULTILINE | re.DOTALL):
-        pairs = re.findall(r"^\s*(\w+)\s*=\s*(?:\{(.*)\}|(\w+)),?\s*$", m.group(3),
-                           flags=re.MULTILINE)
+    entry = re.compile(r"^@(\w+)\{([^,\s]+),(.*?)^\}", flags=re.MULTILINE | re.DOTALL)
+    for m in entry.finditer(text):
+        pairs = re.findall(r"^\s*(\w+)\s*=\s*(?:\{(.*)\}|(\w+)),?\s*$",
+                           m.group(3), flags=re.MULTILINE)
         fields = {k.lower(): (braced or bare).strip() for k, braced, bare in pairs}
         out[m.group(2)] = (m.group(1).lower(), fields)
     return out
