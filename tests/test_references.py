@@ -49,7 +49,7 @@ NO_IDENTIFIER = {
 MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 # Documents whose edition date we could not establish: still listed, to be dated.
 UNDATED = {
-    "eia2024electric": "Electric Power Monthly is reissued every month; the edition read is unknown",
+    "eia2024electric": "Electric Power Monthly is reissued monthly; the edition read is unknown",
 }
 
 
