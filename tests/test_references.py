@@ -139,3 +139,13 @@ def test_documents_carry_a_date_and_a_url():
         if "urldate" in fields and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", fields["urldate"]):
             bad.append(f"{key}: urldate {fields['urldate']!r}")
     assert not bad, bad
+
+
+def test_no_paper_has_two_keys():
+    """One arXiv id or DOI, one entry: a second key for the same paper splits its citations."""
+    seen: dict[str, str] = {}
+    for key, (_, fields) in _entries().items():
+        for ident in (fields.get("eprint"), fields.get("doi")):
+            if ident:
+                assert ident.lower() not in seen, f"{key} and {seen[ident.lower()]} are one paper"
+                seen[ident.lower()] = key
