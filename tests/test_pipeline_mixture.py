@@ -14,7 +14,7 @@ def test_four_epochs_are_worth_93_percent_of_fresh_tokens():
 def test_effective_data_limits():
     # One epoch: nothing repeats. Infinite repetition: D' -> U (1 + R*).
     assert mixture.effective_tokens(5.0, 1.0) == 5.0
-    assert mixture.effective_tokens(1.0, 1e6) == pytest.approx(1 + mixture.R_STAR_DATA)
+    assert mixture.effective_tokens(1.0, 1e6) == pytest.approx(1 + mixture.r_star_data())
     assert mixture.effective_tokens(1.0, 0.5) == 0.5
 
 
@@ -50,3 +50,13 @@ def test_bad_weights_are_rejected():
         mixture.epochs_per_domain({"a": 0.7}, {"a": 1.0}, total_tokens=1.0)
     with pytest.raises(ValueError, match="anneal_fraction"):
         mixture.two_phase_tokens({"a": 1.0}, {"a": 1.0}, total_tokens=1.0, anneal_fraction=2.0)
+
+
+def test_data_chapter_and_scaling_chapter_use_one_repetition_constant():
+    """Chapter 2's mixture arithmetic and chapter 5's data-constrained law agree exactly."""
+    from llmphys import data_constrained
+
+    assert mixture.effective_tokens(1.0, 4.0) == data_constrained.effective_tokens(
+        n_unique_tokens=1.0, n_tokens=4.0)
+    assert float(mixture.repeated_token_value(4.0)) == pytest.approx(
+        data_constrained.effective_tokens(n_unique_tokens=1.0, n_tokens=4.0) / 4, rel=1e-12)

@@ -8,7 +8,8 @@ favour the best data (Llama 3: Dubey et al. 2024, arXiv:2407.21783, sec. 3.1.3).
 
 How much a repeated token is worth comes from Muennighoff et al. 2023 (arXiv:2305.16264,
 eq. 5 and sec. 4): with R = epochs - 1 repetitions of U unique tokens, the effective data
-is D' = U + U R* (1 - exp(-R / R*)) with fitted R* = 15.4, so four epochs are worth about
+is D' = U + U R* (1 - exp(-R / R*)) with fitted R* = 15.4 (the unrounded fit is in
+data/scaling_laws.toml, read by llmphys.data_constrained), so four epochs are worth about
 93% of the same number of fresh tokens and the value of further repetition decays with a
 half-life of R* ln 2, about 11 repetitions.
 
@@ -21,9 +22,17 @@ import math
 
 import numpy as np
 
-from .. import units
+from .. import data_constrained, units
 
-R_STAR_DATA = 15.4   # Muennighoff et al. 2023, fitted R*_D
+
+def r_star_data() -> float:
+    """Muennighoff et al.'s fitted R*_D, from the one registry the scaling chapter also reads.
+
+    >>> round(r_star_data(), 1)
+    15.4
+    """
+    return data_constrained.repetition_constants().r_d_star
+
 
 # LLaMA 1 pre-training data (Touvron et al. 2023, arXiv:2302.13971, table 1):
 # sampling proportion, epochs when training on 1.4T tokens, disk size in bytes.
@@ -106,7 +115,7 @@ def two_phase_tokens(main: dict[str, float], anneal: dict[str, float], *, total_
             for d in dict.fromkeys([*main, *anneal])}
 
 
-def effective_tokens(unique_tokens: float, epochs: float, *, r_star: float = R_STAR_DATA) -> float:
+def effective_tokens(unique_tokens: float, epochs: float, *, r_star: float | None = None) -> float:
     """Muennighoff's effective data D' = U + U R* (1 - exp(-R/R*)), R = epochs - 1 (>= 0).
 
     Below one epoch nothing repeats and D' = epochs U.
@@ -116,17 +125,20 @@ def effective_tokens(unique_tokens: float, epochs: float, *, r_star: float = R_S
     """
     units.check_positive("unique_tokens", unique_tokens)
     units.check_positive("epochs", epochs)
-    units.check_positive("r_star", r_star)
+    if r_star is not None:
+        units.check_positive("r_star", r_star)
     if epochs <= 1.0:
         return epochs * unique_tokens
-    r = epochs - 1.0
-    return unique_tokens + unique_tokens * r_star * (1.0 - math.exp(-r / r_star))
+    return data_constrained.effective_tokens(n_unique_tokens=unique_tokens,
+                                             n_tokens=epochs * unique_tokens, r_d_star=r_star)
 
 
-def repeated_token_value(epochs: np.ndarray | float, *, r_star: float = R_STAR_DATA) -> np.ndarray:
+def repeated_token_value(epochs: np.ndarray | float, *,
+                         r_star: float | None = None) -> np.ndarray:
     """D'/D: effective tokens per token trained, for an array of epoch counts (1 when fresh)."""
     e = np.asarray(epochs, dtype=float)
     if np.any(e <= 0):
         raise ValueError("epochs must be > 0")
+    r_star = r_star_data() if r_star is None else r_star
     r = np.maximum(e - 1.0, 0.0)
     return np.where(e <= 1.0, 1.0, (1.0 + r_star * (1.0 - np.exp(-r / r_star))) / e)
