@@ -16,14 +16,15 @@ them. Each document's claims live in their own module (:mod:`~llmphys.claims.par
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ._core import (Assessment, Bound, Claim, Compare, Range, Verdict, assess, evaluate, fill,
                     half_unit)
 
 __all__ = ["Assessment", "Bound", "Claim", "Compare", "Range", "Verdict", "assess", "evaluate",
            "fill", "half_unit", "SOURCES", "Source", "claims", "claim", "ledger", "verdict_counts",
-           "ledger_markdown", "details_markdown", "summary_markdown", "ratio_points"]
+           "ledger_markdown", "details_markdown", "summary_markdown", "ratio_points",
+           "CROSS", "cross_references"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,65 @@ SOURCES: dict[str, Source] = {s.letter: s for s in (
 )}
 
 
+# Claims of different documents that restate or contradict each other: (id, id, relation).
+# Kept here, in one list, so that each document's module stays self-contained; claims()
+# adds each pair to both entries' ``see_also``.
+CROSS: tuple[tuple[str, str, str], ...] = (
+    ("M01", "L26", "the same ridge point: FLOP/s per byte/s of HBM"),
+    ("M01", "P09", "the '300' of the batch rule is the ridge point"),
+    ("L04", "P09", "restate the balance batch: ridge point times sparsity"),
+    ("L05", "P09", "the batch of 2,000-3,000 follows from 300 x sparsity only for sparsity 7-10"),
+    ("M05", "L08", "compute outgrows memory bandwidth"),
+    ("M08", "L08", "the ridge point rises each generation"),
+    ("M06", "P36", "the growth rate of HBM bandwidth"),
+    ("M31", "P17", "the scale-up to scale-out bandwidth step"),
+    ("M31", "L12", "the scale-up to scale-out bandwidth step"),
+    ("P17", "L12", "both say eight times; the registry gives 9x (Hopper) to 18x (Blackwell)"),
+    ("M41", "P31", "how far past Chinchilla labs train"),
+    ("M42", "P31", "overtraining at equal training and serving cost is ~7x, not 100x"),
+    ("M42", "L22", "overtraining as a deliberate trade for cheaper serving"),
+    ("M42", "O36", "overtraining a smaller model pays once serving is counted"),
+    ("O35", "P29", "inference dominating lifetime compute against a one-third share"),
+    ("P29", "L21", "the one-third split"),
+    ("P12", "L03", "the worst-case wait of a 20 ms schedule"),
+    ("P13", "L02", "the ~20 ms memory-read time, per chip and per rack"),
+    ("P13", "L07", "the ~20 ms memory-read time, per chip and per rack"),
+    ("P04", "L02", "the latency floor of reading the weights"),
+    ("P02", "L01", "what batching saves per token"),
+    ("P22", "L15", "pipelining divides the weights per chip"),
+    ("P25", "L15", "pipelining leaves the KV cache per chip unchanged"),
+    ("P24", "L25", "pipelining neutral for latency against pipelining raising latency"),
+    ("P32", "L18", "prefill compute-bound, decode memory-bound"),
+    ("P16", "L24", "expert traffic beyond the scale-up domain"),
+    ("O19", "L24", "MoE needs a fast interconnect"),
+    ("P18", "L10", "the growth of the scale-up domain"),
+    ("P15", "L09", "sparsity raises the balance batch"),
+    ("P05", "L19", "the context length where the cache overtakes the arithmetic"),
+    ("M23", "O23", "FP8 halves the bytes per value"),
+    ("M24", "O23", "a memory-bound kernel speeds up by the byte factor"),
+    ("M26", "O24", "whether FP8's gain in training comes from bandwidth"),
+    ("M03", "O24", "the training matmul sits far right of the ridge"),
+    ("M11", "O26", "how much of the peak training runs use"),
+    ("M18", "O20", "attention variants as cache-size reductions"),
+    ("M17", "O20", "latent attention's cache"),
+    ("M34", "O30", "packaging and HBM as the chokepoint"),
+    ("M35", "O30", "three HBM makers"),
+    ("M31", "O22", "link bandwidth dictates the parallel layout"),
+    ("M36", "O31", "depreciation ahead of electricity"),
+    ("M38", "O32", "how fast a GPU loses its value"),
+    ("O33", "M41", "the Chinchilla ratio that overtraining is measured against"),
+    ("O18", "L23", "MoE's active fraction (DeepSeek-V3)"),
+    ("O21", "L25", "the pipeline bubble"),
+    ("O42", "P35", "context windows of hundreds of thousands of tokens, and their cost"),
+    ("O42", "L14", "context windows of hundreds of thousands of tokens, and their cost"),
+)
+
+
+def cross_references() -> list[tuple[str, str, str]]:
+    """The cross-document pairs (id, id, relation), each once, as listed in :data:`CROSS`."""
+    return list(CROSS)
+
+
 def claims(source: str | None = None) -> list[Claim]:
     """All claims in ledger order, or those of one source (its letter or file name)."""
     import importlib
@@ -60,10 +120,15 @@ def claims(source: str | None = None) -> list[Claim]:
             raise KeyError(f"unknown source {source!r}; known: {known}")
     else:
         letters = list(SOURCES)
+    links: dict[str, list[str]] = {}
+    for a, b, _ in CROSS:
+        links.setdefault(a, []).append(b)
+        links.setdefault(b, []).append(a)
     out: list[Claim] = []
     for letter in letters:
         module = importlib.import_module(f"llmphys.claims.{SOURCES[letter].module}")
-        out.extend(module.CLAIMS)
+        out.extend(replace(c, see_also=c.see_also + tuple(links[c.id])) if c.id in links else c
+                   for c in module.CLAIMS)
     return out
 
 
