@@ -143,6 +143,22 @@ def test_exercise_count_and_toggles_match_the_chapters():
     assert len(starts) == n and all(starts)
 
 
+def test_time_table_counts_each_chapters_sections_and_exercises():
+    roots = {"hardware-tour": "hardware_tour", "foundations": "01_foundations",
+             "data": "02_data", "architecture": "03_architecture",
+             "memory-wall": "04_memory_wall", "scaling-laws": "05_scaling_laws",
+             "economics": "06_economics"}
+    rows = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
+        r"^\| \{ref\}`([a-z-]+)` \| (\d+) \| (\d+) \|", TEXT, flags=re.MULTILINE)}
+    assert set(rows) == set(roots)
+    for label, stem in roots.items():
+        cells = json.loads((CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        sections = [h for h in re.findall(r"^## .+$", md, flags=re.MULTILINE)
+                    if h not in ("## Exercises", "## Sources")]
+        assert rows[label] == (len(sections), md.count("```{exercise}")), label
+
+
 def test_guide_is_in_the_back_matter_before_the_glossary():
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     back = toc.split("caption: Back matter", 1)[1]
