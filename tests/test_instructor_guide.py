@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import test_data  # the registry's schema tests, reused on the guide's entry
-from llmphys import inference, roofline, specs
+from llmphys import inference, precision, roofline, specs
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
@@ -97,6 +97,20 @@ def test_example_entry_passes_the_registry_schema_tests(guide_registry, monkeypa
     test_data.test_accelerator_has_provenance(key)
     test_data.test_accelerator_values_are_physically_plausible(key)
     test_data.test_lower_precision_is_never_slower(key)
+    today = test_data.TODAY
+    assert f"({today.day} {today:%B %Y})" in TEXT  # the schema test's date window, as stated
+
+
+def test_the_failing_test_the_guide_names_fails_for_the_stated_reason(guide_registry):
+    # The guide warns that one unit test expects FP8 to double a compute-bound matmul on every
+    # chip with FP8 units, which the example chip's equal BF16 and FP8 peaks contradict.
+    name = re.search(r"`tests/test_precision\.py::(\w+)`", TEXT).group(1)
+    assert f"def {name}(" in (ROOT / "tests" / "test_precision.py").read_text(encoding="utf-8")
+    (key,) = guide_registry
+    acc = specs.accelerator(key)
+    assert "fp8" in acc.matrix_dtypes
+    r = precision.precision_speedup(acc, m=4096, n=8192, k=8192)
+    assert r["speedup"] == pytest.approx(1.0)
 
 
 def test_book_registry_is_restored_after_the_example():
