@@ -27,9 +27,11 @@ def test_each_stated_figure_is_one_point_at_its_ratio():
 
 
 def test_disputed_outliers_are_labelled_and_bad_input_is_refused():
-    pts = [("M", "M01", 1.0, "exact"), ("M", "M02", 3.0, "disputed")]
+    pts = [("M", "M01", 1.0, "exact"), ("M", "M02", 3.0, "disputed"),
+           ("M", "M02", 0.1, "disputed")]
     fig = plots.plot_claim_ratios(pts)
-    assert [t.get_text() for t in fig.axes[0].texts] == ["M02"]
+    texts = fig.axes[0].texts
+    assert [t.get_text() for t in texts] == ["M02"] and texts[0].xy[0] == 0.1  # the worst point
     plt.close(fig)
     with pytest.raises(ValueError, match="verdict"):
         plots.plot_claim_ratios([("M", "M01", 1.0, "fine")])

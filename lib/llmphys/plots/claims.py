@@ -19,7 +19,8 @@ def plot_claim_ratios(points: list[tuple[str, str, float, str]], *, band: float 
 
     ``points`` holds (document label, claim id, ratio, verdict short name). The shaded band is
     the ledger's "approximately" tolerance (``band``, relative); points further than
-    ``label_beyond`` times off in either direction are labelled with their claim id.
+    ``label_beyond`` times off in either direction are labelled with their claim id, once per
+    claim (at its point furthest from 1).
     """
     if not points:
         raise ValueError("points must hold at least one (document, id, ratio, verdict) tuple")
@@ -28,7 +29,7 @@ def plot_claim_ratios(points: list[tuple[str, str, float, str]], *, band: float 
         raise ValueError(f"unknown verdict {sorted(unknown)}; allowed: {sorted(VERDICT_STYLE)}")
     docs = list(dict.fromkeys(p[0] for p in points))
     with style():
-        fig, ax = new_axes(ax, figsize=(7.0, 0.9 + 0.75 * len(docs)))
+        fig, ax = new_axes(ax, figsize=(7.0, 1.2 + 1.1 * len(docs)))
         ax.axvspan(1 - band, 1 + band, color="0.9", zorder=0, label=f"within {band:.0%}")
         ax.axvline(1.0, color="0.4", lw=0.8, zorder=1)
         for verdict, (colour, marker) in VERDICT_STYLE.items():
@@ -38,10 +39,14 @@ def plot_claim_ratios(points: list[tuple[str, str, float, str]], *, band: float 
             y = [docs.index(p[0]) + _jitter(p[1]) for p in mine]
             ax.scatter([p[2] for p in mine], y, color=colour, marker=marker, s=30, zorder=3,
                        label=verdict, edgecolors="white", linewidths=0.4)
+        extreme: dict[str, tuple[str, float]] = {}   # label each claim once, at its worst point
         for doc, cid, r, _ in points:
-            if r > label_beyond or r < 1 / label_beyond:
-                ax.annotate(cid, (r, docs.index(doc) + _jitter(cid)), xytext=(4, 3),
-                            textcoords="offset points", fontsize=7)
+            if (r > label_beyond or r < 1 / label_beyond) and (
+                    cid not in extreme or abs(np.log(r)) > abs(np.log(extreme[cid][1]))):
+                extreme[cid] = (doc, r)
+        for cid, (doc, r) in extreme.items():
+            ax.annotate(cid, (r, docs.index(doc) + _jitter(cid)), xytext=(4, 3),
+                        textcoords="offset points", fontsize=7)
         ax.set_xscale("log")
         lo = min(p[2] for p in points)
         hi = max(p[2] for p in points)
