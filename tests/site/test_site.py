@@ -119,6 +119,10 @@ def test_page_loads_without_failed_requests_or_script_errors(browser, site_url, 
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
 def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url, path):
     page, _, _ = _open(browser, f"{site_url}/{path}")
+    # On a loaded 2-core machine "networkidle" can fire before the last images decode: wait.
+    page.wait_for_function("() => { const i = document.querySelectorAll('div.cell_output img');"
+                           " return i.length > 0 && [...i].every(e => e.complete); }",
+                           timeout=20000)
     widths = page.eval_on_selector_all("div.cell_output img", "els => els.map(e => e.naturalWidth)")
     assert widths and min(widths) > 100, f"figures did not render: {widths}"
     page.wait_for_selector("mjx-container", timeout=15000)  # MathJax typeset, served locally
