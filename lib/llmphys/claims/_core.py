@@ -8,8 +8,9 @@ so a library change that moves a number across a tolerance band fails the test s
 
 The expression is a string of Python evaluated against the library's modules (``roofline``,
 ``specs``, ``units``, ...), ``np``, and the ledger's own modules (``part3``, ``overview``,
-``podcast``, ``lecture``) for the few multi-step recomputations. The ledger prints that same
-string, so the reader sees exactly the call that produced the value.
+``podcast``, ``lecture``, and ``recompute``, which holds the chapter computations several
+documents share) for the few multi-step recomputations. The ledger prints that same string, so
+the reader sees exactly the call that produced the value.
 """
 
 from __future__ import annotations

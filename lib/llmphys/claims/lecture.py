@@ -8,108 +8,16 @@ in FP8, rental prices from ``data/prices.toml``), so that ledger and prose agree
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import (accounting, batching, economics, inference, kv_tiers, scale_up, specs, trends,
-               units)
+from .. import accounting, economics, inference, scale_up, specs, units
+from . import recompute
 from ._core import Bound, Claim, Compare, Range, Verdict
+from .recompute import usd_per_chip_hour
 
 SOURCE = "004_35a9eea2bc47d51c.txt"
-
-#: How chapter 6 serves each model: Llama in BF16, DeepSeek-V3 in FP8.
-DTYPE = {"llama3_70b": "bf16", "deepseek_v3": "fp8"}
-#: The chips chapter 6 compares (the GB200 joins them for the balance batch).
-CHIPS = ("h100_sxm", "h200", "b200")
 
 LLAMA, DSV3 = "specs.model('llama3_70b')", "specs.model('deepseek_v3')"
 H100, H200, GB200 = ("specs.accelerator('h100_sxm')", "specs.accelerator('h200')",
                      "specs.accelerator('gb200')")
-
-
-def usd_per_chip_hour(chip: str) -> float:
-    """The rental price per GPU-hour that chapter 6 charges for ``chip``.
-
-    >>> usd_per_chip_hour("h100_sxm") > 0
-    True
-    """
-    return economics.price(f"gpu_hour_usd.{chip}").value
-
-
-def sparsity(model_key: str) -> float:
-    """Weights read once every expert is touched over weights one token multiplies.
-
-    Chapter 6's definition: total over active parameters, both without the embedding table.
-
-    >>> round(sparsity("llama3_70b"), 6), round(sparsity("deepseek_v3"), 1)
-    (1.0, 18.3)
-    """
-    m = specs.model(model_key)
-    emb = accounting.embedding_params(m)
-    return (accounting.n_params(m) - emb) / (accounting.n_active_params(m) - emb)
-
-
-def batch1_penalty_range() -> tuple[float, float]:
-    """Least and greatest ratio of the cost per token at batch 1 to that at the largest batch.
-
-    Chapter 6's table: Llama 3 70B and DeepSeek-V3 on the fewest H100s, H200s or B200s that
-    hold the weights, 1,024 tokens of context, the largest batch whose cache still fits.
-
-    >>> lo, hi = batch1_penalty_range()
-    >>> 100 < lo < hi < 1000
-    True
-    """
-    ratios = []
-    for key, dt in DTYPE.items():
-        m = specs.model(key)
-        for chip in CHIPS:
-            a = specs.accelerator(chip)
-            n = inference.min_chips(m, a, weight_dtype=dt)
-            kw = dict(context_tokens=1024, n_chips=n, usd_per_chip_hour=usd_per_chip_hour(chip),
-                      weight_dtype=dt)
-            b_max = inference.max_batch_by_memory(m, a, context_tokens=1024, n_chips=n,
-                                                  weight_dtype=dt)
-            ratios.append(inference.cost_per_token_usd(m, a, batch_size=1, **kw)
-                          / inference.cost_per_token_usd(m, a, batch_size=b_max, **kw))
-    return min(ratios), max(ratios)
-
-
-def balance_batch_ranges() -> tuple[float, float, float, float]:
-    """Balance batch B* at zero context over H100, H200, B200 and GB200.
-
-    Returns (dense low, dense high, MoE low, MoE high): Llama 3 70B in BF16 and DeepSeek-V3 in
-    FP8, as chapter 6 tabulates them.
-
-    >>> [round(b) for b in balance_batch_ranges()]
-    [206, 312, 3771, 5717]
-    """
-    out = []
-    for key, dt in DTYPE.items():
-        bs = [inference.balance_batch(specs.model(key), specs.accelerator(chip), weight_dtype=dt)
-              for chip in (*CHIPS, "gb200")]
-        out += [min(bs), max(bs)]
-    return tuple(out)
-
-
-def ridge_growth_bf16() -> float:
-    """How much the BF16 ridge point rose per two years across the registry (chapter 4).
-
-    Growth of dense BF16 peak over growth of HBM bandwidth, each a log-linear fit against launch
-    year over every registered accelerator, rounded to three places as chapter 4 glues it.
-
-    >>> ridge_growth_bf16() > 1
-    True
-    """
-    return round(registry_growth("peak_bf16") / registry_growth("hbm_bandwidth"), 3)
-
-
-def registry_growth(metric: str) -> float:
-    """Growth per two years of ``metric`` over every registered accelerator (chapter 4's fit).
-
-    >>> registry_growth("peak_bf16") > registry_growth("hbm_bandwidth") > 1
-    True
-    """
-    accs = sorted(specs.accelerators().values(), key=lambda a: (a.launch_year, a.key))
-    return trends.registry_growth(accs, metric)
 
 
 def size_over_domain_hbm(model_key: str, chip: str = "h100_sxm") -> float:
@@ -125,90 +33,17 @@ def size_over_domain_hbm(model_key: str, chip: str = "h100_sxm") -> float:
         a, n_chips=a.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0)
 
 
-def long_context_penalty(model_key: str, context_tokens: int) -> float:
-    """Cost per generated token at ``context_tokens`` over that at 1,024 tokens, on B200s.
-
-    Chapter 6's setup: the fewest B200s that hold the weights, the largest batch whose cache
-    fits at each context, rental prices.
-
-    >>> round(long_context_penalty("llama3_70b", 131072))
-    94
-    """
-    m, a, dt = specs.model(model_key), specs.accelerator("b200"), DTYPE[model_key]
-    n = inference.min_chips(m, a, weight_dtype=dt)
-    cost = []
-    for t in (1024, context_tokens):
-        b = inference.max_batch_by_memory(m, a, context_tokens=t, n_chips=n, weight_dtype=dt)
-        cost.append(inference.cost_per_token_usd(m, a, batch_size=b, context_tokens=t, n_chips=n,
-                                                 usd_per_chip_hour=usd_per_chip_hour("b200"),
-                                                 weight_dtype=dt))
-    return cost[1] / cost[0]
-
-
-def pipelining_per_chip_ratios(n_stages: int = 4) -> tuple[float, float]:
-    """Weights and KV cache per chip with ``n_stages`` pipeline stages, relative to one stage.
-
-    Chapter 6's table: Llama 3 70B on stages of 8 H100s, 32 sequences per micro-batch, 8,192
-    tokens of context.
-
-    >>> pipelining_per_chip_ratios(4)
-    (0.25, 1.0)
-    """
-    one, many = (scale_up.pipelined_decode(specs.model("llama3_70b"),
-                                           specs.accelerator("h100_sxm"), n_stages=s,
-                                           chips_per_stage=8, batch_size=32, context_tokens=8192)
-                 for s in (1, n_stages))
-    return (many["weight_bytes_per_chip"] / one["weight_bytes_per_chip"],
-            many["kv_bytes_per_chip"] / one["kv_bytes_per_chip"])
-
-
-def pipelining_latency_ratio(n_stages: int = 4) -> float:
-    """Time per token with ``n_stages`` pipeline stages over that without (chapter 6's setup).
-
-    >>> pipelining_latency_ratio(4)
-    1.0
-    """
-    one, many = (scale_up.pipelined_decode(specs.model("llama3_70b"),
-                                           specs.accelerator("h100_sxm"), n_stages=s,
-                                           chips_per_stage=8, batch_size=32, context_tokens=8192)
-                 for s in (1, n_stages))
-    return many["token_latency_s"] / one["token_latency_s"]
-
-
-def idle_cache_tiers(context_tokens: int = 32768) -> dict[str, dict[str, float]]:
-    """Chapter 6's tier costs for an idle Llama 3 70B conversation on 8 H100s.
-
-    HBM priced at the GPU-hour over its capacity, host DRAM and NVMe flash at their purchase
-    price over their life, restores over eight PCIe 5 or NVMe links; a ``recompute`` row too.
-
-    >>> round(idle_cache_tiers()["HBM"]["breakeven_idle_s"])
-    90
-    """
-    p = economics.price
-    life = p("storage_life_years.memory_and_flash").value
-    dram = kv_tiers.storage_usd_per_byte_s(
-        usd_per_byte=p("host_dram_usd_per_byte.ddr5_rdimm").value, life_years=life)
-    flash = kv_tiers.storage_usd_per_byte_s(
-        usd_per_byte=p("nvme_usd_per_byte.datacentre_tlc").value, life_years=life)
-    pcie, nvme = p("host_link_bytes_per_s.pcie5_x16").value, p("nvme_bytes_per_s.gen5_ssd").value
-    a, price = specs.accelerator("h100_sxm"), usd_per_chip_hour("h100_sxm")
-    hbm = kv_tiers.hbm_usd_per_byte_s(a, usd_per_chip_hour=price)
-    tiers = {"HBM": (float("inf"), hbm, 8), "host DRAM": (pcie, dram, 8), "NVMe": (nvme, flash, 8)}
-    return kv_tiers.tier_costs(specs.model("llama3_70b"), a, context_tokens=context_tokens,
-                               n_chips=8, weight_dtype="bf16", usd_per_chip_hour=price,
-                               tiers=tiers)
-
-
 def tier_ladder() -> tuple[float, float]:
     """How much longer each cheaper tier is worth keeping an idle cache in than the one above.
 
     Break-even idle time of host DRAM over that of HBM, and of NVMe over that of host DRAM
-    (:func:`idle_cache_tiers`). Both above 1 means the order HBM, DRAM, flash is the right one.
+    (:func:`~llmphys.claims.recompute.idle_cache_tiers`). Both above 1 means the order HBM,
+    DRAM, flash is the right one.
 
     >>> all(r > 1 for r in tier_ladder())
     True
     """
-    t = {k: r["breakeven_idle_s"] for k, r in idle_cache_tiers().items()}
+    t = {k: r["breakeven_idle_s"] for k, r in recompute.idle_cache_tiers().items()}
     return t["host DRAM"] / t["HBM"], t["NVMe"] / t["host DRAM"]
 
 
@@ -279,62 +114,6 @@ def slow_mode_ratios() -> tuple[float, float]:
     return out["fast"][1] / out["slow"][1], out["slow"][0] / out["fast"][0]
 
 
-def expert_all_to_all_share(over: str = "infiniband", nodes_per_token: int | None = None) -> float:
-    """DeepSeek-V3's expert all-to-all time over its FP8 compute time per decode step.
-
-    Chapter 6's setup: 320 H100s, 4,096 sequences, FP8 dispatch and BF16 combine; ``over`` is
-    ``"nvlink"`` (every chip on the fast link) or ``"infiniband"`` (8-GPU nodes joined by one
-    400 Gb/s NIC per GPU, at most ``nodes_per_token`` nodes per token if given).
-
-    >>> expert_all_to_all_share("nvlink") < 1 < expert_all_to_all_share("infiniband")
-    True
-    """
-    m, a = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
-    if over == "nvlink":
-        bw, per_domain = a.scale_up_bytes_per_s_per_direction, 1
-    elif over == "infiniband":
-        bw, per_domain = a.scale_out_bytes_per_s_per_direction, 8
-    else:
-        raise ValueError(f"over must be 'nvlink' or 'infiniband', got {over!r}")
-    c = scale_up.expert_all_to_all(m, batch_size=4096, n_chips=320, link_bytes_per_s=bw,
-                                   chips_per_domain=per_domain,
-                                   destinations_per_token=nodes_per_token)["time_s"]
-    comp = inference.decode_step(m, a, batch_size=4096, context_tokens=0, n_chips=320,
-                                 weight_dtype="fp8")["compute_time_s"]
-    return c / comp
-
-
-def schedule_max_latency_ms() -> tuple[float, float]:
-    """Worst simulated arrival-to-token latency (ms) of chapter 6's 20 ms batch timetable.
-
-    Poisson arrivals at 5,000 per second over 2 s, a batch departing every 20 ms and finishing
-    20 ms later; first with unlimited seats, then with 104 seats (load 0.96). The generator is
-    seeded and drawn in the chapter's order, so both values equal the chapter's.
-
-    >>> free, tight = schedule_max_latency_ms()
-    >>> round(free), tight > free
-    (40, True)
-    """
-    rng = np.random.default_rng(2026)
-    kw = dict(rate_per_s=5000.0, interval_s=20 * units.MS, horizon_s=2.0)
-    free = batching.simulate_schedule(rng, **kw)
-    tight = batching.simulate_schedule(rng, seats=104, **kw)
-    return (float(free["latency_s"].max()) / units.MS, float(tight["latency_s"].max()) / units.MS)
-
-
-def rack_floor_ms(model_key: str) -> float:
-    """Bandwidth floor (ms per token) of one user alone on a GB200 NVL72 rack (72 GPUs).
-
-    Batch 1, zero context, weights in chapter 6's serving precision.
-
-    >>> rack_floor_ms("deepseek_v3") < rack_floor_ms("llama3_70b") < 1
-    True
-    """
-    return inference.decode_step(specs.model(model_key), specs.accelerator("gb200"),
-                                 batch_size=1, context_tokens=0, n_chips=72,
-                                 weight_dtype=DTYPE[model_key])["step_time_s"] / units.MS
-
-
 def step_time_growth(multiple: float = 2.0) -> float:
     """Decode step time at ``multiple`` times the balance batch over that at the balance batch.
 
@@ -356,14 +135,14 @@ CLAIMS: list[Claim] = [
         claim="Sharing each weight read among thousands of users makes a generated token far "
               "cheaper than serving one user at a time.",
         stated="vastly more economical",
-        check=Bound(expr="lecture.batch1_penalty_range()", op=">", threshold=10,
+        check=Bound(expr="recompute.batch1_penalty_range()", op=">", threshold=10,
                     fmt="{:.0f}", unit="x"),
         verdict=Verdict.EXACT, section="sec-economics-decode-step-roofline",
         note="Cost per token at batch 1 over that at the largest batch whose cache fits, for "
              "Llama 3 70B and DeepSeek-V3 on H100, H200 and B200 at 1,024 tokens of context. "
              "We read 'vastly' as more than tenfold; the library gives "
-             "[[lecture.batch1_penalty_range()[0]|.0f]] to "
-             "[[lecture.batch1_penalty_range()[1]|.0f]] times.",
+             "[[recompute.batch1_penalty_range()[0]|.0f]] to "
+             "[[recompute.batch1_penalty_range()[1]|.0f]] times.",
         glue=("06_economics", ("penalty_min", "penalty_max")),
         refs=("pope2023efficiently",),
     ),
@@ -392,7 +171,7 @@ CLAIMS: list[Claim] = [
         claim="If a batch leaves every 20 ms whether or not it is full, the worst wait of a "
               "request is twice that interval.",
         stated="double the departure interval (2 x 20 ms)",
-        check=Compare(expr="lecture.schedule_max_latency_ms()[0]", target="40", tol=1.0,
+        check=Compare(expr="recompute.schedule_max_latency_ms()[0]", target="40", tol=1.0,
                       fmt="{:.1f}", unit="ms"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-batch-schedule-train",
         assumptions="the step takes as long as the interval (S = T = 20 ms), every batch has "
@@ -404,7 +183,7 @@ CLAIMS: list[Claim] = [
              "most T. A 5 ms step gives "
              "[[batching.schedule_latency_closed_form(interval_s=0.02, service_s=0.005)"
              "['worst_s'] / units.MS|.0f]] ms. With 104 seats at a load of 0.96 the worst "
-             "simulated request waits [[lecture.schedule_max_latency_ms()[1]|.1f]] ms, "
+             "simulated request waits [[recompute.schedule_max_latency_ms()[1]|.1f]] ms, "
              "beyond twice the interval.",
         see_also=("L02",),
         glue=("06_economics", ("sim_max_ms",)),
@@ -417,7 +196,7 @@ CLAIMS: list[Claim] = [
         stated="compute/bandwidth ratio x sparsity",
         check=Compare(expr="inference.balance_batch(" + DSV3 + ", " + H100 + ", "
                            "weight_dtype='fp8') / (roofline.ridge_point(" + H100 + ") * "
-                           "lecture.sparsity('deepseek_v3'))", target="1", tol=0.001,
+                           "recompute.sparsity('deepseek_v3'))", target="1", tol=0.001,
                       fmt="{:.4f}", unit="(B* over ridge x sparsity)"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-balance-batch",
         assumptions="no KV-cache traffic (zero context), perfect overlap of memory and compute, "
@@ -426,7 +205,7 @@ CLAIMS: list[Claim] = [
         note="For DeepSeek-V3 on an H100 the balance batch is "
              "[[inference.balance_batch(" + DSV3 + ", " + H100 + ", weight_dtype='fp8')|,.0f]] "
              "sequences against a ridge of [[roofline.ridge_point(" + H100 + ")|.0f]] FLOP/B "
-             "times a sparsity of [[lecture.sparsity('deepseek_v3')|.1f]]. The cache breaks the "
+             "times a sparsity of [[recompute.sparsity('deepseek_v3')|.1f]]. The cache breaks the "
              "rule: at 1,024 tokens of context Llama 3 70B balances at "
              "[[inference.balance_batch(" + LLAMA + ", " + H100 + ", context_tokens=1024)|,.0f]] "
              "instead of [[inference.balance_batch(" + LLAMA + ", " + H100 + ")|.0f]].",
@@ -438,14 +217,17 @@ CLAIMS: list[Claim] = [
         where="The Roofline Analysis: The Mechanics of the Batch (also Highlights)",
         claim="For most current hardware the best batch is about 2,000 to 3,000 tokens.",
         stated="2,000 to 3,000 tokens",
-        check=Range(expr="lecture.balance_batch_ranges()", lo=2000, hi=3000, fmt="{:,.0f}",
+        check=Range(expr="recompute.balance_batch_range('llama3_70b') + "
+                         "recompute.balance_batch_range('deepseek_v3')", lo=2000, hi=3000,
+                    fmt="{:,.0f}",
                     unit="sequences"),
         verdict=Verdict.DISPUTED, section="sec-economics-balance-batch",
         note="The balance batch over H100, H200, B200 and GB200 is "
-             "[[lecture.balance_batch_ranges()[0]|.0f]] to "
-             "[[lecture.balance_batch_ranges()[1]|.0f]] for the dense Llama 3 70B and "
-             "[[lecture.balance_batch_ranges()[2]|,.0f]] to "
-             "[[lecture.balance_batch_ranges()[3]|,.0f]] for DeepSeek-V3: the number follows "
+             "[[recompute.balance_batch_range('llama3_70b')[0]|.0f]] to "
+             "[[recompute.balance_batch_range('llama3_70b')[1]|.0f]] for the dense Llama 3 70B and "
+             "[[recompute.balance_batch_range('deepseek_v3')[0]|,.0f]] to "
+             "[[recompute.balance_batch_range('deepseek_v3')[1]|,.0f]] for DeepSeek-V3: the "
+             "number follows "
              "the model's sparsity, not the hardware. On an H100, 2,000 to 3,000 is the balance "
              "batch of a model with sparsity [[2000 / roofline.ridge_point(" + H100 + ")|.1f]] "
              "to [[3000 / roofline.ridge_point(" + H100 + ")|.1f]], which neither model is.",
@@ -472,13 +254,13 @@ CLAIMS: list[Claim] = [
         claim="Even a whole rack devoted to one user must wait about 20 ms per token to read "
               "the weights, so more money cannot buy a much faster token.",
         stated="~20 ms",
-        check=Compare(expr="(lecture.rack_floor_ms('llama3_70b'), "
-                           "lecture.rack_floor_ms('deepseek_v3'))", target=("20", "20"),
+        check=Compare(expr="(recompute.rack_floor_ms('llama3_70b'), "
+                           "recompute.rack_floor_ms('deepseek_v3'))", target=("20", "20"),
                       fmt="{:.3f}", unit="ms"),
         verdict=Verdict.DISPUTED, section="sec-economics-latency-floor",
         note="At batch 1 on a GB200 NVL72 rack the bandwidth floor is the value shown for "
              "Llama 3 70B and DeepSeek-V3 (which reads only its routed experts): about "
-             "[[20 / lecture.rack_floor_ms('deepseek_v3')|.0f]] times below 20 ms for "
+             "[[20 / recompute.rack_floor_ms('deepseek_v3')|.0f]] times below 20 ms for "
              "DeepSeek-V3. What keeps single-user latency in milliseconds is communication "
              "latency per collective, which this roofline leaves out, and the choice to batch.",
         see_also=("L02",),
@@ -491,12 +273,12 @@ CLAIMS: list[Claim] = [
         claim="Compute keeps growing faster than memory bandwidth, so the gap between them "
               "widens.",
         stated="compute gets cheaper faster than memory gets faster",
-        check=Bound(expr="lecture.ridge_growth_bf16()", op=">", threshold=1, fmt="{:.3f}",
+        check=Bound(expr="recompute.ridge_growth_bf16()", op=">", threshold=1, fmt="{:.3f}",
                     unit="x ridge per 2 years"),
         verdict=Verdict.EXACT, section="sec-memory-wall-growth",
         note="Across the registry, dense BF16 peak grows "
-             "[[lecture.registry_growth('peak_bf16')|.2f]]-fold and HBM bandwidth "
-             "[[lecture.registry_growth('hbm_bandwidth')|.2f]]-fold per two years. The "
+             "[[recompute.registry_growth('peak_bf16')|.2f]]-fold and HBM bandwidth "
+             "[[recompute.registry_growth('hbm_bandwidth')|.2f]]-fold per two years. The "
              "registry holds chip rates, not prices, so 'cheaper' is read as more FLOP/s per "
              "chip; the widening is modest at fixed precision and larger if FP8 and FP4 "
              "count as more compute.",
@@ -595,8 +377,8 @@ CLAIMS: list[Claim] = [
               "every token, so a context of millions of tokens, like Gemini's 2 million, makes "
               "each generated token far dearer.",
         stated="2 million tokens, incredibly expensive",
-        check=Bound(expr="(lecture.long_context_penalty('llama3_70b', 2_000_000), "
-                         "lecture.long_context_penalty('deepseek_v3', 2_000_000))", op=">",
+        check=Bound(expr="(recompute.long_context_penalty('llama3_70b', 2_000_000), "
+                         "recompute.long_context_penalty('deepseek_v3', 2_000_000))", op=">",
                     threshold=10, fmt="{:,.0f}", unit="x the cost at 1K context"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-context-length",
         assumptions="Gemini's architecture is unpublished; Llama 3 70B (GQA cache) and "
@@ -605,8 +387,8 @@ CLAIMS: list[Claim] = [
         note="At 2 million tokens one Llama 3 70B conversation caches "
              "[[kv_cache.kv_bytes_per_token(" + LLAMA + ") * 2_000_000 / units.GB|.0f]] GB, "
              "and a cache grows linearly with context. Already at 128K tokens a token costs "
-             "[[lecture.long_context_penalty('llama3_70b', 131072)|.0f]] and "
-             "[[lecture.long_context_penalty('deepseek_v3', 131072)|.0f]] times what it costs "
+             "[[recompute.long_context_penalty('llama3_70b', 131072)|.0f]] and "
+             "[[recompute.long_context_penalty('deepseek_v3', 131072)|.0f]] times what it costs "
              "at 1K.",
         see_also=("L19",),
         refs=("geminiteam2024gemini15", "google2024geminilongcontext"),
@@ -617,7 +399,8 @@ CLAIMS: list[Claim] = [
               "each, but the four times as many sequences in flight leave the cache per GPU "
               "unchanged.",
         stated="25% of the weights; KV per GPU constant",
-        check=Compare(expr="lecture.pipelining_per_chip_ratios(4)", target=("0.25", "1"),
+        check=Compare(expr="(recompute.pipelining_ratio('weight_bytes_per_chip'), "
+                           "recompute.pipelining_ratio('kv_bytes_per_chip'))", target=("0.25", "1"),
                       fmt="{:.2f}", unit="x one stage (weights, KV)"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Per chip the cache is S B T k / (S c) = B T k / c for S stages of c chips with B "
@@ -636,9 +419,9 @@ CLAIMS: list[Claim] = [
         verdict=Verdict.EXACT, section="sec-economics-idle-cache",
         note="For a 32K-token Llama 3 70B conversation on 8 H100s, keeping the cache beats "
              "recomputing it while the idle time is below "
-             "[[lecture.idle_cache_tiers()['HBM']['breakeven_idle_s']|.0f]] s in HBM, "
-             "[[lecture.idle_cache_tiers()['host DRAM']['breakeven_idle_s'] / units.HOUR|.0f]] "
-             "h in DRAM and [[lecture.idle_cache_tiers()['NVMe']['breakeven_idle_s'] / "
+             "[[recompute.idle_cache_tiers()['HBM']['breakeven_idle_s']|.0f]] s in HBM, "
+             "[[recompute.idle_cache_tiers()['host DRAM']['breakeven_idle_s'] / units.HOUR|.0f]] "
+             "h in DRAM and [[recompute.idle_cache_tiers()['NVMe']['breakeven_idle_s'] / "
              "units.DAY|.0f]] days on flash. The summary's gloss of flash as 'spinning disk' is "
              "wrong: flash is solid-state.",
         see_also=("L17",),
@@ -652,8 +435,8 @@ CLAIMS: list[Claim] = [
                     unit="% of the uncached price"),
         verdict=Verdict.EXACT, section="sec-economics-idle-cache",
         note="Restoring a cache from DRAM costs the GPUs about "
-             "[[lecture.idle_cache_tiers()['host DRAM']['restore_usd'] / "
-             "lecture.idle_cache_tiers()['recompute']['restore_usd'] * 100|.1f]]% of "
+             "[[recompute.idle_cache_tiers()['host DRAM']['restore_usd'] / "
+             "recompute.idle_cache_tiers()['recompute']['restore_usd'] * 100|.1f]]% of "
              "recomputing it; the list prices of DeepSeek, Anthropic and OpenAI charge cached "
              "input at the fractions shown.",
         see_also=("L16",),
@@ -773,13 +556,15 @@ CLAIMS: list[Claim] = [
         claim="Experts spread beyond the NVLink domain make the all-to-all traffic the "
               "bottleneck of a mixture of experts.",
         stated="communication overhead prohibitively slow",
-        check=Bound(expr="(lecture.expert_all_to_all_share('infiniband'), "
-                         "lecture.expert_all_to_all_share('infiniband', nodes_per_token=4))",
+        check=Bound(expr="(recompute.expert_all_to_all_over_compute('h100_sxm', "
+                         "fabric='scale_out'), recompute.expert_all_to_all_over_compute("
+                         "'h100_sxm', fabric='scale_out', destinations_per_token=4))",
                     op=">", threshold=1, fmt="{:.2f}", unit="x FP8 compute time"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="For DeepSeek-V3 over InfiniBand the all-to-all takes the values shown (all "
              "experts off-node; at most four nodes per token) times the FP8 compute of a step, "
-             "against [[lecture.expert_all_to_all_share('nvlink')|.2f]] over NVLink. "
+             "against [[recompute.expert_all_to_all_over_compute('h100_sxm', "
+             "fabric='scale_up')|.2f]] over NVLink. "
              "'Prohibitive' overstates it: DeepSeek decodes over "
              "[[economics.price('deployment_n_gpus.deepseek_v3_decode').value|.0f]] GPUs by "
              "limiting nodes per token and overlapping micro-batches.",
@@ -792,7 +577,7 @@ CLAIMS: list[Claim] = [
         claim="Pipelining saves weight memory but lengthens the time per token and leaves "
               "GPUs idle in bubbles during training.",
         stated="increases latency",
-        check=Bound(expr="lecture.pipelining_latency_ratio(4)", op=">=", threshold=1.05,
+        check=Bound(expr="recompute.pipelining_ratio('token_latency_s')", op=">=", threshold=1.05,
                     approx=0.0, fmt="{:.2f}", unit="x time per token (4 stages over 1)"),
         verdict=Verdict.DISPUTED, section="sec-economics-sparsity-scale-up",
         note="We test for at least 5% more time per token. In decode a token passes through "

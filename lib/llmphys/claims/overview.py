@@ -13,6 +13,7 @@ from functools import cache
 import numpy as np
 
 from .. import accounting, economics, mfu, moe, reliability, scaling_laws, specs, units
+from . import recompute
 from ._core import Bound, Claim, Compare, Range, Verdict
 
 SOURCE = "002_1a663014a24a4105.txt"
@@ -211,34 +212,6 @@ def published_mfu_range() -> tuple[float, float]:
     return 100 * min(run_l3, run_ds), 100 * high
 
 
-def _owned_h100_kwargs() -> dict:
-    p = economics.price
-    return dict(capex_usd=p("capex_usd_per_gpu.h100_sxm").value, life_years=5, utilization=0.8,
-                power_w=p("system_power_w_per_gpu.h100_sxm").value,
-                pue=p("pue.ai_datacentre").value,
-                usd_per_kwh=p("electricity_usd_per_kwh.us_industrial").value,
-                cost_of_capital_per_year=p("cost_of_capital.per_year").value)
-
-
-def capital_over_energy() -> tuple[float, float]:
-    """An owned H100's capital charge over its electricity, per used hour (chapter 6, cell 66).
-
-    First at the recorded central values (5-year life, 80% utilisation, cost of capital), then
-    at the least favourable corner of the recorded ranges (cheapest hardware, dearest power,
-    worst PUE, no cost of capital, 6-year life).
-    """
-    p, kw = economics.price, _owned_h100_kwargs()
-    own = economics.usd_per_gpu_hour_owned(**kw)
-    corners = [economics.usd_per_gpu_hour_owned(**{**kw, "capex_usd": c, "usd_per_kwh": e,
-                                                   "pue": q, "cost_of_capital_per_year": 0.0,
-                                                   "life_years": 6})
-               for c in p("capex_usd_per_gpu.h100_sxm").range
-               for e in p("electricity_usd_per_kwh.us_industrial").range
-               for q in p("pue.ai_datacentre").range]
-    return (own["capital"] / own["energy"],
-            min(c["capital"] / c["energy"] for c in corners))
-
-
 def economic_life_years() -> tuple[float, float]:
     """Years an H100 stays worth running: earnings at rental prices above electricity (cell 68).
 
@@ -246,21 +219,11 @@ def economic_life_years() -> tuple[float, float]:
     doubling-time range.
     """
     p = economics.price
-    energy = economics.usd_per_gpu_hour_owned(**_owned_h100_kwargs())["energy"]
+    energy = recompute.owned_h100_hour()["energy"]
     rent = p("gpu_hour_usd.h100_sxm").value
     lo, hi = p("price_performance_doubling_years.gpu").range
     return tuple(economics.economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
                                                doubling_years=d) for d in (lo, hi))
-
-
-def value_left_after(age_years: float) -> float:
-    """Share (percent) of an H100's economic value left at ``age_years``, discounted at 8%."""
-    p = economics.price
-    energy = economics.usd_per_gpu_hour_owned(**_owned_h100_kwargs())["energy"]
-    o = energy / p("gpu_hour_usd.h100_sxm").value
-    return 100 * economics.remaining_value_fraction(
-        age_years, opex_fraction=o, doubling_years=p("price_performance_doubling_years.gpu").value,
-        discount_rate_per_year=0.08)
 
 
 def deepseek_usd_m(model: str = "deepseek_v3") -> float:
@@ -831,7 +794,7 @@ CLAIMS: list[Claim] = [
              "widely repeated, but nothing in the book's data measures supply. Capacity "
              "figures for CoWoS and HBM set against accelerator shipments would settle it. "
              "What the registry shows is the demand side: HBM capacity per accelerator grows "
-             "[[trends.registry_growth(specs.accelerators().values(), 'hbm_capacity')|.2f]]x "
+             "[[recompute.registry_growth('hbm_capacity')|.2f]]x "
              "per two years.",
     ),
     Claim(
@@ -839,7 +802,7 @@ CLAIMS: list[Claim] = [
         claim="A training run's dominant cost is the depreciation of its hardware, not "
               "electricity.",
         stated="the depreciation of hardware ... rather than electricity",
-        check=Bound(expr="overview.capital_over_energy()", op=">", threshold=1.0,
+        check=Bound(expr="recompute.capital_over_energy()", op=">", threshold=1.0,
                     fmt="{:.1f}", unit="x capital over energy (central / least favourable)"),
         verdict=Verdict.EXACT, section="sec-economics-capital",
         note="An owned H100 used 80% of the time, 5-year life, recorded prices and PUE; the "
@@ -866,7 +829,7 @@ CLAIMS: list[Claim] = [
              "cost. What is right is that the value goes early: a two-year-old H100 earns "
              "[[100 * economics.earning_power_fraction(2.0, doubling_years=economics.price("
              "'price_performance_doubling_years.gpu').value)|.0f]]% of what it did new and, "
-             "discounted at 8%, keeps [[overview.value_left_after(2.0)|.0f]]% of its economic "
+             "discounted at 8%, keeps [[recompute.value_left_pct(2.0)|.0f]]% of its economic "
              "value.",
         see_also=("O31",),
         glue=("06_economics", ("life_lo", "life_hi")),

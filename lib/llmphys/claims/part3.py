@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from llmphys import economics, mfu, specs
+from llmphys import mfu, specs
 
 from ._core import Bound, Claim, Compare, Range, Verdict
 
-__all__ = ["SOURCE", "CLAIMS", "cache_fractions", "palm_mfu", "owned_h100_hour",
-           "capital_over_energy_worst", "value_left_pct", "unscaled_flush_pct"]
+__all__ = ["SOURCE", "CLAIMS", "cache_fractions", "palm_mfu", "unscaled_flush_pct"]
 
 SOURCE = "000_8c51ff0cbb022c04.txt"
 H100 = "specs.accelerator('h100_sxm')"
@@ -32,7 +31,7 @@ DP = f"n_params=70e9, tokens_per_step=4e6, peak_flop_per_s={H100}.peak_bf16_flop
 
 def growth(metric: str) -> str:
     """The expression for a registry growth rate per two years, rounded as chapter 4 glues it."""
-    return f"np.round(trends.registry_growth({ACCS}, '{metric}'), 3)"
+    return f"recompute.registry_growth('{metric}')"
 
 
 def mha_or(variant: str) -> str:
@@ -68,65 +67,6 @@ def palm_mfu() -> float:
     return mfu.mfu_from_throughput(r["tokens_per_s"], flop_per_token=flop,
                                    n_chips=r["n_chips"],
                                    peak_flop_per_s=specs.accelerator("tpu_v4").peak_bf16_flop_per_s)
-
-
-def _own_inputs() -> dict[str, float]:
-    p = economics.price
-    return dict(capex_usd=p("capex_usd_per_gpu.h100_sxm").value, life_years=5, utilization=0.8,
-                power_w=p("system_power_w_per_gpu.h100_sxm").value,
-                pue=p("pue.ai_datacentre").value,
-                usd_per_kwh=p("electricity_usd_per_kwh.us_industrial").value,
-                cost_of_capital_per_year=p("cost_of_capital.per_year").value)
-
-
-def owned_h100_hour() -> dict[str, float]:
-    """USD per used hour of an owned H100 (capital, energy, total), chapter 6's central inputs.
-
-    Five-year life, 80% utilisation, and the central values of ``data/prices.toml``.
-
-    >>> c = owned_h100_hour()
-    >>> c["capital"] > c["energy"] > 0
-    True
-    """
-    return economics.usd_per_gpu_hour_owned(**_own_inputs())
-
-
-def capital_over_energy_worst() -> float:
-    """Capital over energy cost at the least favourable corner of the recorded price ranges.
-
-    Cheapest hardware, dearest power, worst PUE, a six-year life and free capital, as in
-    chapter 6's Capital section.
-
-    >>> capital_over_energy_worst() > 1
-    True
-    """
-    p = economics.price
-    ratios = []
-    for c in p("capex_usd_per_gpu.h100_sxm").range:
-        for e in p("electricity_usd_per_kwh.us_industrial").range:
-            for q in p("pue.ai_datacentre").range:
-                cost = economics.usd_per_gpu_hour_owned(
-                    **{**_own_inputs(), "capex_usd": c, "usd_per_kwh": e, "pue": q,
-                       "cost_of_capital_per_year": 0.0, "life_years": 6})
-                ratios.append(cost["capital"] / cost["energy"])
-    return min(ratios)
-
-
-def value_left_pct(age_years: float) -> float:
-    """Percent of an H100's economic value left at ``age_years``, as chapter 6 computes it.
-
-    Price-performance doubling at the recorded central rate, electricity as the only
-    operating cost (relative to the on-demand rental price), discounting at 8% a year.
-
-    >>> 0 < value_left_pct(2.0) < 100
-    True
-    """
-    p = economics.price
-    opex = owned_h100_hour()["energy"] / p("gpu_hour_usd.h100_sxm").value
-    return 100 * economics.remaining_value_fraction(
-        age_years, opex_fraction=opex,
-        doubling_years=p("price_performance_doubling_years.gpu").value,
-        discount_rate_per_year=0.08)
 
 
 def unscaled_flush_pct(fmt: str, *, rms: float = 1e-4, n: int = 100_000, seed: int = 0) -> float:
@@ -250,8 +190,7 @@ CLAIMS: list[Claim] = [
         claim="Because compute outgrows bandwidth, each generation's ridge point sits further "
               "right: the chips become more data-starved.",
         stated="the exponentials diverge",
-        check=Bound(expr=f"np.round(trends.registry_growth({ACCS}, 'peak_bf16') / "
-                         f"trends.registry_growth({ACCS}, 'hbm_bandwidth'), 3)", op=">",
+        check=Bound(expr="recompute.ridge_growth_bf16()", op=">",
                     threshold=1.0, fmt="{:.2f}", unit="x per 2 years"),
         verdict=Verdict.EXACT, section="sec-memory-wall-growth",
         note="The BF16 ridge rises slowly: at this rate it doubles in "
@@ -713,15 +652,14 @@ CLAIMS: list[Claim] = [
         id="M36", source=SOURCE, where="Depreciation as the dominant cost",
         claim="Depreciation, not electricity, is the dominant cost of owning the hardware.",
         stated="depreciation ahead of electricity",
-        check=Bound(expr="[part3.owned_h100_hour()['capital'] / part3.owned_h100_hour()"
-                         "['energy'], part3.capital_over_energy_worst()]", op=">",
+        check=Bound(expr="recompute.capital_over_energy()", op=">",
                     threshold=1.0, fmt="{:.1f}",
                     unit="x (capital / electricity: central / least favourable)"),
         verdict=Verdict.EXACT, section="sec-economics-capital",
         note="An owned H100 at 80% utilisation costs "
-             "[[part3.owned_h100_hour()['total']|.2f]] USD per used hour, of which "
-             "[[part3.owned_h100_hour()['capital']|.2f]] is capital and "
-             "[[part3.owned_h100_hour()['energy']|.2f]] electricity. The second value is the "
+             "[[recompute.owned_h100_hour()['total']|.2f]] USD per used hour, of which "
+             "[[recompute.owned_h100_hour()['capital']|.2f]] is capital and "
+             "[[recompute.owned_h100_hour()['energy']|.2f]] electricity. The second value is the "
              "least favourable corner of the recorded price ranges.",
         glue=("06_economics", ("cap_over_energy", "cap_over_energy_min")),
         refs=("eia2024electric", "uptime2024survey"),
@@ -730,7 +668,7 @@ CLAIMS: list[Claim] = [
         id="M37", source=SOURCE, where="Depreciation as the dominant cost",
         claim="Value lost to obsolescence outpaces the evenly amortised sticker price.",
         stated="ahead of even amortisation",
-        check=Bound(expr="part3.value_left_pct(2.0)", op="<", threshold=100 * (1 - 2 / 6),
+        check=Bound(expr="recompute.value_left_pct(2.0)", op="<", threshold=100 * (1 - 2 / 6),
                     fmt="{:.0f}", unit="% of value left at two years"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-capital",
         assumptions="a six-year straight-line schedule as the even amortisation (67% left at "
@@ -740,7 +678,7 @@ CLAIMS: list[Claim] = [
              "economic value is front-loaded. Its economic life, while earnings exceed "
              "electricity, is still long, "
              "[[economics.economic_life_years(usd_per_hour_new=economics.price("
-             "'gpu_hour_usd.h100_sxm').value, opex_usd_per_hour=part3.owned_h100_hour()"
+             "'gpu_hour_usd.h100_sxm').value, opex_usd_per_hour=recompute.owned_h100_hour()"
              "['energy'], doubling_years=economics.price("
              "'price_performance_doubling_years.gpu').value)|.0f]] years.",
         see_also=("M38",),

@@ -12,47 +12,16 @@ from functools import cache
 
 import numpy as np
 
-from llmphys import (accounting, batching, compute_split, economics, inference, kv_tiers,
-                     parallelism, roofline, scale_up, specs, trends, units)
+from llmphys import compute_split, inference, parallelism, roofline, scale_up, specs, units
 
+from . import recompute
 from ._core import Bound, Claim, Compare, Verdict, half_unit
+from .recompute import CHIPS, DTYPE, usd_per_chip_hour
 
 SOURCE = "003_08ad06ea090836a4.txt"
 LLAMA, DSV3 = "specs.model('llama3_70b')", "specs.model('deepseek_v3')"
 H100, B200 = "specs.accelerator('h100_sxm')", "specs.accelerator('b200')"
 
-# As the economics chapter serves them: Llama in BF16, DeepSeek-V3 in FP8.
-DTYPE = {"llama3_70b": "bf16", "deepseek_v3": "fp8"}
-CHIPS = ("h100_sxm", "h200", "b200")
-
-
-def _price(chip: str) -> float:
-    """Recorded on-demand rental price of one chip-hour (``data/prices.toml``)."""
-    return economics.price(f"gpu_hour_usd.{chip}").value
-
-
-def batch1_penalty(model_key: str, chip_key: str, *, context_tokens: float = 1024) -> float:
-    """Cost per token at batch 1 over the cost at the largest batch whose cache fits.
-
-    The model runs in its serving dtype on the fewest 8-GPU servers that hold its weights.
-
-    >>> round(batch1_penalty("llama3_70b", "h100_sxm"))
-    290
-    """
-    m, a, dt = specs.model(model_key), specs.accelerator(chip_key), DTYPE[model_key]
-    n = inference.min_chips(m, a, weight_dtype=dt)
-    kw = dict(context_tokens=context_tokens, n_chips=n, usd_per_chip_hour=_price(chip_key),
-              weight_dtype=dt)
-    b_max = inference.max_batch_by_memory(m, a, context_tokens=context_tokens, n_chips=n,
-                                          weight_dtype=dt)
-    return (inference.cost_per_token_usd(m, a, batch_size=1, **kw)
-            / inference.cost_per_token_usd(m, a, batch_size=b_max, **kw))
-
-
-def batch1_penalty_range() -> tuple[float, float]:
-    """Smallest and largest batch-1 penalty over Llama 3 70B and DeepSeek-V3 on H100/H200/B200."""
-    r = [batch1_penalty(m, a) for m in DTYPE for a in CHIPS]
-    return min(r), max(r)
 
 
 def chip_cost_spread() -> float:
@@ -66,7 +35,7 @@ def chip_cost_spread() -> float:
         a = specs.accelerator(k)
         b = inference.max_batch_by_memory(llama, a, context_tokens=1024, n_chips=8)
         cost.append(inference.cost_per_token_usd(llama, a, batch_size=b, context_tokens=1024,
-                                                 n_chips=8, usd_per_chip_hour=_price(k)))
+                                                 n_chips=8, usd_per_chip_hour=usd_per_chip_hour(k)))
     return max(cost) / min(cost)
 
 
@@ -99,13 +68,6 @@ def slope_ratio(model_key: str, chip_key: str, *, context_tokens: float) -> floa
             / (s2["memory_time_s"] - s1["memory_time_s"]))
 
 
-def sparsity(model_key: str) -> float:
-    """Weights read once every expert is touched over weights multiplied per token."""
-    m = specs.model(model_key)
-    emb = accounting.embedding_params(m)
-    return (accounting.n_params(m) - emb) / (accounting.n_active_params(m) - emb)
-
-
 def no_overlap_margin(multiple: float) -> float:
     """Cost of a step with no memory/compute overlap over its compute floor, at multiple x B*.
 
@@ -118,38 +80,6 @@ def no_overlap_margin(multiple: float) -> float:
     s = inference.decode_step(llama, h100, batch_size=multiple * inference.balance_batch(
         llama, h100), context_tokens=0, n_chips=8)
     return (s["memory_time_s"] + s["compute_time_s"]) / s["compute_time_s"]
-
-
-@cache
-def _schedule_runs() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(2026)  # the chapter's seed, and its order of draws
-    interval, rate = 20 * units.MS, 5000.0
-    free = batching.simulate_schedule(rng, rate_per_s=rate, interval_s=interval, horizon_s=2.0)
-    tight = batching.simulate_schedule(rng, rate_per_s=rate, interval_s=interval,
-                                       horizon_s=2.0, seats=104)
-    return {"free": free["latency_s"], "tight": tight["latency_s"]}
-
-
-def schedule_worst_latency_ms(*, seats: int | None = None) -> float:
-    """Worst simulated latency (ms) of a 20 ms schedule with 20 ms steps at 5,000 requests/s.
-
-    ``seats=None``: unlimited room per departure; ``seats=104``: load 0.96 (the chapter's runs).
-    """
-    if seats not in (None, 104):
-        raise ValueError(f"seats must be None or 104 (the chapter's two runs), got {seats!r}")
-    return float(_schedule_runs()["free" if seats is None else "tight"].max()) / units.MS
-
-
-def balance_batch_range(model_key: str) -> tuple[float, float]:
-    """Least and greatest zero-context balance batch over H100, H200, B200 and GB200.
-
-    >>> [round(b) for b in balance_batch_range("llama3_70b")]
-    [206, 312]
-    """
-    m = specs.model(model_key)
-    b = [inference.balance_batch(m, specs.accelerator(k), weight_dtype=DTYPE[model_key])
-         for k in ("h100_sxm", "h200", "b200", "gb200")]
-    return min(b), max(b)
 
 
 def drain_time_ms(statistic: str) -> float:
@@ -171,31 +101,6 @@ def balance_batch_spread(*, context_tokens: float) -> float:
                                  context_tokens=context_tokens)
          for k in ("llama3_8b", "llama3_70b", "llama31_405b")]
     return max(b) / min(b)
-
-
-def all_to_all_over_compute(chip_key: str, *, fabric: str,
-                            destinations_per_token: float | None = None) -> float:
-    """DeepSeek-V3's expert all-to-all time over its FP8 compute time per decode step.
-
-    Batch 4,096 on 320 chips as in the chapter. ``fabric="up"``: every token's experts are
-    reached over the scale-up links; ``"out"``: over the scale-out NICs, experts off an
-    8-GPU node, with at most ``destinations_per_token`` nodes per token.
-
-    >>> round(all_to_all_over_compute("h100_sxm", fabric="up"), 2)
-    0.6
-    """
-    if fabric not in ("up", "out"):
-        raise ValueError(f"fabric must be 'up' or 'out', got {fabric!r}")
-    dsv3, a = specs.model("deepseek_v3"), specs.accelerator(chip_key)
-    up = fabric == "up"
-    c = scale_up.expert_all_to_all(
-        dsv3, batch_size=4096, n_chips=320,
-        link_bytes_per_s=(a.scale_up_bytes_per_s_per_direction if up
-                          else a.scale_out_bytes_per_s_per_direction),
-        chips_per_domain=1 if up else 8, destinations_per_token=destinations_per_token)["time_s"]
-    comp = inference.decode_step(dsv3, a, batch_size=4096, context_tokens=0, n_chips=320,
-                                 weight_dtype="fp8")["compute_time_s"]
-    return c / comp
 
 
 def domain_growth(quantity: str) -> float:
@@ -232,21 +137,6 @@ def pipeline_product_needed(chip_key: str) -> float:
     dsv3 = specs.model("deepseek_v3")
     return dsv3.moe.n_experts_per_token / scale_up.pipeline_boundary_slack(
         dsv3, specs.accelerator(chip_key), layers_per_stage=1)
-
-
-def pipelining_effect(quantity: str, *, n_stages: int = 4) -> float:
-    """A pipelined decode's ``quantity`` with ``n_stages`` stages over its value with one.
-
-    Llama 3 70B, stages of 8 H100s, micro-batches of 32 at 8,192 tokens (the chapter's table).
-
-    >>> pipelining_effect("weight_bytes_per_chip")
-    0.25
-    """
-    llama, h100 = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    p1, ps = (scale_up.pipelined_decode(llama, h100, n_stages=s, chips_per_stage=8,
-                                        batch_size=32, context_tokens=8192)[quantity]
-              for s in (1, n_stages))
-    return ps / p1
 
 
 @cache
@@ -303,52 +193,6 @@ def prefill_decode_bounds() -> tuple[float, float]:
     return p["compute_time_s"] / p["memory_time_s"], d["memory_time_s"] / d["compute_time_s"]
 
 
-def long_context(model_key: str, *, context_tokens: float, what: str) -> float:
-    """A decode step at the largest batch that fits on the fewest 8-B200 servers.
-
-    what: "memory_over_compute" (time ratio) or "usd_per_mtok" (at the recorded B200 price).
-    """
-    m, b200, dt = specs.model(model_key), specs.accelerator("b200"), DTYPE[model_key]
-    n = inference.min_chips(m, b200, weight_dtype=dt)
-    b = inference.max_batch_by_memory(m, b200, context_tokens=context_tokens, n_chips=n,
-                                      weight_dtype=dt)
-    kw = dict(batch_size=b, context_tokens=context_tokens, n_chips=n, weight_dtype=dt)
-    if what == "memory_over_compute":
-        s = inference.decode_step(m, b200, **kw)
-        return s["memory_time_s"] / s["compute_time_s"]
-    if what == "usd_per_mtok":
-        return inference.cost_per_token_usd(m, b200, usd_per_chip_hour=_price("b200"),
-                                            **kw) * units.MEGA
-    raise ValueError(f"what must be 'memory_over_compute' or 'usd_per_mtok', got {what!r}")
-
-
-def registry_growth(metric: str) -> float:
-    """Growth per two years of ``metric`` across the registry, rounded as chapter 4 glues it."""
-    accs = sorted(specs.accelerators().values(), key=lambda a: (a.launch_year, a.key))
-    return round(trends.registry_growth(accs, metric), 3)
-
-
-def kv_keep_hours(tier: str) -> float:
-    """Idle hours for which keeping a 32K-token Llama 3 70B cache beats recomputing it.
-
-    Eight H100s; tier "HBM", "host DRAM" or "NVMe", priced as in the chapter's table.
-    """
-    p = economics.price
-    life = p("storage_life_years.memory_and_flash").value
-    dram = kv_tiers.storage_usd_per_byte_s(
-        usd_per_byte=p("host_dram_usd_per_byte.ddr5_rdimm").value, life_years=life)
-    flash = kv_tiers.storage_usd_per_byte_s(
-        usd_per_byte=p("nvme_usd_per_byte.datacentre_tlc").value, life_years=life)
-    pcie, nvme = p("host_link_bytes_per_s.pcie5_x16").value, p("nvme_bytes_per_s.gen5_ssd").value
-    h100 = specs.accelerator("h100_sxm")
-    hbm = kv_tiers.hbm_usd_per_byte_s(h100, usd_per_chip_hour=_price("h100_sxm"))
-    tiers = {"HBM": (float("inf"), hbm, 8), "host DRAM": (pcie, dram, 8), "NVMe": (nvme, flash, 8)}
-    out = kv_tiers.tier_costs(specs.model("llama3_70b"), h100, context_tokens=32768, n_chips=8,
-                              weight_dtype="bf16", usd_per_chip_hour=_price("h100_sxm"),
-                              tiers=tiers)
-    return out[tier]["breakeven_idle_s"] / units.HOUR
-
-
 def activation_gb(recompute: str) -> float:
     """Activation GB per GPU on Llama 3.1 405B's first pipeline stage (chapter 4's example).
 
@@ -366,11 +210,10 @@ def activation_gb(recompute: str) -> float:
 _H100_RIDGE = roofline.ridge_point(specs.accelerator("h100_sxm"))
 _ABOUT_300 = 300 + half_unit("300")  # "approximately 300" read to its stated precision
 _MARGIN_AT_BSTAR = no_overlap_margin(1.0)
-_PEAK_GROWTH = registry_growth("peak_bf16")
+_PEAK_GROWTH = recompute.registry_growth("peak_bf16")
 GB200 = "specs.accelerator('gb200')"
-_FLOOR = ("inference.decode_step({m}, " + GB200 + ", batch_size=1, context_tokens=0, "
-          "n_chips=72, weight_dtype='{dt}')['step_time_s'] / units.MS")
-_LONG = "podcast.long_context('{m}', context_tokens={t}, what='usd_per_mtok')"
+_FLOOR = "recompute.rack_floor_ms('{m}')"
+_LONG = "recompute.long_context('{m}', context_tokens={t}, what='usd_per_mtok')"
 
 CLAIMS: list[Claim] = [
     Claim(
@@ -378,11 +221,11 @@ CLAIMS: list[Claim] = [
         claim="Of the choices that set what a generated token costs, the batch size moves it "
               "the most: more than the choice of chip.",
         stated="the big effect is batch size",
-        check=Bound(expr="podcast.batch1_penalty_range()[0] / podcast.chip_cost_spread()",
+        check=Bound(expr="recompute.batch1_penalty_range()[0] / podcast.chip_cost_spread()",
                     op=">", threshold=1.0, fmt="{:.0f}", unit="x"),
         verdict=Verdict.EXACT, section="sec-economics-decode-step-roofline",
         note="The smallest batch-1 penalty in the chapter's grid, "
-             "[[podcast.batch1_penalty_range()[0]|.0f]]x, against a spread of "
+             "[[recompute.batch1_penalty_range()[0]|.0f]]x, against a spread of "
              "[[podcast.chip_cost_spread()|.2f]]x between H100, H200 and B200 for a Llama 3 70B "
              "token at the largest batch (1K context, rental prices). Context length is the "
              "other large lever: from 1K to 128K tokens a Llama 3 70B token on eight B200s gets "
@@ -396,17 +239,17 @@ CLAIMS: list[Claim] = [
         claim="Serving users one at a time instead of batching them makes each token about a "
               "thousand times more expensive.",
         stated="like a thousand times worse",
-        check=Compare(expr="podcast.batch1_penalty_range()", target=("1000", "1000"),
+        check=Compare(expr="recompute.batch1_penalty_range()", target=("1000", "1000"),
                       fmt="{:.0f}", unit="x"),
         verdict=Verdict.DISPUTED, section="sec-economics-decode-step-roofline",
         note="Batch 1 over the largest batch whose cache fits, for Llama 3 70B (BF16) and "
              "DeepSeek-V3 (FP8) on H100, H200 and B200 at 1K context: "
-             "[[podcast.batch1_penalty_range()[0]|.0f]]x to "
-             "[[podcast.batch1_penalty_range()[1]|.0f]]x. The order of magnitude is right, "
+             "[[recompute.batch1_penalty_range()[0]|.0f]]x to "
+             "[[recompute.batch1_penalty_range()[1]|.0f]]x. The order of magnitude is right, "
              "the number is not: for a dense model at short context the penalty approaches "
              "the chip's ridge point, and it shrinks as the context grows. Only a DeepSeek-V3 "
              "step that read every expert at batch 1 would cost "
-             "[[podcast.batch1_penalty('deepseek_v3', 'h100_sxm') * inference.weight_bytes_read("
+             "[[recompute.batch1_penalty('deepseek_v3', 'h100_sxm') * inference.weight_bytes_read("
              f"{DSV3}, batch_size=1e6, weight_bytes_per_param=1.0) / inference.weight_bytes_read("
              f"{DSV3}, batch_size=1, weight_bytes_per_param=1.0)|,.0f]]x on an H100; a kernel "
              "that reads only the routed experts does not.",
@@ -449,10 +292,10 @@ CLAIMS: list[Claim] = [
                     "256 experts per layer.",
         note="A single DeepSeek-V3 user reads only the routed experts: on a GB200 NVL72 rack "
              "the bandwidth floor is "
-             f"[[{_FLOOR.format(m=DSV3, dt='fp8')}|.3f]] ms per token, against "
+             f"[[{_FLOOR.format(m='deepseek_v3')}|.3f]] ms per token, against "
              f"[[inference.weight_bytes_read({DSV3}, batch_size=1e6, weight_bytes_per_param=1.0)"
              f" / (72 * {GB200}.hbm_bytes_per_s) / units.MS|.2f]] ms to read all weights. "
-             f"Llama 3 70B's floor there is [[{_FLOOR.format(m=LLAMA, dt='bf16')}|.2f]] ms.",
+             f"Llama 3 70B's floor there is [[{_FLOOR.format(m='llama3_70b')}|.2f]] ms.",
         refs=("pope2023efficiently", "deepseek2024v3"),
     ),
     Claim(
@@ -532,7 +375,7 @@ CLAIMS: list[Claim] = [
         claim="To stop wasting the multipliers, a decode batch must exceed roughly 300 times "
               "the model's sparsity (total over active weights).",
         stated="approximately 300 times sparsity",
-        check=Bound(expr="podcast.balance_batch_range('llama3_70b')",
+        check=Bound(expr="recompute.balance_batch_range('llama3_70b')",
                     op="<=", threshold=_ABOUT_300, fmt="{:.0f}", unit="x sparsity"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-balance-batch",
         assumptions="no KV-cache traffic (zero context), perfect overlap of memory and compute, "
@@ -544,9 +387,9 @@ CLAIMS: list[Claim] = [
              "[[roofline.ridge_point(specs.accelerator('h200'))|.0f]], the GB200 "
              f"[[roofline.ridge_point({GB200})|.1f]], so '~300' holds to its stated precision "
              "and over-asks on the H200. DeepSeek-V3 (sparsity "
-             "[[podcast.sparsity('deepseek_v3')|.1f]]) needs "
-             "[[podcast.balance_batch_range('deepseek_v3')[0]|,.0f]] to "
-             "[[podcast.balance_batch_range('deepseek_v3')[1]|,.0f]] sequences. A KV cache "
+             "[[recompute.sparsity('deepseek_v3')|.1f]]) needs "
+             "[[recompute.balance_batch_range('deepseek_v3')[0]|,.0f]] to "
+             "[[recompute.balance_batch_range('deepseek_v3')[1]|,.0f]] sequences. A KV cache "
              "raises it (P11).",
         see_also=("P14",),
         glue=("06_economics", ("bstar_dense_lo", "bstar_dense_hi")),
@@ -589,7 +432,7 @@ CLAIMS: list[Claim] = [
         claim="If a batch leaves every 20 ms, a request can wait up to 40 ms from arrival to "
               "the end of its step.",
         stated="40 milliseconds",
-        check=Compare(expr="podcast.schedule_worst_latency_ms()", target="40", fmt="{:.1f}",
+        check=Compare(expr="recompute.schedule_max_latency_ms()[0]", target="40", fmt="{:.1f}",
                       unit="ms"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-batch-schedule-train",
         assumptions="each step fills its whole 20 ms interval (service time = interval) and "
@@ -599,7 +442,7 @@ CLAIMS: list[Claim] = [
              "[[batching.schedule_latency_closed_form(interval_s=20 * units.MS)['mean_s'] / "
              "units.MS|.0f]] ms. With 104 seats per departure (load "
              "[[5000 * 20 * units.MS / 104|.2f]]) the worst request waits "
-             "[[podcast.schedule_worst_latency_ms(seats=104)|.1f]] ms, and a step shorter than "
+             "[[recompute.schedule_max_latency_ms()[1]|.1f]] ms, and a step shorter than "
              "its interval gives less than twice the interval.",
         glue=("06_economics", ("sim_max_ms",)),
         refs=("bailey1954bulk",),
@@ -652,7 +495,7 @@ CLAIMS: list[Claim] = [
         stated="pure win ... until you run out of available users",
         check=Compare(expr=f"inference.balance_batch({DSV3}, {H100}, weight_dtype='fp8') / "
                            f"inference.balance_batch({LLAMA}, {H100}) / "
-                           "podcast.sparsity('deepseek_v3')",
+                           "recompute.sparsity('deepseek_v3')",
                       target="1", tol=0.001, fmt="{:.4f}", unit="B* ratio / sparsity ratio"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-sparsity-scale-up",
         assumptions="the talk's model up to that point: zero context, weights that fit in the "
@@ -672,9 +515,9 @@ CLAIMS: list[Claim] = [
         id="P16", source=SOURCE, where="36:41",
         claim="One rack (one scale-up domain) bounds how large an expert layer can be.",
         stated="one rack is actually the bounds",
-        check=Bound(expr="(podcast.all_to_all_over_compute('h100_sxm', fabric='out'), "
-                         "podcast.all_to_all_over_compute('h100_sxm', fabric='out', "
-                         "destinations_per_token=4))",
+        check=Bound(expr="(recompute.expert_all_to_all_over_compute('h100_sxm', "
+                         "fabric='scale_out'), recompute.expert_all_to_all_over_compute("
+                         "'h100_sxm', fabric='scale_out', destinations_per_token=4))",
                     op=">", threshold=1.0, fmt="{:.2f}", unit="x compute"),
         verdict=Verdict.ASSUMPTION, section="sec-economics-sparsity-scale-up",
         assumptions="the expert all-to-all must hide under a compute-bound step (batch at or "
@@ -683,7 +526,8 @@ CLAIMS: list[Claim] = [
         note="Once experts sit beyond an 8-GPU H100 node, DeepSeek-V3's all-to-all over "
              "InfiniBand takes longer than its FP8 compute at every batch, even with each "
              "token's experts on at most four nodes; inside the node it takes "
-             "[[podcast.all_to_all_over_compute('h100_sxm', fabric='up')|.2f]] of it. A price, "
+             "[[recompute.expert_all_to_all_over_compute('h100_sxm', fabric='scale_up')|.2f]] "
+             "of it. A price, "
              "not a hard bound: DeepSeek decodes with experts spread over "
              "[[economics.price('deployment_n_gpus.deepseek_v3_decode').value|.0f]] GPUs in 40 "
              "nodes, overlapping two micro-batches below the balance batch.",
@@ -777,8 +621,8 @@ CLAIMS: list[Claim] = [
         claim="Pipelining an inference deployment saves neither memory time nor compute time "
               "per token.",
         stated="saving on memory time or compute time? Not really",
-        check=Compare(expr="(podcast.pipelining_effect('token_latency_s'), "
-                           "podcast.pipelining_effect('tokens_per_s_per_chip'))",
+        check=Compare(expr="(recompute.pipelining_ratio('token_latency_s'), "
+                           "recompute.pipelining_ratio('tokens_per_s_per_chip'))",
                       target=("1", "1"), tol=1e-9, fmt="{:.2f}", unit="x (4 stages / 1)"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Llama 3 70B on stages of eight H100s, micro-batches of 32 at 8,192 tokens: with "
@@ -791,7 +635,7 @@ CLAIMS: list[Claim] = [
         id="P22", source=SOURCE, where="56:04",
         claim="Pipelining greatly relieves the memory-capacity limit of one rack.",
         stated="massively reduce that bottleneck",
-        check=Bound(expr="podcast.pipelining_effect('weight_bytes_per_chip')", op="<",
+        check=Bound(expr="recompute.pipelining_ratio('weight_bytes_per_chip')", op="<",
                     threshold=1.0, fmt="{:.2f}", unit="x weights per chip (4 stages / 1)"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Four stages divide the weights each chip holds by four; the cache per chip does "
@@ -829,8 +673,8 @@ CLAIMS: list[Claim] = [
         id="P24", source=SOURCE, where="1:00:59",
         claim="For inference, pipelining leaves batch size and latency where they were.",
         stated="neutral",
-        check=Compare(expr="(podcast.pipelining_effect('kv_bytes_per_chip'), "
-                           "podcast.pipelining_effect('token_latency_s'))",
+        check=Compare(expr="(recompute.pipelining_ratio('kv_bytes_per_chip'), "
+                           "recompute.pipelining_ratio('token_latency_s'))",
                       target=("1", "1"), tol=1e-9, fmt="{:.2f}", unit="x (4 stages / 1)"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Per chip the cache of the batch and the per-token latency are unchanged by four "
@@ -844,7 +688,7 @@ CLAIMS: list[Claim] = [
         claim="Spreading a model over pipeline stages does not shrink the KV cache each chip "
               "must hold.",
         stated="can't shard it across pipeline stages",
-        check=Compare(expr="podcast.pipelining_effect('kv_bytes_per_chip')", target="1",
+        check=Compare(expr="recompute.pipelining_ratio('kv_bytes_per_chip')", target="1",
                       tol=1e-9, fmt="{:.2f}", unit="x cache per chip (4 stages / 1)"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Each chip keeps the cache of its L/S layers for all S micro-batches in flight: "
@@ -857,8 +701,9 @@ CLAIMS: list[Claim] = [
         claim="Serve a large MoE with expert parallelism across the whole scale-up domain and "
               "only a little pipelining.",
         stated="expert parallelism up to your scale up domain size",
-        check=Bound(expr="(podcast.all_to_all_over_compute('h100_sxm', fabric='up'), "
-                         "podcast.all_to_all_over_compute('gb200', fabric='up'))",
+        check=Bound(expr="(recompute.expert_all_to_all_over_compute('h100_sxm', "
+                         "fabric='scale_up'), recompute.expert_all_to_all_over_compute('gb200', "
+                         "fabric='scale_up'))",
                     op="<", threshold=1.0, fmt="{:.2f}", unit="x compute"),
         verdict=Verdict.EXACT, section="sec-economics-sparsity-scale-up",
         note="Inside the scale-up domain DeepSeek-V3's all-to-all hides under its FP8 compute "
@@ -1006,8 +851,8 @@ CLAIMS: list[Claim] = [
         claim="What mainly stands in the way of very long contexts is memory bandwidth and "
               "memory capacity.",
         stated="memory bandwidth, memory capacity",
-        check=Bound(expr="(podcast.long_context('llama3_70b', context_tokens=131072, "
-                         "what='memory_over_compute'), podcast.long_context('deepseek_v3', "
+        check=Bound(expr="(recompute.long_context('llama3_70b', context_tokens=131072, "
+                         "what='memory_over_compute'), recompute.long_context('deepseek_v3', "
                          "context_tokens=131072, what='memory_over_compute'))",
                     op=">", threshold=1.0, fmt="{:.1f}", unit="x memory / compute time"),
         verdict=Verdict.EXACT, section="sec-economics-context-length",
@@ -1044,15 +889,15 @@ CLAIMS: list[Claim] = [
         claim="High-bandwidth memory is not improving fast enough to remove the memory cost of "
               "long contexts.",
         stated="not getting hugely better",
-        check=Bound(expr="(podcast.registry_growth('hbm_bandwidth'), "
-                         "podcast.registry_growth('hbm_capacity'))",
+        check=Bound(expr="(recompute.registry_growth('hbm_bandwidth'), "
+                         "recompute.registry_growth('hbm_capacity'))",
                     op="<", threshold=_PEAK_GROWTH, fmt="{:.2f}", unit="x per 2 years"),
         verdict=Verdict.EXACT, section="sec-memory-wall-growth",
         note="Across the registry HBM bandwidth and capacity per chip grow by the factors "
              "shown every two years, slower than dense BF16 compute "
-             "([[podcast.registry_growth('peak_bf16')|.2f]]x), so the ridge keeps rising. In "
+             "([[recompute.registry_growth('peak_bf16')|.2f]]x), so the ridge keeps rising. In "
              "absolute terms HBM is not standing still: bandwidth grows about "
-             "[[100 * (podcast.registry_growth('hbm_bandwidth') ** 0.5 - 1)|.0f]]% a year. "
+             "[[100 * (recompute.registry_growth('hbm_bandwidth') ** 0.5 - 1)|.0f]]% a year. "
              "'Not hugely' holds against compute and against a cache that grows linearly "
              "with context, not as stagnation.",
         see_also=("P35",),
@@ -1102,14 +947,14 @@ CLAIMS: list[Claim] = [
         id="P40", source=SOURCE, where="2:13:35",
         claim="On today's hardware, spending memory to avoid recomputation usually pays.",
         stated="generally profitable",
-        check=Bound(expr="podcast.kv_keep_hours('host DRAM')", op=">", threshold=1.0,
+        check=Bound(expr="recompute.kv_keep_hours('host DRAM')", op=">", threshold=1.0,
                     fmt="{:.1f}", unit="h"),
         verdict=Verdict.EXACT, section="sec-economics-idle-cache",
         note="Keeping a 32K-token Llama 3 70B cache (eight H100s) in host DRAM beats "
              "recomputing it for the idle hours shown, in flash for "
-             "[[podcast.kv_keep_hours('NVMe') / 24|.0f]] days, longer than the hour that "
+             "[[recompute.kv_keep_hours('NVMe') / 24|.0f]] days, longer than the hour that "
              "providers keep prompt caches. In HBM, the dearest memory, only "
-             "[[podcast.kv_keep_hours('HBM') * 3600|.0f]] s.",
+             "[[recompute.kv_keep_hours('HBM') * 3600|.0f]] s.",
         see_also=("P39",),
         glue=("06_economics", ("dram_keep_h",)),
         refs=("kwon2023vllm",),
