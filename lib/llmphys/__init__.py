@@ -39,6 +39,7 @@ Modules (one concept each; import modules, not names)::
     tables      registry tables as Markdown text for the chapters
     pipeline    (package) the data chapter's pretraining data pipeline, one module per stage
     plots       (package) the book-wide figure style and every figure of the book
+    claims      (package) the claims ledger: every checkable claim of the series, recomputed
 
 Every quantity is a plain float in SI base units with the unit in its name
 (``hbm_bytes_per_s``, ``step_time_s``); see chapters/notation.md.

@@ -3,8 +3,9 @@
 The series this book follows is four documents (kept in ``shared/seeds``); :data:`SOURCES` names
 them. Each document's claims live in their own module (:mod:`~llmphys.claims.part3`,
 :mod:`~llmphys.claims.overview`, :mod:`~llmphys.claims.podcast`,
-:mod:`~llmphys.claims.lecture`); :func:`claims` returns all of them in ledger order and
-:func:`assess` recomputes one.
+:mod:`~llmphys.claims.lecture`); multi-step recomputations that several documents need live once
+in :mod:`~llmphys.claims.recompute`. :func:`claims` returns all of them in ledger order, with the
+cross-document links of :data:`CROSS` added, and :func:`assess` recomputes one.
 
 >>> c = claim("M01")
 >>> c.verdict.value
