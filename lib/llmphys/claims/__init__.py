@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from ._core import (Assessment, Bound, Claim, Compare, Range, Verdict, assess, evaluate, fill,
+from ._core import (APPROX_BAND, Assessment, Bound, Claim, Compare, Range, Verdict, assess, evaluate, fill,
                     half_unit)
 
-__all__ = ["Assessment", "Bound", "Claim", "Compare", "Range", "Verdict", "assess", "evaluate",
+__all__ = ["APPROX_BAND", "Assessment", "Bound", "Claim", "Compare", "Range", "Verdict", "assess", "evaluate",
            "fill", "half_unit", "SOURCES", "Source", "claims", "claim", "ledger", "verdict_counts",
            "ledger_markdown", "details_markdown", "summary_markdown", "ratio_points",
            "CROSS", "cross_references"]

@@ -25,9 +25,10 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-__all__ = ["Verdict", "Compare", "Range", "Bound", "Claim", "Assessment", "assess",
+__all__ = ["APPROX_BAND", "Verdict", "Compare", "Range", "Bound", "Claim", "Assessment", "assess",
            "evaluate", "fill", "half_unit"]
 
+APPROX_BAND = 0.25   # relative distance from the stated figure still judged "approximately"
 _PLACEHOLDER = re.compile(r"\[\[(.+?)\|([^\]]*)\]\]")
 
 
@@ -133,7 +134,7 @@ class _Check:
     expr: str
     fmt: str = "{:.3g}"
     unit: str = ""
-    approx: float = 0.25   # relative distance still judged "approximately"
+    approx: float = APPROX_BAND   # relative distance still judged "approximately"
 
     def show(self, value: Any) -> str:
         text = " / ".join(self.fmt.format(v) for v in _as_tuple(value))
