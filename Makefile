@@ -70,7 +70,9 @@ chromium:
 # stored outputs (which nbval checks and the site shows) are the library's numbers.
 refresh: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-		--ExecutePreprocessor.timeout=120 --ExecutePreprocessor.kernel_name=python3 chapters/*.ipynb
+		--ExecutePreprocessor.timeout=120 --ExecutePreprocessor.kernel_name=python3 \
+		--ExecutePreprocessor.record_timing=False chapters/*.ipynb
+	$(BIN)/python tools/normalize_notebooks.py chapters/*.ipynb
 
 clean:
 	rm -rf _build _offline .pytest_cache

@@ -1,0 +1,54 @@
+"""Strip what a re-execution changes but no reader sees from the committed notebooks.
+
+Every execution stamps each code cell with four ``iopub`` timestamps (nbclient's
+``record_timing``), so two runs that produce identical outputs still differ on every cell and
+every branch that re-executes a chapter conflicts with every other. This removes those stamps
+and leaves sources, outputs and execution counts (nbval needs the counts) as they are.
+
+    python tools/normalize_notebooks.py chapters/*.ipynb      # rewrite in place
+    python tools/normalize_notebooks.py --check chapters/*.ipynb   # exit 1 if any would change
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+
+def normalize(nb: dict) -> dict:
+    """Return ``nb`` with per-cell execution timing metadata removed (in place, and returned)."""
+    for cell in nb.get("cells", []):
+        cell.get("metadata", {}).pop("execution", None)
+    return nb
+
+
+def dumps(nb: dict) -> str:
+    """Serialise as Jupyter does (one-space indent, sorted keys, trailing newline)."""
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="+", type=pathlib.Path, help="notebooks to normalise")
+    ap.add_argument("--check", action="store_true", help="report, do not rewrite")
+    args = ap.parse_args(argv)
+    stale = []
+    for path in args.paths:
+        if path.suffix != ".ipynb" or not path.is_file():
+            ap.error(f"paths: {path} is not an .ipynb file")
+        text = path.read_text(encoding="utf-8")
+        new = dumps(normalize(json.loads(text)))
+        if new != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print("not normalised (run tools/normalize_notebooks.py):", *map(str, stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
