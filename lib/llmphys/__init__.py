@@ -37,6 +37,7 @@ Modules (one concept each; import modules, not names)::
     tinylm_train  its corpus (an order-2 source), training loop and probes
     compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters
+    book        what a chapter needs from its notebook: glue without myst-nb
     pipeline    (package) the data chapter's pretraining data pipeline, one module per stage
     plots       (package) the book-wide figure style and every figure of the book
     claims      (package) the claims ledger: every checkable claim of the series, recomputed
