@@ -20,7 +20,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
-               if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources")))
+               if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources"))
+               and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:500])
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
 
 
@@ -65,7 +66,7 @@ def _expected(data, setting):
 
 def _move(control, i):
     if control.evaluate("e => e.tagName") == "SELECT":
-        control.select_option(value=str(i))
+        control.select_option(index=i)  # our option values are indices; labels can look alike
     else:  # a range input: set it as a drag would, then fire the event a drag fires
         control.evaluate("(e, i) => { e.value = String(i);"
                          " e.dispatchEvent(new Event('input', {bubbles: true})); }", i)
