@@ -1,7 +1,7 @@
 """The built website, checked as a reader's browser sees it (Debian's chromium, offline).
 
 Every page loads with no failed local request and no JavaScript error, figures and
-math render, the widget renders from the locally served widget manager, each chapter
+math render, the tour's widget is live, each chapter
 has a Colab launch link, and no internal link is broken. A screenshot of the tour
 is saved to tests/site/artifacts/ for a person to look at.
 """
@@ -142,15 +142,9 @@ def test_tour_shows_its_numbers_widget_and_saves_a_screenshot(browser, site_url)
     text = page.inner_text("main")
     assert "ridge sits at 295 FLOP per byte" in text  # glued from the library
     assert "0.34% of its BF16 peak" in text
-    page.wait_for_selector(".widget-dropdown select", timeout=15000)  # widget manager, offline
-    # The widget manager typesets with MathJax 2's Hub.Queue; MathJax 3 must accept it.
-    page.wait_for_function("typeof window.MathJax.typesetPromise === 'function'", timeout=15000)
-    assert page.evaluate("typeof MathJax.Hub.Queue(['Typeset', MathJax.Hub, document.body])"
-                         " === 'undefined'")
-    # The widget's printed output is rendered asynchronously from the saved widget state.
-    page.wait_for_function(
-        "document.querySelector('main').innerText.includes('intensity 63.4 FLOP/B')",
-        timeout=15000)
+    # The widget is the library's precomputed grid, wired by explore.js (tests/site/test_widgets.py).
+    page.wait_for_selector(".llmphys-explore-live", timeout=15000)
+    assert "intensity 63.4 FLOP/B" in page.inner_text(".llmphys-explore-output")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "hardware_tour.png"), full_page=True)
     assert (ARTIFACTS / "hardware_tour.png").stat().st_size > 50_000

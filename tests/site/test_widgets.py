@@ -1,0 +1,104 @@
+"""No control on a static page moves while its output stays: every widget computes its answer.
+
+The static site has no kernel. Each chapter's widget is ``llmphys.book.widget``, which stores the
+library's output for every setting of its controls; ``_assets/explore.js`` enables the controls
+and switches between the stored outputs. In headless Chromium with every non-local request
+blocked, this checks that on every page (a) each enabled form control belongs to such a widget,
+and (b) moving each control of each widget changes the printed output to the one the library
+computed for that setting.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
+               if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources"))
+               and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:500])
+CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def page(site_url):
+    if CHROMIUM is None:
+        pytest.fail("Debian's chromium is not installed: `make test` installs it with apt-get")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        pg = b.new_page(viewport={"width": 390, "height": 844})
+        pg.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
+            "http://127.0.0.1") else r.abort())
+        yield pg
+        b.close()
+
+
+def _controls_outside_widgets(page):
+    return page.evaluate("""() => [...document.querySelectorAll(
+        'article input, article select, article textarea')]
+        .filter(e => !e.disabled && e.type !== 'hidden' && !e.closest('.llmphys-explore'))
+        .map(e => e.outerHTML.slice(0, 120))""")
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_enabled_control_outside_a_widget(page, site_url, path):
+    page.goto(f"{site_url}/{path}", wait_until="load")
+    assert _controls_outside_widgets(page) == []
+
+
+def _stored(block):
+    data = json.loads(block.locator("script.llmphys-explore-data").text_content())
+    return data
+
+
+def _expected(data, setting):
+    k = 0
+    for j, i in enumerate(setting):
+        k = k * data["shape"][j] + i
+    return data["texts"][data["index"][k]]
+
+
+def _move(control, i):
+    if control.evaluate("e => e.tagName") == "SELECT":
+        control.select_option(index=i)  # our option values are indices; labels can look alike
+    else:  # a range input: set it as a drag would, then fire the event a drag fires
+        control.evaluate("(e, i) => { e.value = String(i);"
+                         " e.dispatchEvent(new Event('input', {bubbles: true})); }", i)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_widget_control_changes_the_output_to_the_librarys(page, site_url, chapter):
+    page.goto(f"{site_url}/chapters/{chapter}.html", wait_until="load")
+    blocks = page.locator(".llmphys-explore")
+    assert blocks.count() >= 1, f"{chapter} has no widget"
+    for b in range(blocks.count()):
+        block = blocks.nth(b)
+        block.wait_for(state="attached")
+        page.wait_for_function("b => b.classList.contains('llmphys-explore-live')",
+                               arg=block.element_handle(), timeout=10000)
+        data = _stored(block)
+        controls = block.locator("[data-control]")
+        setting = [int(controls.nth(j).input_value()) for j in range(controls.count())]
+        out = block.locator(".llmphys-explore-output")
+        assert out.text_content() == _expected(data, setting)
+        for j in range(controls.count()):
+            c = controls.nth(j)
+            assert c.is_enabled(), f"{chapter}: control {j} is still disabled"
+            before = out.text_content()
+            changed = False
+            for i in range(data["shape"][j]):
+                if i == setting[j]:
+                    continue
+                _move(c, i)
+                trial = setting[:j] + [i] + setting[j + 1:]
+                assert out.text_content() == _expected(data, trial), (chapter, j, i)
+                changed = changed or out.text_content() != before
+            assert changed, f"{chapter}: moving control {j} never changes the output"
+            _move(c, setting[j])
+            assert out.text_content() == before
