@@ -4,7 +4,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from llmphys import roofline, specs
 
 L40S = Path(__file__).resolve().parents[1] / "data" / "examples" / "nvidia_l40s.toml"

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from llmphys import accounting, hf_config, kv_cache, specs
 
 HERE = Path(__file__).parent / "data" / "hf_configs"
@@ -88,11 +87,9 @@ ACTIVE = [
     ("Qwen3-30B-A3B", 3.3, 1, "Qwen3-30B-A3B model card: 'Number of Activated Parameters: 3.3B'"),
     ("Qwen3-235B-A22B", 22, 0, "Qwen3-235B-A22B model card: 'Number of Activated Parameters: 22B'"),
     ("Qwen1.5-MoE-A2.7B", 2.7, 1, "Qwen1.5-MoE-A2.7B model card: '2.7B activated parameters'"),
-    ("DeepSeek-V2", 21, 0, "DeepSeek-V2 model card: '236B total parameters, of which 21B are "
-                           "activated for each token'"),
+    ("DeepSeek-V2", 21, 0, "DeepSeek-V2 model card: '236B total ... 21B are activated'"),
     ("DeepSeek-V2-Lite", 2.4, 1, "DeepSeek-V2-Lite model card: '16B total, 2.4B activated'"),
-    ("DeepSeek-V3", 36.6, 1, "DeepSeek-V3 README_WEIGHTS.md: 36.6B activated parameters "
-                             "(37B in the technical report)"),
+    ("DeepSeek-V3", 36.6, 1, "DeepSeek-V3 README_WEIGHTS.md: 36.6B activated (report: 37B)"),
 ]
 
 
@@ -239,3 +236,13 @@ def test_bad_paths_and_types_are_named(tmp_path):
 def test_gemma2_note_says_the_kv_cache_is_an_upper_bound_past_the_window():
     m = specs.model_from_hf_config(_config("gemma-2-9b"))
     assert m.sliding_window_tokens == 0 and "upper bound" in m.notes
+
+
+def test_deepseek_v3_page_total_splits_as_the_registry_notes_reconcile_it():
+    # data/models.toml [deepseek_v3] notes: main model 671,026,419,200; the MTP layer with its
+    # copies of embedding and head 13,463,426,304; the FP8 block-scale tensors 41,540,496.
+    parts = hf_config.checkpoint_breakdown(_config("DeepSeek-V3"))
+    assert parts == {"model": 671_026_419_200, "mtp_layers": 13_463_426_304,
+                     "quant_scales": 41_540_496, "mask_buffers": 0}
+    for n in ("671,026,419,200", "13,463,426,304", "41,540,496"):
+        assert n in specs.model("deepseek_v3").notes

@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import textwrap
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import accounting, kv_cache, roofline, specs, units
 
@@ -156,11 +156,11 @@ def _format_kv(r: dict) -> str:
               else f" (a sliding window keeps {r['cached_positions']:,})")
     return "\n".join([
         f"{r['model']}: KV cache at {r['dtype']}",
-        f"  per token            {r['bytes_per_token']:>14,.0f} bytes  "
-        f"({r['bytes_per_token'] / units.KiB:,.1f} KiB; "
-        f"{r['bytes_per_token'] / units.GB * 1e6:,.3f} GB per million tokens)",
-        f"  per sequence         {_gb(r['bytes_per_sequence'])}  "
-        f"for {r['n_tokens']:,} tokens{window}",
+        (f"  per token            {r['bytes_per_token']:>14,.0f} bytes  "
+         f"({r['bytes_per_token'] / units.KiB:,.1f} KiB; "
+         f"{r['bytes_per_token'] / units.GB * 1e6:,.3f} GB per million tokens)"),
+        (f"  per sequence         {_gb(r['bytes_per_sequence'])}  "
+         f"for {r['n_tokens']:,} tokens{window}"),
         f"  batch of {r['batch_size']:<11,} {_gb(r['bytes_total'])}"])
 
 
@@ -168,10 +168,11 @@ def _format_roofline(r: dict) -> str:
     return "\n".join([
         f"{r['chip']} at {r['dtype']}",
         f"  dense peak       {units.fmt_si(r['peak_flop_per_s'], 'FLOP/s')}",
-        f"  HBM bandwidth    {units.fmt_si(r['hbm_bytes_per_s'], 'B/s')} (decimal units: 1 GB = 1e9 bytes)",
+        (f"  HBM bandwidth    {units.fmt_si(r['hbm_bytes_per_s'], 'B/s')} "
+         "(decimal units: 1 GB = 1e9 bytes)"),
         f"  HBM capacity     {_gb(r['hbm_bytes'])}",
-        f"  ridge point      {r['ridge_flop_per_byte']:.0f} FLOP/byte "
-        "(below it a kernel is memory-bound)"])
+        (f"  ridge point      {r['ridge_flop_per_byte']:.0f} FLOP/byte "
+         "(below it a kernel is memory-bound)")])
 
 
 def _source_lines(text: str) -> list[str]:
@@ -179,8 +180,8 @@ def _source_lines(text: str) -> list[str]:
 
 
 def _format_chips(rows: list[dict]) -> str:
-    lines = [f"{'key':<10}{'name':<34}{'year':>5}{'BF16 TFLOP/s':>13}{'HBM GB':>8}"
-             f"{'HBM TB/s':>9}{'ridge FLOP/B':>13}"]
+    lines = [(f"{'key':<10}{'name':<34}{'year':>5}{'BF16 TFLOP/s':>13}{'HBM GB':>8}"
+              f"{'HBM TB/s':>9}{'ridge FLOP/B':>13}")]
     for r in rows:
         lines.append(f"{r['key']:<10}{r['name'][:33]:<34}{r['launch_year']:>5}"
                      f"{r['peak_bf16_flop_per_s'] / units.TERA:>13,.0f}"
@@ -193,8 +194,8 @@ def _format_chips(rows: list[dict]) -> str:
 
 
 def _format_models(rows: list[dict]) -> str:
-    lines = [f"{'key':<15}{'name':<28}{'year':>5}{'params (1e9)':>13}{'active (1e9)':>13}"
-             f"{'attention':>10}{'context':>10}"]
+    lines = [(f"{'key':<15}{'name':<28}{'year':>5}{'params (1e9)':>13}{'active (1e9)':>13}"
+              f"{'attention':>10}{'context':>10}")]
     for r in rows:
         lines.append(f"{r['key']:<15}{r['name'][:27]:<28}{r['release_year']:>5}"
                      f"{r['n_params'] / 1e9:>13.1f}{r['n_active_params'] / 1e9:>13.1f}"
@@ -276,3 +277,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _script() -> None:  # the console script's entry point
     sys.exit(main())
 
+
+
+def shell(*args: str) -> tuple[int, str]:
+    """(exit code, stdout + stderr) of ``llmphys args...`` run as a separate process.
+
+    It runs ``python -m llmphys`` with this interpreter and this copy of the library,
+    as a reader's terminal would, so a notebook can show the command line without
+    shell escapes (``!``), which not every kernel has.
+
+    >>> shell("roofline", "h100_sxm")[0]
+    0
+    """
+    import subprocess
+    from pathlib import Path
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1])] + [p for p in [os.environ.get("PYTHONPATH")]
+                                                      if p])}
+    done = subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
+                          text=True, env=env, timeout=300, check=False)
+    return done.returncode, done.stdout + done.stderr

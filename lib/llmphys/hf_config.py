@@ -70,8 +70,9 @@ def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
             raw = json.load(f)
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    if not isinstance(raw, dict):  # bad content of a file, so ValueError
+        kind = type(raw).__name__
+        raise ValueError(f"{path}: expected a JSON object, got {kind}")  # noqa: TRY004
     return raw
 
 
@@ -140,7 +141,8 @@ def _flag(cfg: dict, t: str, name: str, default: bool) -> bool:
     if v is None:
         return default
     if not isinstance(v, bool):
-        raise ValueError(f"model_type {t!r}: {name} must be true or false, got {v!r}")
+        message = f"model_type {t!r}: {name} must be true or false, got {v!r}"
+        raise ValueError(message)  # noqa: TRY004
     return v
 
 
@@ -290,29 +292,37 @@ def _gpt2(cfg: dict) -> dict:
 def checkpoint_n_values(config: dict | str | os.PathLike) -> float:
     """Numbers stored in the checkpoint's safetensors files: what a model page's total counts.
 
-    That is ``accounting.n_params`` plus what the checkpoint stores beside the model:
-    DeepSeek-V3's multi-token-prediction layers (``num_nextn_predict_layers``: one more
-    decoder layer, two norms, a 2d -> d projection, a norm and its own copies of the
-    embedding and output head; DeepSeek-AI 2024, arXiv:2412.19437, sec. 2.2), the
-    float32 scales of block-quantized FP8 weights (one per ``weight_block_size`` block
-    of every decoder-layer matrix; routers stay unquantized), and GPT-2's causal-mask
-    buffers (an n_positions x n_positions ``attn.bias`` per layer).
+    The sum of :func:`checkpoint_breakdown`: the model itself plus what the checkpoint
+    stores beside it.
 
-    >>> f"{checkpoint_n_values(specs.data_dir() / 'hf_configs' / 'Qwen2.5-0.5B'):,.0f}"
-    '494,032,768'
+    >>> f"{checkpoint_n_values(specs.data_dir() / 'hf_configs' / 'DeepSeek-V3'):,.0f}"
+    '684,531,386,000'
+    """
+    return sum(checkpoint_breakdown(config).values())
+
+
+def checkpoint_breakdown(config: dict | str | os.PathLike) -> dict[str, float]:
+    """Stored numbers by kind: model, extra layers, quantization scales, buffers.
+
+    ``model`` is ``accounting.n_params``. ``mtp_layers``: DeepSeek-V3's
+    multi-token-prediction layers (``num_nextn_predict_layers``: one more decoder layer,
+    two norms, a 2d -> d projection, a norm and its own copies of the embedding and output
+    head; DeepSeek-AI 2024, arXiv:2412.19437, sec. 2.2). ``quant_scales``: the float32
+    scales of block-quantized FP8 weights, one per ``weight_block_size`` block of every
+    decoder-layer matrix (routers, norms, embeddings stay unquantized). ``mask_buffers``:
+    GPT-2's causal masks, an n_positions x n_positions ``attn.bias`` per layer.
     """
     from . import accounting  # accounting imports specs, as this module does
     raw = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
     m = model_from_hf_config(raw)
-    n = accounting.n_params(m)
-    if raw["model_type"] == "gpt2":
-        n += m.n_layers * m.max_context_tokens ** 2
+    masks = m.n_layers * m.max_context_tokens ** 2 if raw["model_type"] == "gpt2" else 0
     n_mtp = raw.get("num_nextn_predict_layers", 0) if raw["model_type"] == "deepseek_v3" else 0
     last = m.n_layers - 1
     layer = accounting.attention_params_per_layer(m) + accounting.ffn_params_per_layer(m, last)[0]
     layer += m.n_norms_per_layer * m.d_model
-    n += n_mtp * (layer + 3 * m.d_model + 2 * m.d_model * m.d_model
-                  + 2 * m.vocab_size * m.d_model)
+    mtp = n_mtp * (layer + 3 * m.d_model + 2 * m.d_model * m.d_model
+                   + 2 * m.vocab_size * m.d_model)
+    scales = 0
     quant = raw.get("quantization_config") or {}
     if quant:
         block = quant.get("weight_block_size")
@@ -320,8 +330,9 @@ def checkpoint_n_values(config: dict | str | os.PathLike) -> float:
             raise ValueError(f"quantization_config {quant.get('quant_method')!r} without "
                              "weight_block_size is not modelled; only block-scaled fp8 is")
         layers = list(range(m.n_layers)) + [last] * n_mtp
-        n += sum(_n_blocks(shape, block) for i in layers for shape in _matrices(m, i))
-    return float(n)
+        scales = sum(_n_blocks(shape, block) for i in layers for shape in _matrices(m, i))
+    return {"model": accounting.n_params(m), "mtp_layers": float(mtp),
+            "quant_scales": float(scales), "mask_buffers": float(masks)}
 
 
 def _n_blocks(shape: tuple[int, int], block: list[int]) -> int:

@@ -152,7 +152,7 @@ class Model:
     # the plain pre-norm decoder the registry's tables describe.
     o_bias: bool = False  # bias on the attention output projection alone (Llama attention_bias)
     mlp_bias: bool = False  # biases on the MLP projections alone (Llama mlp_bias)
-    qk_norm: str = "none"  # none | head (one d_head RMSNorm for Q, one for K: Qwen3) | full (OLMo 2)
+    qk_norm: str = "none"  # none | head (d_head-wide gains for Q and K: Qwen3) | full (OLMo 2)
     n_norms_per_layer: int = 2  # Gemma 2 adds post-attention and post-MLP norms: 4
 
 
