@@ -187,6 +187,18 @@ def test_llama_attention_bias_puts_a_bias_on_q_k_v_and_o():
     assert mlp - plain == 2 * 128 + 64  # gate and up (128 each), down (64)
 
 
+def test_attention_bias_counts_only_where_the_modeling_file_reads_it():
+    # modeling_mistral.py builds q/k/v/o without biases whatever the config says
+    cfg = json.loads((_config("Mistral-7B-v0.1") / "config.json").read_text())
+    m = specs.model_from_hf_config({**cfg, "attention_bias": True, "mlp_bias": True})
+    assert accounting.n_params(m) == 7_241_732_096  # models.toml, HF safetensors total
+
+
+def test_the_name_comes_from_the_folder():
+    m = specs.model_from_hf_config(_config("Qwen2.5-0.5B") / "config.json")
+    assert (m.name, m.key) == ("Qwen2.5-0.5B", "qwen2_5_0_5b")
+
+
 def test_unknown_model_type_lists_the_supported_ones():
     with pytest.raises(ValueError, match=r"model_type='t5' is not supported; supported: llama, "
                                          r"mistral.*deepseek_v3"):
@@ -209,6 +221,8 @@ def test_missing_field_names_the_field_and_the_type():
     ({"decoder_sparse_step": 2}, r"interleaves dense and MoE layers"),
     ({"tie_word_embeddings": "yes"}, r"tie_word_embeddings must be true or false"),
     ({"num_key_value_heads": 3}, r"not a multiple of num_key_value_heads=3"),
+    ({"num_key_value_heads": "4"}, r"num_key_value_heads must be a whole number"),
+    ({"head_dim": 12.5}, r"head_dim must be a whole number"),
     ({"num_hidden_layers": -1}, r"num_hidden_layers must be a whole number"),
 ])
 def test_what_the_counter_does_not_model_is_refused_by_name(change, message):

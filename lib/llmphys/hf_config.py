@@ -50,6 +50,8 @@ _PLAIN = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu
 _TIED_DEFAULT = {"gemma": True, "gemma2": True, "gpt2": True}
 _HEAD_DIM_DEFAULT = {"gemma": 256, "gemma2": 256, "qwen3": 128}
 _MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3")
+_BIAS_FROM_CONFIG = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "olmo2", "gpt_neox",
+                     "deepseek_v2", "deepseek_v3")
 
 
 def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
@@ -110,11 +112,13 @@ def model_from_hf_config(config: dict | str | os.PathLike, *, key: str | None = 
 
 
 def _default_name(config, t: str) -> str:
+    """The folder's name (``Qwen2.5-0.5B/config.json``), a file's stem, or the model type."""
     if isinstance(config, dict):
         return t
     path = Path(config)
-    return (path if path.is_dir() else path.parent).name if path.name == "config.json" \
-        or path.is_dir() else path.stem
+    if path.is_dir():
+        return path.resolve().name
+    return path.resolve().parent.name if path.name == "config.json" else path.stem
 
 
 def _slug(label: str) -> str:
@@ -173,7 +177,8 @@ def _attention_label(h: int, g: int) -> str:
 
 def _window(cfg: dict, t: str, n_layers: int) -> tuple[int, str]:
     """(window in tokens, note) for the layers; refuses a mix the spec cannot hold."""
-    w = cfg.get("sliding_window", 4096 if t == "mistral" else 0) or 0  # MistralConfig: 4096
+    # MistralConfig and Gemma2Config default to a 4096-token window; the others to none.
+    w = cfg.get("sliding_window", 4096 if t in ("mistral", "gemma2") else 0) or 0
     if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not cfg.get("use_sliding_window"):
         w = 0
     if t in ("llama", "gemma", "gpt_neox", "olmo2", "deepseek_v2", "deepseek_v3"):
@@ -198,14 +203,16 @@ def _decoder(cfg: dict, t: str) -> dict:
     _check_rope(cfg, t)
     L, d = _int(cfg, t, "num_hidden_layers"), _int(cfg, t, "hidden_size")
     h = _int(cfg, t, "num_attention_heads")
-    g = cfg.get("num_key_value_heads") or h
-    if h % g:
+    g = _int(cfg, t, "num_key_value_heads") if cfg.get("num_key_value_heads") else h
+    if not g or h % g:
         raise ValueError(f"model_type {t!r}: num_attention_heads={h} is not a multiple of "
                          f"num_key_value_heads={g}")
-    c = cfg.get("head_dim") or _HEAD_DIM_DEFAULT.get(t) or d // h
+    c = _int(cfg, t, "head_dim") if cfg.get("head_dim") else _HEAD_DIM_DEFAULT.get(t, d // h)
     tied = _flag(cfg, t, "tie_word_embeddings", _TIED_DEFAULT.get(t, False))
     window, notes = _window(cfg, t, L)
-    bias = _flag(cfg, t, "attention_bias", t == "gpt_neox")
+    # Only these modeling files read attention_bias; the others fix their biases in code
+    # (Qwen2 and Qwen2-MoE: on q, k, v; Mistral, Mixtral, Phi-3: none).
+    bias = t in _BIAS_FROM_CONFIG and _flag(cfg, t, "attention_bias", t == "gpt_neox")
     out = {"n_layers": L, "d_model": d, "n_heads": h, "n_kv_heads": g, "d_head": c,
            "vocab_size": _int(cfg, t, "vocab_size"),
            "max_context_tokens": _int(cfg, t, "max_position_embeddings"),
@@ -213,7 +220,7 @@ def _decoder(cfg: dict, t: str) -> dict:
            "position": "rope", "norm": "layernorm" if t == "gpt_neox" else "rmsnorm",
            "tied_embeddings": tied, "qkv_bias": bias or t in ("qwen2", "qwen2_moe"),
            "linear_bias": t == "gpt_neox" and bias, "o_bias": bias and t != "gpt_neox",
-           "mlp_bias": _flag(cfg, t, "mlp_bias", False),
+           "mlp_bias": t == "llama" and _flag(cfg, t, "mlp_bias", False),
            "qk_norm": {"qwen3": "head", "qwen3_moe": "head", "olmo2": "full"}.get(t, "none"),
            "n_norms_per_layer": 4 if t == "gemma2" else 2, "_notes": notes}
     out["d_ff"] = _int(cfg, t, "intermediate_size")
