@@ -121,3 +121,24 @@ def test_main_returns_the_exit_code_in_process(capsys):
     assert cli.main(["params", "llama3_8b"]) == 0
     assert "8,030,261,248" in capsys.readouterr().out  # models.toml: HF safetensors total
     assert cli.main(["params", "nope"]) == 2
+
+
+def test_params_of_a_config_says_what_the_checkpoint_files_add():
+    ds = str(ROOT / "data" / "hf_configs" / "DeepSeek-V3")
+    out = llmphys("params", ds)
+    # the HF page's 684,531,386,000 = model + MTP layer + FP8 block scales (test_hf_config.py)
+    assert "684,531,386,000" in " ".join(out.stdout.split())
+    assert "mtp_layers 13,463,426,304" in out.stdout
+    r = json.loads(llmphys("params", ds, "--json").stdout)
+    assert sum(r["checkpoint"].values()) == 684_531_386_000
+    assert max(len(line) for line in out.stdout.splitlines()) <= 100
+
+
+def test_kv_of_an_imported_model_repeats_what_the_import_could_not_represent(tmp_path):
+    cfg = {"model_type": "gemma2", "hidden_size": 256, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 512,
+           "vocab_size": 1000, "max_position_embeddings": 8192, "sliding_window": 4096}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    out = llmphys("kv", str(tmp_path), "--tokens", "8192")
+    assert out.returncode == 0 and "an upper bound beyond" in " ".join(out.stdout.split())
+

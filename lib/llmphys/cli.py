@@ -28,7 +28,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from . import accounting, kv_cache, roofline, specs, units
+from . import accounting, hf_config, kv_cache, roofline, specs, units
 
 WIDTH = 100  # columns of human output
 KV_DTYPES = ("bf16", "fp16", "fp8")
@@ -144,11 +144,21 @@ def _format_params(r: dict) -> str:
              f"  embedding (in + out) {r['n_embedding_params']:>18,}"
              + ("  (output head tied to the input embedding)" if r["tied_embeddings"] else ""),
              f"  weights at bf16      {_gb(r['weight_bytes_bf16']):>18}", "",
-             f"  {'component':<14}{'parameters':>18}{'share':>9}{'bf16 weights':>24}"]
+             f"  {'component':<14}{'parameters':>18}{'share':>9}{'bf16 weights':>30}"]
     for name, n in r["components"].items():
         lines.append(f"  {name:<14}{n:>18,}{100 * n / r['n_params']:>8.1f}%"
-                     f"{_gb(2.0 * n):>28}")
-    return "\n".join(lines)
+                     f"  {_gb(2.0 * n):>28}")
+    stored = r.get("checkpoint")
+    if stored and sum(stored.values()) != r["n_params"]:
+        extra = ", ".join(f"{k} {v:,.0f}" for k, v in stored.items() if v and k != "model")
+        head = f"  the checkpoint files hold {sum(stored.values()):,.0f} numbers: the model plus"
+        lines += ["", head, *_source_lines(extra + " (not parameters of the model)")]
+    return "\n".join(lines + _note_lines(r))
+
+
+def _note_lines(r: dict) -> list[str]:
+    return ["", *textwrap.wrap("note: " + r["notes"], WIDTH - 2, initial_indent="  ",
+                               subsequent_indent="  ")] if r.get("notes") else []
 
 
 def _format_kv(r: dict) -> str:
@@ -161,7 +171,7 @@ def _format_kv(r: dict) -> str:
          f"{r['bytes_per_token'] / units.GB * 1e6:,.3f} GB per million tokens)"),
         (f"  per sequence         {_gb(r['bytes_per_sequence'])}  "
          f"for {r['n_tokens']:,} tokens{window}"),
-        f"  batch of {r['batch_size']:<11,} {_gb(r['bytes_total'])}"])
+        f"  batch of {r['batch_size']:<11,} {_gb(r['bytes_total'])}", *_note_lines(r)])
 
 
 def _format_roofline(r: dict) -> str:
@@ -243,13 +253,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> tuple[object, str]:
     """(report, human text) for parsed ``args``; bad input raises ValueError or OSError."""
-    if args.command == "params":
-        r = params_report(resolve_model(args.model))
-        return r, _format_params(r)
-    if args.command == "kv":
-        r = kv_report(resolve_model(args.model), n_tokens=args.tokens, batch_size=args.batch,
-                      dtype=args.dtype)
-        return r, _format_kv(r)
+    if args.command in ("params", "kv"):
+        model = resolve_model(args.model)
+        from_config = args.model not in specs.models()
+        if args.command == "params":
+            r = params_report(model)
+            if from_config:  # what a model page counts: the files, not only the model
+                r["checkpoint"] = hf_config.checkpoint_breakdown(args.model)
+        else:
+            r = kv_report(model, n_tokens=args.tokens, batch_size=args.batch, dtype=args.dtype)
+        if from_config and model.notes:  # what the import could not represent exactly
+            r["notes"] = model.notes
+        return r, _format_params(r) if args.command == "params" else _format_kv(r)
     if args.command == "roofline":
         r = roofline_report(resolve_chip(args.chip), dtype=args.dtype)
         return r, _format_roofline(r)
