@@ -46,26 +46,34 @@ def attention_params_per_layer(model: Model) -> float:
     n = d * h * c + 2 * d * g * c + h * c * d
     if model.qkv_bias or model.linear_bias:
         n += (h + 2 * g) * c
-    if model.linear_bias:
+    if model.linear_bias or model.o_bias:
         n += d  # output projection bias
+    if model.qk_norm == "head":  # one RMSNorm gain of width c for Q, one for K (Qwen3)
+        n += 2 * c
+    elif model.qk_norm == "full":  # gains over all query and key heads (OLMo 2)
+        n += (h + g) * c
     if model.position == "relative":
         n += d * h * c
     return float(n)
 
 
 def mlp_params(model: Model, d_ff: int) -> float:
-    """Weights of one dense MLP of hidden width ``d_ff`` (SwiGLU: 3 matrices, GELU: 2)."""
+    """Weights of one dense MLP of hidden width ``d_ff`` (SwiGLU/GeGLU: 3 matrices, GELU: 2)."""
     d = model.d_model
-    if model.mlp == "swiglu":
-        return 3.0 * d * d_ff
-    n = 2.0 * d * d_ff
-    if model.linear_bias:
-        n += d_ff + d
+    gated = model.mlp in ("swiglu", "geglu")
+    n = (3.0 if gated else 2.0) * d * d_ff
+    if model.mlp_bias or (model.linear_bias and not gated):
+        n += (2 if gated else 1) * d_ff + d
     return n
 
 
 def _norm_params(model: Model) -> float:
     return (2.0 if model.norm == "layernorm" else 1.0) * model.d_model
+
+
+def _shared_expert_params(model: Model) -> float:
+    moe = model.moe
+    return moe.n_shared_experts * mlp_params(model, moe.d_ff_shared_expert or moe.d_ff_expert)
 
 
 def ffn_params_per_layer(model: Model, layer: int) -> tuple[float, float]:
@@ -76,8 +84,9 @@ def ffn_params_per_layer(model: Model, layer: int) -> tuple[float, float]:
         return n, n
     expert = mlp_params(model, moe.d_ff_expert)
     router = float(moe.n_experts * model.d_model)
-    total = (moe.n_experts + moe.n_shared_experts) * expert + router
-    active = (moe.n_experts_per_token + moe.n_shared_experts) * expert + router
+    router += moe.n_experts * moe.router_bias + model.d_model * moe.shared_expert_gate
+    total = moe.n_experts * expert + _shared_expert_params(model) + router
+    active = moe.n_experts_per_token * expert + _shared_expert_params(model) + router
     return total, active
 
 
@@ -101,7 +110,7 @@ def param_breakdown(model: Model) -> dict[str, float]:
         "embedding": embedding_params(model),
         "attention": model.n_layers * attention_params_per_layer(model),
         "ffn": ffn,
-        "norms": (2 * model.n_layers + 1) * _norm_params(model),
+        "norms": (model.n_norms_per_layer * model.n_layers + 1) * _norm_params(model),
         "output_head": output_head_params(model),
     }
 
@@ -185,6 +194,7 @@ ELEMENTWISE_FLOP = {
     "layernorm": 7.0,   # per element: mean, subtract, square, sum, scale, gain, bias
     "swiglu": 5.0,      # per hidden element: exp, add, divide, x * sigmoid, * up
     "gelu": 8.0,        # per hidden element, tanh approximation
+    "geglu": 9.0,       # per hidden element: the tanh GELU of the gate, then * up
     "rope": 3.0,        # per rotated element: two multiplies, one add
     "residual": 1.0,    # per element of each residual add
 }
@@ -219,7 +229,7 @@ def flop_breakdown_per_token(model: Model, *, context_tokens: float) -> dict[str
         t = min(t, float(model.sliding_window_tokens))
     attn = attention_flop_per_token(model, context_tokens=context_tokens)
     L, d, h, e = model.n_layers, model.d_model, model.n_heads, ELEMENTWISE_FLOP
-    norm_width = (2 * L + 1) * d
+    norm_width = (model.n_norms_per_layer * L + 1) * d
     if model.mla is not None:
         norm_width += L * (model.mla.q_lora_rank + model.mla.kv_lora_rank)
         rotated = L * (h + 1) * model.mla.qk_rope_head_dim
@@ -240,7 +250,8 @@ def _active_hidden_width(model: Model, layer: int) -> float:
     moe = model.moe
     if moe is None or layer < moe.n_dense_layers:
         return float(model.d_ff)
-    return float((moe.n_experts_per_token + moe.n_shared_experts) * moe.d_ff_expert)
+    shared = moe.n_shared_experts * (moe.d_ff_shared_expert or moe.d_ff_expert)
+    return float(moe.n_experts_per_token * moe.d_ff_expert + shared)
 
 
 def matmul_flop_share(model: Model, *, context_tokens: float) -> float:

@@ -98,6 +98,9 @@ class MoE:
     n_shared_experts: int  # always-on experts (DeepSeek); 0 for Mixtral
     d_ff_expert: int  # hidden width of one expert's SwiGLU MLP
     n_dense_layers: int  # leading layers with a dense MLP of width d_ff
+    d_ff_shared_expert: int = 0  # width of each shared expert; 0: same as d_ff_expert
+    shared_expert_gate: bool = False  # a d_model -> 1 sigmoid gate on the shared expert (Qwen MoE)
+    router_bias: bool = False  # a per-expert routing bias (DeepSeek-V3's e_score_correction_bias)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -145,13 +148,20 @@ class Model:
     published_train_flop: float | None = None
     moe: MoE | None = None
     mla: MLA | None = None
+    # Details of Hugging Face checkpoints (specs.model_from_hf_config); the defaults are
+    # the plain pre-norm decoder the registry's tables describe.
+    o_bias: bool = False  # bias on the attention output projection alone (Llama attention_bias)
+    mlp_bias: bool = False  # biases on the MLP projections alone (Llama mlp_bias)
+    qk_norm: str = "none"  # none | head (d_head-wide gains for Q and K: Qwen3) | full (OLMo 2)
+    n_norms_per_layer: int = 2  # Gemma 2 adds post-attention and post-MLP norms: 4
 
 
 _CHOICES = {
     "attention": ("mha", "mqa", "gqa", "mla"),
     "position": ("rope", "learned", "relative"),
     "norm": ("rmsnorm", "layernorm"),
-    "mlp": ("swiglu", "gelu"),
+    "mlp": ("swiglu", "geglu", "gelu"),  # geglu: gated GELU, three matrices like swiglu (Gemma)
+    "qk_norm": ("none", "head", "full"),
 }
 
 
@@ -177,7 +187,10 @@ def data_dir() -> Path:
 
 def accelerators() -> dict[str, Accelerator]:
     """Every accelerator in ``data/accelerators.toml``, keyed by registry key."""
-    return _load("accelerators.toml", Accelerator)
+    table = _load("accelerators.toml", Accelerator)
+    for key, acc in table.items():
+        _check_accelerator(acc, f"accelerators.toml[{key}]")
+    return table
 
 
 def models() -> dict[str, Model]:
@@ -201,6 +214,85 @@ def model(key: str) -> Model:
     8
     """
     return _lookup(models(), key, "model")
+
+
+def model_from_hf_config(config, *, key: str | None = None, name: str | None = None) -> Model:
+    """The :class:`Model` a Hugging Face ``config.json`` describes (dict, file or folder).
+
+    Model types, their implicit defaults and what is refused: :mod:`llmphys.hf_config`.
+
+    >>> from llmphys import accounting
+    >>> m = model_from_hf_config(data_dir() / "hf_configs" / "Qwen2.5-0.5B")
+    >>> int(accounting.n_params(m)), m.tied_embeddings
+    (494032768, True)
+    """
+    from . import hf_config  # imports this module
+    return hf_config.model_from_hf_config(config, key=key, name=name)
+
+
+def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:
+    """One accelerator in the registry's schema, from a TOML file or a dict, with its checks.
+
+    A file may hold the table itself or one ``[key]`` table, as in
+    ``data/accelerators.toml``; missing, unknown or mistyped fields raise a ValueError
+    naming the file and the field, and the registry's conventions (dense peaks, links
+    per direction) are checked as for the registry.
+
+    >>> acc = accelerator_from_toml({"h100_copy": dict(_raw("accelerators.toml")["h100_sxm"])})
+    >>> acc.key, acc.hbm_bytes_per_s
+    ('h100_copy', 3350000000000.0)
+    """
+    if isinstance(source, dict):
+        raw, where = source, "accelerator table"
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"source={str(source)!r}: no such TOML file")
+        try:
+            with open(path, "rb") as f:
+                raw = tomllib.load(f)
+        except tomllib.TOMLDecodeError as err:
+            raise ValueError(f"{path}: not valid TOML ({err})") from None
+        where = str(path)
+    else:
+        raise TypeError(f"source must be a path to a TOML file or a dict, got "
+                        f"{type(source).__name__}")
+    names = {f.name for f in dataclasses.fields(Accelerator)}
+    if all(isinstance(v, dict) for v in raw.values()) and raw and not set(raw) & names:
+        if len(raw) != 1:
+            raise ValueError(f"{where}: holds {len(raw)} tables ({', '.join(raw)}); give one")
+        ((key_in, raw),) = raw.items()
+        key = key or key_in
+        where = f"{where}[{key_in}]"
+    acc = _build(Accelerator, raw, where, key=key or "custom")
+    _check_accelerator(acc, where)
+    return acc
+
+
+def _check_accelerator(acc: Accelerator, where: str) -> None:
+    """The registry's conventions that a single table can break: positive sizes, dense peaks."""
+    for name in ("peak_bf16_flop_per_s", "hbm_bytes", "hbm_bytes_per_s",
+                 "scale_up_bytes_per_s_per_direction", "scale_out_bytes_per_s_per_direction",
+                 "peak_fp8_flop_per_s", "peak_fp4_flop_per_s", "tdp_w"):
+        value = getattr(acc, name)
+        if value is not None and not value > 0:
+            raise ValueError(f"{where}.{name}: must be > 0, got {value!r}")
+    if acc.scale_up_domain_size < 1:
+        raise ValueError(f"{where}.scale_up_domain_size: must be >= 1, got "
+                         f"{acc.scale_up_domain_size}")
+    sparse = acc.peak_bf16_sparse_flop_per_s
+    # 2e-3: vendors print the sparse figure to four digits (H100: 1,979 vs 2 x 989.4)
+    if sparse is not None and abs(sparse - 2.0 * acc.peak_bf16_flop_per_s) > 2e-3 * sparse:
+        raise ValueError(f"{where}.peak_bf16_flop_per_s: the dense peak must be half the 2:4 "
+                         f"sparse figure ({sparse:.4g}); got {acc.peak_bf16_flop_per_s:.4g}")
+    unknown = set(acc.estimated) - {f.name for f in dataclasses.fields(Accelerator)}
+    if unknown:
+        raise ValueError(f"{where}.estimated: names no field: {sorted(unknown)}")
+
+
+def _raw(filename: str) -> dict:
+    with open(data_dir() / filename, "rb") as f:
+        return tomllib.load(f)
 
 
 def _lookup(table: dict, key: str, kind: str):
