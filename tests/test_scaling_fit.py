@@ -52,9 +52,10 @@ def test_refit_of_the_real_data_lands_on_the_replications_estimates():
 
 
 def test_one_start_is_not_enough_on_this_data():
-    # From (a, b, e) = (0, 10, 0.5) L-BFGS stops in a worse local minimum: beta ~ 1.2, E ~ 1.90.
+    # From (a, b, e) = (5, 10, -1) L-BFGS stops in a worse local minimum: beta ~ 1.3, E ~ 1.90.
+    # ((0, 10, 0.5) used to, but only because ftol 1e-15 stopped it early on a slope.)
     local = sf.fit_parametric_law(n_params=RUNS["n_params"], n_tokens=RUNS["n_tokens"],
-                                  loss=RUNS["loss"], inits=[0.0, 10.0, 0.5, 0.5, 0.2])
+                                  loss=RUNS["loss"], inits=[5.0, 10.0, -1.0, 0.5, 0.2])
     assert local.beta > 0.9
 
 

@@ -43,3 +43,34 @@ def test_formatters_say_which_prefix_they_used():
     assert units.fmt_seconds(0.02) == "20.0 ms"
     assert units.fmt_pct(0.5) == "50.0%"
     assert units.fmt_flop(3.8e25) == "3.80e+25 FLOP"
+
+
+def test_uncertain_value_follows_the_gum_example():
+    # JCGM 100:2008 (GUM) sec. 7.2.2: m_S = 100.021 47 g with u_c = 0.35 mg, the estimate
+    # written to the place of the uncertainty's second significant digit.
+    assert units.fmt_uncertain(100.0214712, 0.00035) == "100.02147"
+    assert units.uncertainty_decimals(0.00035) == 5
+
+
+def test_uncertain_value_rounds_to_tens_when_the_sd_is_in_the_hundreds():
+    # chapter 5's bootstrap: A has s.d. 106.6, so its interval is good to tens
+    assert [units.fmt_uncertain(x, 106.6) for x in (374.5267, 633.2908, 106.6110)] == \
+        ["370", "630", "110"]
+    assert units.uncertainty_decimals(779.56) == -1 and units.uncertainty_decimals(8.87) == 1
+
+
+def test_uncertain_value_counts_digits_after_the_sd_is_rounded():
+    # 0.0999 rounds to 0.10 (two digits), so two decimals, not three; one digit asks for less
+    assert units.uncertainty_decimals(0.0999) == 2
+    assert units.uncertainty_decimals(0.0253, sd_digits=1) == 2
+
+
+@pytest.mark.parametrize("sd", [0.0, -1.0, float("nan"), float("inf")])
+def test_uncertain_value_rejects_a_bad_sd(sd):
+    with pytest.raises(ValueError, match="sd"):
+        units.fmt_uncertain(1.0, sd)
+
+
+def test_uncertain_value_rejects_bad_digits():
+    with pytest.raises(ValueError, match="sd_digits"):
+        units.uncertainty_decimals(1.0, sd_digits=0)

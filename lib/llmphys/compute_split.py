@@ -151,7 +151,9 @@ def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: dict = 
         return lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
                                 inference_cost_per_flop=inference_cost_per_flop)["cost_ratio"] - cost_ratio
 
-    log_d = brentq(gap, math.log(1e3), math.log(1e22), xtol=1e-6)
+    # xtol 1e-12, not 1e-6: at 1e-6 Brent stopped with the ratio at 1 + 4e-8 and the
+    # overtraining factor 4e-7 away from the root, a digit set by where it stopped.
+    log_d = brentq(gap, math.log(1e3), math.log(1e22), xtol=1e-12)
     r = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
                          inference_cost_per_flop=inference_cost_per_flop)
     return {**r, "inference_tokens": math.exp(log_d)}

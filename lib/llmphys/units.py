@@ -139,6 +139,43 @@ def fmt_pct(fraction: float, *, decimals: int = 1) -> str:
     return f"{100.0 * fraction:.{decimals}f}%"
 
 
+def uncertainty_decimals(sd: float, *, sd_digits: int = 2) -> int:
+    """Decimal places (negative: tens, hundreds) that a value with standard uncertainty ``sd`` carries.
+
+    The place of the ``sd_digits``-th significant digit of ``sd`` once ``sd`` is rounded to
+    that many digits: the GUM's rule (JCGM 100:2008, "Guide to the expression of uncertainty
+    in measurement", sec. 7.2.6) is to quote an uncertainty to at most two significant digits
+    and the estimate to the same place. Digits past it are noise, and on re-execution they
+    differ between CPUs.
+
+    >>> uncertainty_decimals(106.6), uncertainty_decimals(0.0253), uncertainty_decimals(0.0999)
+    (-1, 3, 2)
+    """
+    if not (isinstance(sd, (int, float)) and math.isfinite(sd) and sd > 0):
+        raise ValueError(f"sd must be a finite standard uncertainty > 0, got {sd!r}")
+    if not (isinstance(sd_digits, int) and sd_digits >= 1):
+        raise ValueError(f"sd_digits must be an integer >= 1, got {sd_digits!r}")
+    rounded = float(f"{sd:.{sd_digits - 1}e}")  # 0.0999 -> 0.10: two digits, not three
+    return sd_digits - 1 - math.floor(math.log10(rounded))
+
+
+def fmt_uncertain(value: float, sd: float, *, sd_digits: int = 2) -> str:
+    """``value`` written to the decimal place that its standard uncertainty ``sd`` supports.
+
+    The place is ``uncertainty_decimals(sd, sd_digits=sd_digits)``. Chinchilla's bootstrap
+    gives A an 80% interval of 374.5 to 633.3 with s.d. 106.6 (chapter 5): written honestly,
+
+    >>> fmt_uncertain(374.527, 106.6), fmt_uncertain(633.291, 106.6), fmt_uncertain(106.6, 106.6)
+    ('370', '630', '110')
+    >>> fmt_uncertain(1.78534, 0.0253)
+    '1.785'
+    """
+    if not math.isfinite(value):
+        raise ValueError(f"value must be finite, got {value!r}")
+    k = uncertainty_decimals(sd, sd_digits=sd_digits)
+    return f"{round(value, k):.{max(k, 0)}f}"
+
+
 def _sig(x: float, digits: int) -> str:
     """``x`` with ``digits`` significant figures, without switching to e-notation."""
     if x == 0:
