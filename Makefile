@@ -4,7 +4,7 @@
 #               the strict site build, a headless-Chromium test of the site, and the
 #               Colab bootstrap test
 # Both create .venv and install what they need on the way (Python 3.11+, make, git,
-# and the package registries: PyPI, npm for the offline widget manager, Debian for chromium).
+# and the package registries: PyPI, and Debian for chromium).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -12,7 +12,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-WIDGETS := _offline/widgets/embed-amd.js
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
@@ -20,12 +19,12 @@ export JUPYTER_PLATFORM_DIRS := 1
 
 .PHONY: book test unit nbval site-build site-test bootstrap-test chromium refresh clean
 
-book: $(STAMP) $(WIDGETS)
+book: $(STAMP)
 	rm -rf _build/html
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-test: $(STAMP) $(WIDGETS) chromium
+test: $(STAMP) chromium
 	@echo "== 1/5 unit tests, data schema tests and doctests"
 	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests lib/llmphys \
 		--ignore=tests/site --ignore=tests/bootstrap
@@ -47,17 +46,6 @@ $(STAMP): requirements.txt lib/pyproject.toml
 	$(BIN)/python -m pip install -q -e ./lib >> $(VENV)/pip.log 2>&1 \
 		|| { tail -30 $(VENV)/pip.log; exit 1; }
 	touch $(STAMP)
-
-# The ipywidgets HTML manager and require.js, served from the site itself so that
-# widgets render on the static pages without a CDN (the npm registry is reachable).
-$(WIDGETS):
-	@command -v npm >/dev/null || { echo "npm is needed once to fetch the widget manager"; exit 1; }
-	rm -rf _offline/widgets _offline/tmp && mkdir -p _offline/widgets _offline/tmp
-	cd _offline/tmp && npm pack --silent @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.7 >/dev/null
-	cd _offline/tmp && for f in *.tgz; do tar xzf $$f; done
-	cp -r _offline/tmp/package/dist/. _offline/widgets/
-	cp _offline/tmp/package/require.js _offline/widgets/require.js
-	rm -rf _offline/tmp
 
 # Debian's chromium for the browser test (never a browser download by a test tool).
 chromium:
