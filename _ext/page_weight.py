@@ -22,8 +22,9 @@ from pathlib import Path
 
 MATHJAX_PATH = "mathjax/startup.js"
 MATHJAX_LOAD = ["input/tex", "output/chtml", "a11y/assistive-mml"]
+# pydata-sphinx-theme 0.16 writes <script src=...>, 0.17 <script defer src=...>.
 FONTAWESOME_JS = re.compile(
-    r'[ \t]*<script src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\n?')
+    r'[ \t]*<script(?: defer)? src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\n?')
 
 
 def _lean_mathjax(app, config):

@@ -18,11 +18,14 @@ def test_save_dpi_is_twice_the_figure_dpi_so_a_phone_gets_two_pixels_per_css_pix
     assert _style.STYLE["savefig.dpi"] == _style.SAVE_DPI
 
 
+@pytest.mark.filterwarnings("ignore:InlineBackend._print_figure_kwargs_changed:DeprecationWarning")
 def test_inline_backend_saves_figures_at_save_dpi_with_the_figure_size_unchanged():
     IPython = pytest.importorskip("IPython")
     pytest.importorskip("matplotlib_inline")
     from matplotlib_inline.config import InlineBackend
-    shell = IPython.core.interactiveshell.InteractiveShell.instance()
+    InteractiveShell = IPython.core.interactiveshell.InteractiveShell
+    had_shell = InteractiveShell.initialized()
+    shell = InteractiveShell.instance()   # a shell for this test only, as in a notebook kernel
     cfg = InlineBackend.instance(parent=shell)
     before = dict(cfg.print_figure_kwargs)
     try:
@@ -42,6 +45,8 @@ def test_inline_backend_saves_figures_at_save_dpi_with_the_figure_size_unchanged
         plt.close(fig)
     finally:
         cfg.print_figure_kwargs = before
+        if not had_shell:  # later tests must not find an IPython shell that we made
+            InteractiveShell.clear_instance()
 
 
 def test_outside_ipython_nothing_is_configured(monkeypatch):

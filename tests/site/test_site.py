@@ -31,6 +31,7 @@ CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as
 CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
 REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
 BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # the release tag
+SITE_URL = re.search(r"^  baseurl: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)  # where it is published
 
 
 class _Links(html.parser.HTMLParser):
@@ -58,6 +59,14 @@ def test_site_has_every_page_of_the_table_of_contents():
     assert len(files) >= 5
     missing = [f for f in files if f"{f}.html" not in PAGES]
     assert not missing, missing
+
+
+def test_the_published_address_is_configured_once_and_used():
+    # _config.yml's html.baseurl is the one place; the README shows it, every page links it.
+    assert re.fullmatch(r"https://\S+/", SITE_URL), SITE_URL
+    assert SITE_URL in (ROOT / "README.md").read_text(encoding="utf-8")
+    index = (HTML / "chapters" / "index.html").read_text(encoding="utf-8")
+    assert f'<link rel="canonical" href="{SITE_URL}chapters/index.html"' in index
 
 
 def test_no_internal_link_is_broken():
