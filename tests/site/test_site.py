@@ -1,9 +1,12 @@
 """The built website, checked as a reader's browser sees it (Debian's chromium, offline).
 
-Every page loads with no failed local request and no JavaScript error, figures and
-math render, the tour's widget is live, each chapter
-has a Colab launch link, and no internal link is broken. A screenshot of the tour
-is saved to tests/site/artifacts/ for a person to look at.
+Every page loads with no failed request (a 404 of any kind, fonts included) and no
+JavaScript error, figures and math render, each chapter has a Colab launch link, and no
+internal link is broken. The table of contents opens and closes from its toggle on a
+phone (390 px) and on a desktop; no page shows raw MyST role text or unparsed ``$$``;
+a chapter page loads at most 3 MB; every figure has an alt text that says what it
+shows; the tour's widget is live. Screenshots of the tour and of a chapter at 390 px are saved to
+tests/site/artifacts/ for a person to look at.
 """
 
 import html.parser
@@ -28,7 +31,7 @@ CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as
 CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
 REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
 BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # the release tag
-FONTS = (".woff", ".woff2", ".ttf", ".eot")
+SITE_URL = re.search(r"^  baseurl: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)  # where it is published
 
 
 class _Links(html.parser.HTMLParser):
@@ -56,6 +59,14 @@ def test_site_has_every_page_of_the_table_of_contents():
     assert len(files) >= 5
     missing = [f for f in files if f"{f}.html" not in PAGES]
     assert not missing, missing
+
+
+def test_the_published_address_is_configured_once_and_used():
+    # _config.yml's html.baseurl is the one place; the README shows it, every page links it.
+    assert re.fullmatch(r"https://\S+/", SITE_URL), SITE_URL
+    assert SITE_URL in (ROOT / "README.md").read_text(encoding="utf-8")
+    index = (HTML / "chapters" / "index.html").read_text(encoding="utf-8")
+    assert f'<link rel="canonical" href="{SITE_URL}chapters/index.html"' in index
 
 
 def test_no_internal_link_is_broken():
@@ -95,13 +106,11 @@ def _open(browser, url, width=1280):
     failures, errors = [], []
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
         "http://127.0.0.1") else route.abort())
-    # The widget manager asks for its icon fonts at a path it computes relative to the
-    # page, where they are not; our controls use no icons, so those misses are cosmetic.
-    def local_miss(url):
-        return url.startswith("http://127.0.0.1") and not url.endswith(FONTS)
-    page.on("requestfailed", lambda r: failures.append(r.url) if local_miss(r.url) else None)
+    def local(url):
+        return url.startswith("http://127.0.0.1")
+    page.on("requestfailed", lambda r: failures.append(r.url) if local(r.url) else None)
     page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
-            if r.status >= 400 and local_miss(r.url) else None)
+            if r.status >= 400 and local(r.url) else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="networkidle")
     return page, failures, errors
@@ -126,6 +135,8 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     widths = page.eval_on_selector_all("div.cell_output img", "els => els.map(e => e.naturalWidth)")
     assert widths and min(widths) > 100, f"figures did not render: {widths}"
     page.wait_for_selector("mjx-container", timeout=15000)  # MathJax typeset, served locally
+    # MathJax loads TeX packages on demand (_ext/page_weight.py): none may be missing.
+    assert page.locator("mjx-merror").count() == 0, page.locator("mjx-merror").all_inner_texts()
     notebook = path.replace(".html", ".ipynb")
     repo = REPO_URL.split("github.com/")[1]
     expected = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{notebook}"
@@ -137,7 +148,7 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     page.close()
 
 
-def test_tour_shows_its_numbers_widget_and_saves_a_screenshot(browser, site_url):
+def test_tour_shows_its_numbers_and_saves_a_screenshot(browser, site_url):
     page, _, _ = _open(browser, f"{site_url}/chapters/hardware_tour.html")
     text = page.inner_text("main")
     assert "ridge sits at 295 FLOP per byte" in text  # glued from the library
@@ -148,4 +159,198 @@ def test_tour_shows_its_numbers_widget_and_saves_a_screenshot(browser, site_url)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "hardware_tour.png"), full_page=True)
     assert (ARTIFACTS / "hardware_tour.png").stat().st_size > 50_000
+    page.close()
+
+
+# --- Navigation on a phone and on a desktop ------------------------------------------
+
+TOC_LINK = "nav.bd-links a.reference.internal"  # a link of the primary sidebar's table of contents
+
+
+def _visible_toggle(page):
+    """The one primary-sidebar toggle a reader can see and press at this width."""
+    toggles = page.locator("button.primary-toggle")
+    visible = [toggles.nth(i) for i in range(toggles.count()) if toggles.nth(i).is_visible()]
+    assert len(visible) == 1, f"{len(visible)} visible primary-sidebar toggles"
+    return visible[0]
+
+
+def test_phone_toggle_opens_and_closes_the_table_of_contents(browser, site_url):
+    # 390 px is an iPhone 12-15 in portrait. pydata-sphinx-theme >= 0.17 under
+    # sphinx-book-theme 1.3 binds its handler to a hidden duplicate toggle
+    # (pydata/pydata-sphinx-theme#2451): this press then does nothing.
+    page, _, errors = _open(browser, f"{site_url}/chapters/01_foundations.html", width=390)
+    link = page.locator(TOC_LINK).first
+    assert not link.is_visible()  # the sidebar starts closed on a phone
+    _visible_toggle(page).click()
+    link.wait_for(state="visible", timeout=5000)
+    page.keyboard.press("Escape")  # the drawer is a modal dialog: Escape closes it
+    link.wait_for(state="hidden", timeout=5000)
+    _visible_toggle(page).click()  # and it opens again
+    link.wait_for(state="visible", timeout=5000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "toc_open_390px.png"))
+    assert not errors, errors
+    page.close()
+
+
+def test_desktop_toggle_hides_and_shows_the_table_of_contents(browser, site_url):
+    page, _, errors = _open(browser, f"{site_url}/chapters/01_foundations.html", width=1280)
+    link = page.locator(TOC_LINK).first
+    assert link.is_visible()  # open by default on a wide screen
+    _visible_toggle(page).click()
+    link.wait_for(state="hidden", timeout=5000)
+    _visible_toggle(page).click()
+    link.wait_for(state="visible", timeout=5000)
+    assert not errors, errors
+    page.close()
+
+
+# --- Markup that did not render ------------------------------------------------------
+
+# A role or directive that MyST did not parse reaches the page as its source text; an
+# unparsed display-math fence reaches it as "$$" (dollarmath turns parsed ones into \[ \]).
+RAW_MARKUP = re.compile(r"\{(term|cite(:[a-z]+)?|glue(:[a-z]+)?|numref|doc|ref|eq|math)\}`?"
+                        r"|\{glue|\{cite|\$\$")
+
+
+class _VisibleText(html.parser.HTMLParser):
+    """Text a reader sees as prose: everything outside code, scripts and styles."""
+    SKIP = frozenset({"script", "style", "pre", "code", "kbd", "samp", "textarea"})
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.chunks = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.chunks.append(data)
+
+
+def _visible_text(path: Path) -> str:
+    p = _VisibleText()
+    p.feed(path.read_text(encoding="utf-8"))
+    return "".join(p.chunks)
+
+
+def test_raw_markup_detector_finds_what_it_must():
+    # The detector itself: each of these reached a page once, or would if a role broke.
+    for text in ("see {term}`HBM`", "as {cite:t}`kaplan2020` found", "{glue:text}`x:.1f`",
+                 "{numref}`fig-roofline`", "{doc}`notation`", "{ref}`sec-x`", "$$ C = 6ND"):
+        assert RAW_MARKUP.search(text), text
+    for text in ("costs $3 per hour", "a set {1, 2}", "C = 6ND"):
+        assert not RAW_MARKUP.search(text), text
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_shows_no_raw_role_text_or_unparsed_math(path):
+    text = _visible_text(HTML / path)
+    hits = [text[max(0, m.start() - 60):m.end() + 40].replace("\n", " ")
+            for m in RAW_MARKUP.finditer(text)]
+    assert not hits, "\n".join(hits)
+
+
+# --- Page weight, figures ------------------------------------------------------------
+
+MAX_PAGE_BYTES = 3_000_000  # issue 13: at most 3 MB per chapter page, uncompressed
+
+
+def _loaded_bytes(browser, site_url, path, width=1280):
+    """Bytes (uncompressed, as served from _build/html) of every resource the page loads."""
+    page, failures, errors = _open(browser, f"{site_url}/{path}", width=width)
+    # Scroll to the end so that anything loaded lazily is loaded and counted too.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_load_state("networkidle")
+    urls = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+    page.close()
+    total, sizes = (HTML / path).stat().st_size, {}
+    for url in set(urls):
+        local = urlparse(url)
+        if not url.startswith(site_url):
+            continue
+        f = HTML / unquote(local.path).lstrip("/")
+        if f.is_file():
+            sizes[local.path] = f.stat().st_size
+    total += sum(sizes.values())
+    return total, sizes, failures, errors
+
+
+@pytest.mark.parametrize("path", CHAPTER_PAGES)
+def test_chapter_page_loads_at_most_3_mb_and_nothing_fails(browser, site_url, path):
+    total, sizes, failures, errors = _loaded_bytes(browser, site_url, path)
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    print(f"{path}: {total / 1e6:.2f} MB in {len(sizes) + 1} files; largest {biggest}")
+    assert total <= MAX_PAGE_BYTES, f"{total / 1e6:.2f} MB > 3 MB: largest {biggest}"
+    assert not failures, failures  # no 404 (font, image, script, anything local)
+    assert not errors, errors
+
+
+# myst-nb's fallback alt text is the image's own path: a 64-hex-digit hash.
+HASHED = re.compile(r"[0-9a-f]{32,}|\.(png|svg|jpe?g)$")
+
+
+class _Images(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_figure_has_an_alt_text_that_says_what_it_shows(path):
+    p = _Images()
+    p.feed((HTML / path).read_text(encoding="utf-8"))
+    figures = [a for a in p.images if "_images/" in a.get("src", "")]
+    bad = [(a["src"], a.get("alt")) for a in figures
+           if not a.get("alt") or HASHED.search(a["alt"]) or len(a["alt"].split()) < 5]
+    assert not bad, bad
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the stored figures were drawn at 100 dpi, before llmphys.plots saved them at SAVE_DPI = 200;"
+    " re-executing the chapters makes this pass, and then this mark must go (strict)"))
+def test_figures_are_high_dpi_for_a_phone(browser, site_url):
+    # At 390 px a 6.4-inch figure is shown about 360 CSS px wide. It stays sharp on a
+    # phone (2-3 device pixels per CSS pixel) when its bitmap has at least two pixels per
+    # CSS pixel there; a 100-dpi PNG has 1.8.
+    page, _, _ = _open(browser, f"{site_url}/chapters/04_memory_wall.html", width=390)
+    page.wait_for_function("() => [...document.querySelectorAll('div.cell_output img')]"
+                           ".every(e => e.complete)", timeout=20000)
+    ratios = page.eval_on_selector_all(
+        "div.cell_output img", "els => els.map(e => e.naturalWidth / e.clientWidth)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "memory_wall_390px.png"), full_page=True)
+    page.close()
+    assert ratios and min(ratios) >= 2, ratios
+
+
+def test_theme_icons_draw_from_the_web_fonts_without_font_awesome_js(browser, site_url):
+    # _ext/page_weight.py drops fontawesome.js; the stylesheet's web fonts must draw the icons.
+    page, failures, errors = _open(browser, f"{site_url}/chapters/01_foundations.html")
+    assert page.locator("script[src*='fontawesome.js']").count() == 0
+    page.wait_for_function("document.fonts.ready.then(() => true)")
+    # The icons on view in the header (the rest sit in closed menus): each draws a glyph.
+    icons = page.evaluate("""() => [...document.querySelectorAll('.bd-header-article i')]
+        .filter(i => i.checkVisibility())
+        .map(i => [i.className, getComputedStyle(i, '::before').content,
+                   getComputedStyle(i).fontFamily, i.getBoundingClientRect().width])""")
+    assert len(icons) >= 3, icons  # launch, download, fullscreen, ...
+    bad = [i for i in icons if i[1] in ("none", "normal", '""') or i[3] < 8
+           or "Font Awesome" not in i[2]]
+    assert not bad, bad
+    loaded = page.evaluate("[...document.fonts].filter(f => f.family.includes('Font Awesome')"
+                           " && f.status === 'loaded').length")
+    assert loaded >= 1
+    assert not failures and not errors, (failures, errors)
     page.close()
