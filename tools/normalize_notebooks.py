@@ -2,8 +2,12 @@
 
 Every execution stamps each code cell with four ``iopub`` timestamps (nbclient's
 ``record_timing``), so two runs that produce identical outputs still differ on every cell and
-every branch that re-executes a chapter conflicts with every other. This removes those stamps
-and leaves sources, outputs and execution counts (nbval needs the counts) as they are.
+every branch that re-executes a chapter conflicts with every other. Widgets add model state
+with random ids to the notebook's metadata and a view (a random id) to the cell's output. The
+static page needs neither: ``llmphys.book.widget`` stores its precomputed HTML next to the view,
+and a kernel recreates the live controls when the cell runs. This removes the stamps, the
+widget state and the widget views, and leaves sources, the other outputs and the execution
+counts (nbval needs the counts) as they are.
 
     python tools/normalize_notebooks.py chapters/*.ipynb      # rewrite in place
     python tools/normalize_notebooks.py --check chapters/*.ipynb   # exit 1 if any would change
@@ -16,11 +20,15 @@ import json
 import pathlib
 import sys
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 def normalize(nb: dict) -> dict:
-    """Return ``nb`` with per-cell execution timing metadata removed (in place, and returned)."""
+    """Return ``nb`` without timing stamps and widget state (in place, and returned)."""
+    nb.get("metadata", {}).pop("widgets", None)
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
+        for out in cell.get("outputs", []):
+            out.get("data", {}).pop(WIDGET_VIEW, None)
     return nb
 
 

@@ -17,8 +17,9 @@ seconds on one chip's critical path:
 with collectives from ``comms`` (alpha-beta rings), memory, bubble and traffic from
 ``parallelism``, FLOP from ``accounting`` and ``mfu``. MFU follows PaLM (Chowdhery et al.
 2022, arXiv:2204.02311, app. B): (6 N + 12 L H Q T) per token, no recomputation, over
-chips x dense peak at ``dtype`` x step time. HFU counts the FLOP the chip executes
-(recomputation included, causal attention as flash kernels run it).
+chips x dense peak at ``dtype`` x step time. HFU adds the recomputed forward pass, counted
+the same way. The time model itself charges the FLOP the chip executes: causal attention
+(half of PaLM's full-T count, as fused kernels skip the masked half) plus recomputation.
 
 The efficiency constants below are the whole of the model's empirical content, one set for
 every chip and run; ``GEMM_EFFICIENCY`` is fitted on a named calibration subset of
@@ -222,6 +223,8 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     extra = {"none": 0.0, "selective": attn_full / 2 / 3,
              "full": (6.0 * n_active + attn_full / 2) / 3}[recompute]
     f_exec = 6.0 * n_active + attn_full / 2 + extra  # causal kernels skip the masked half
+    f_hw = f_model + {"none": 0.0, "selective": attn_full / 3,  # HFU: PaLM's count plus the
+                      "full": f_model / 3}[recompute]           # recomputed forward (full T)
     tokens_per_chip = global_batch_tokens / n_chips
     attn_exec = attn_full / 2 * (1.0 + (1.0 / 3.0 if recompute != "none" else 0.0))
     attn_eff = ATTENTION_EFFICIENCY if flash_attention else GEMM_EFFICIENCY
@@ -346,7 +349,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     tokens_per_s = global_batch_tokens / step
     return TrainStep(step_time_s=step,
                      mfu=tokens_per_s * f_model / (n_chips * peak),
-                     hfu=tokens_per_s * f_exec / (n_chips * peak),
+                     hfu=tokens_per_s * f_hw / (n_chips * peak),
                      tokens_per_s=tokens_per_s, memory_per_chip_bytes=memory,
                      hbm_bytes=acc.hbm_bytes, dp=dp, n_microbatches=m, parts=parts,
                      memory_parts=memory_parts)
@@ -513,3 +516,63 @@ def calibrate_gemm_efficiency() -> float:
         return (lo + hi) / 2
     finally:
         GEMM_EFFICIENCY = saved
+
+
+# ------------------------------------------------------------------ when communication hides
+def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp: int = 8,
+                      cp: int = 16, ep: int = 64, dp_bytes_per_param: float = 4.0,
+                      dtype: str = "bf16") -> dict[str, dict[str, float | str]]:
+    """Per parallelism dimension: the quantity whose size makes its traffic cost less than the
+    compute beside it, the threshold on this chip, and the model's value (when it has one).
+
+    With achieved compute R = P x GEMM_EFFICIENCY and link rate beta x COLLECTIVE_EFFICIENCY:
+
+    DP/FSDP  tokens per data-parallel replica B/d >= k R / (6 beta_out), k bytes per parameter
+             sent (4 for a BF16 all-reduce, 6 for ZeRO-3 or Llama 3's FSDP)
+    TP       d_model >= 16 (t-1)/t x R / (72 beta) x t = 2 (t-1) R / (9 beta), on the link TP uses
+    PP       layers per stage x d_model >= R / (18 beta_out) (one activation each way per
+             micro-batch and stage)
+    EP       d_ff of an expert >= 8 (e-1)/e x R / (18 beta) (dispatch and combine of top-k
+             copies against their SwiGLU FLOP), beta the link the expert group spans
+    CP       seq_len >= 2 (cp-1) (g/H) R_attn / beta (K/V exchange against causal attention)
+
+    Each follows from equating the bytes a chip sends per unit of work to the FLOP it does for
+    that work (the method of jax-ml's scaling book, applied per dimension).
+
+    >>> t = hiding_thresholds("llama31_405b", "h100_sxm", tp=8)
+    >>> round(t["TP"]["threshold"]), t["TP"]["value"]
+    (2907, 16384)
+    """
+    model, acc = _spec(model, "model"), _spec(accelerator, "accelerator")
+    r = acc.peak_flop_per_s(dtype) * GEMM_EFFICIENCY
+    r_attn = acc.peak_flop_per_s(dtype) * ATTENTION_EFFICIENCY
+    up = acc.scale_up_bytes_per_s_per_direction * COLLECTIVE_EFFICIENCY
+    out = acc.scale_out_bytes_per_s_per_direction * COLLECTIVE_EFFICIENCY
+    domain = acc.scale_up_domain_size
+    ep_link = up if tp * ep <= domain else out
+    cp_link = up if tp * cp <= domain else out
+    rows = {
+        "DP/FSDP": ("tokens per data-parallel replica", dp_bytes_per_param * r / (6 * out),
+                    None),
+        "TP": ("d_model", 2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
+               model.d_model),
+        "PP": ("layers per stage x d_model", r / (18 * out), None),
+        "EP": ("d_ff of one expert", 8 * (ep - 1) / ep * r / (18 * ep_link),
+               model.moe.d_ff_expert if model.moe is not None else None),
+        "CP": ("seq_len", 2 * (cp - 1) * model.n_kv_heads / model.n_heads * r_attn / cp_link,
+               None),
+    }
+    return {k: {"quantity": q, "threshold": th, "value": v} for k, (q, th, v) in rows.items()}
+
+
+def format_budget(step: TrainStep) -> str:
+    """The step budget as text: seconds and share of each part, MFU, HFU and memory."""
+    lines = [f"{name:<16} {t:8.3f} s  {t / step.step_time_s:6.1%}"
+             for name, t in step.parts.items() if t > 0]
+    fits = "fits" if step.fits else "DOES NOT FIT"
+    lines += [f"{'step':<16} {step.step_time_s:8.3f} s",
+              f"MFU {step.mfu:.1%}, HFU {step.hfu:.1%}, {step.tokens_per_s / 1e6:.2f}M tokens/s, "
+              f"dp {step.dp}, {step.n_microbatches} micro-batches per rank",
+              f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
+              f"{step.hbm_bytes / units.GB:.0f} GB ({fits})"]
+    return "\n".join(lines)
