@@ -222,6 +222,6 @@ def test_schedule_errors_name_the_argument():
 def test_pure_data_parallel_series_case_has_244_tokens_per_gpu():
     # 4M tokens over 16,384 GPUs: less than one 2,048-token sequence each.
     assert parallelism.tokens_per_chip(4e6, n_chips=16_384) == pytest.approx(244.14, abs=0.01)
-    with pytest.raises(ValueError, match="whole number"):
+    with pytest.raises(ValueError, match="256 tokens each, less than one 2048-token sequence"):
         predict.train_step("llama3_70b", "h100_sxm", n_chips=16_384, seq_len=2048,
-                           global_batch_tokens=4e6, zero_stage=3)
+                           global_batch_tokens=4 * 2**20, zero_stage=3)

@@ -170,6 +170,10 @@ def _layout(n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_s
         raise ValueError(f"global_batch_tokens={global_batch_tokens:g} is not a whole number "
                          f"of {seq_len}-token sequences")
     per_rank = int(n_seqs) / dp
+    if per_rank < 1:
+        raise ValueError(f"global_batch_tokens={global_batch_tokens:g} over dp={dp} replicas is "
+                         f"{global_batch_tokens / dp:g} tokens each, less than one "
+                         f"{seq_len}-token sequence: the batch cannot feed this many replicas")
     if per_rank != int(per_rank) or int(per_rank) % micro_batch_size:
         raise ValueError(f"{int(n_seqs)} sequences over dp={dp} ranks in micro-batches of "
                          f"{micro_batch_size} do not divide: each rank needs a whole number "
