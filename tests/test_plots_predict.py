@@ -2,7 +2,6 @@
 
 import matplotlib.pyplot as plt
 import pytest
-
 from llmphys import plots, predict
 from plot_checks import assert_units_in_labels
 

@@ -10,7 +10,6 @@ import inspect
 import timeit
 
 import pytest
-
 from llmphys import comms, parallelism, predict, specs, tables
 
 LLAMA = dict(n_chips=16_384, tp=8, pp=16, seq_len=8192, global_batch_tokens=16 * 2**20,
@@ -122,7 +121,7 @@ def test_unknown_keys_are_named():
     with pytest.raises(KeyError, match="unknown accelerator 'h900'"):
         predict.train_step("llama3_70b", "h900", n_chips=8, seq_len=8192,
                            global_batch_tokens=8 * 8192)
-    with pytest.raises(ValueError, match="model must be a Model or a registry key"):
+    with pytest.raises(TypeError, match="model must be a Model or a registry key"):
         predict.train_step(3, "h100_sxm", n_chips=8, seq_len=8192,
                            global_batch_tokens=8 * 8192)
 

@@ -24,7 +24,6 @@ import tomllib
 from . import units
 
 
-
 def _published_runs() -> dict[str, dict]:
     """The published facts the chapter recomputes, read from data/training_runs.toml.
 

@@ -43,8 +43,8 @@ from .specs import Accelerator, Model
 GEMM_EFFICIENCY = 0.68
 """Fraction of the dense peak a training step's matmuls sustain end to end. Fitted (one
 number, least squares in log MFU) on CALIBRATION_RUNS only; see ``calibrate_gemm_efficiency``.
-For scale: cuBLAS reaches 80-90% of peak on large square BF16 GEMMs, and Megatron's best
-end-to-end HFU is 57% (Korthikanti et al. 2022, arXiv:2205.05198, table 5)."""
+It has to sit above the best end-to-end HFU, Megatron's 57% (Korthikanti et al. 2022,
+arXiv:2205.05198, table 5), since the other terms of the step take the rest."""
 
 COLLECTIVE_EFFICIENCY = 0.8
 """Bus bandwidth NCCL's ring collectives reach, as a fraction of the link's per-direction
@@ -126,13 +126,20 @@ class LayoutDoesNotFit(ValueError):
     """A layout whose per-chip memory exceeds the chip's HBM; the message gives the bytes."""
 
 
-def _spec(value, kind: str):
+def _model(value: Model | str) -> Model:
     if isinstance(value, str):
-        return specs.model(value) if kind == "model" else specs.accelerator(value)
-    want = Model if kind == "model" else Accelerator
-    if not isinstance(value, want):
-        raise ValueError(f"{kind} must be a {want.__name__} or a registry key, "
-                         f"got {type(value).__name__}")
+        return specs.model(value)
+    if not isinstance(value, Model):
+        raise TypeError(f"model must be a Model or a registry key, got {type(value).__name__}")
+    return value
+
+
+def _accelerator(value: Accelerator | str) -> Accelerator:
+    if isinstance(value, str):
+        return specs.accelerator(value)
+    if not isinstance(value, Accelerator):
+        raise TypeError(f"accelerator must be an Accelerator or a registry key, "
+                        f"got {type(value).__name__}")
     return value
 
 
@@ -147,8 +154,9 @@ def model_flop_per_token(model: Model, *, seq_len: int) -> float:
                                    seq_len=seq_len)
 
 
-def _layout(n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size,
-            interleave, model):
+def _layout(n_chips: int, tp: int, pp: int, cp: int, ep: int, seq_len: int,
+            global_batch_tokens: float, micro_batch_size: int, interleave: int,
+            model: Model) -> tuple[int, int]:
     for name, v in (("n_chips", n_chips), ("tp", tp), ("pp", pp), ("cp", cp), ("ep", ep),
                     ("seq_len", seq_len), ("micro_batch_size", micro_batch_size),
                     ("interleave", interleave)):
@@ -207,7 +215,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     >>> s.dp, s.n_microbatches, round(s.mfu, 2), round(s.memory_per_chip_bytes / 1e9)
     (128, 16, 0.47, 87)
     """
-    model, acc = _spec(model, "model"), _spec(accelerator, "accelerator")
+    mdl, acc = _model(model), _accelerator(accelerator)
     if recompute not in parallelism.RECOMPUTE:
         raise ValueError(f"recompute={recompute!r} is not known; allowed: "
                          f"{', '.join(parallelism.RECOMPUTE)}")
@@ -215,15 +223,15 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
         raise ValueError(f"zero_stage must be 0, 1, 2 or 3, got {zero_stage!r}")
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = _layout(n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size,
-                    interleave, model)
+                    interleave, mdl)
     schedule = schedule or ("interleaved" if interleave > 1 else "1f1b")
     peak = acc.peak_flop_per_s(dtype)
     bpe = units.bytes_per_element("bf16")
 
     # --- FLOP: PaLM's count for MFU; what the chip executes (causal attention) for time
-    n_active = accounting.n_active_params(model)
-    attn_full = 12.0 * model.n_layers * model.n_heads * model.d_head * seq_len
-    f_model = model_flop_per_token(model, seq_len=seq_len)
+    n_active = accounting.n_active_params(mdl)
+    attn_full = 12.0 * mdl.n_layers * mdl.n_heads * mdl.d_head * seq_len
+    f_model = model_flop_per_token(mdl, seq_len=seq_len)
     extra = {"none": 0.0, "selective": attn_full / 2 / 3,
              "full": (6.0 * n_active + attn_full / 2) / 3}[recompute]
     f_exec = 6.0 * n_active + attn_full / 2 + extra  # causal kernels skip the masked half
@@ -235,24 +243,24 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     compute = ((f_exec - attn_exec) / GEMM_EFFICIENCY + attn_exec / attn_eff) \
         * tokens_per_chip / peak
     passes = 3.0 + (1.0 if recompute == "full" else 0.0)  # forward, backward = 2 forwards
-    h = model.d_model
-    mlp_scale = (6.0 if model.mlp == "swiglu" else 4.0) * model.d_ff / (16.0 * h)
-    per_h = ELEMENTWISE_BYTES_PER_H[model.mlp] - 16.0 + 16.0 * mlp_scale
-    scores = 0.0 if flash_attention else (SOFTMAX_BYTES_PER_SCORE * model.n_heads * seq_len
+    h = mdl.d_model
+    mlp_scale = (6.0 if mdl.mlp == "swiglu" else 4.0) * mdl.d_ff / (16.0 * h)
+    per_h = ELEMENTWISE_BYTES_PER_H[mdl.mlp] - 16.0 + 16.0 * mlp_scale
+    scores = 0.0 if flash_attention else (SOFTMAX_BYTES_PER_SCORE * mdl.n_heads * seq_len
                                           * (1.0 if recompute == "none" else 4.0 / 3.0))
     # each chip runs n_layers/pp layers over tp*pp*tokens_per_chip tokens, sharded tp ways
-    memory_bound = (passes * per_h * h + 3.0 * scores) * model.n_layers * tokens_per_chip \
+    memory_bound = (passes * per_h * h + 3.0 * scores) * mdl.n_layers * tokens_per_chip \
         / acc.hbm_bytes_per_s
 
     # --- tensor parallelism: 4 all-reduce-equivalents per layer (6 with full recompute)
-    layers_per_stage = model.n_layers / pp
+    layers_per_stage = mdl.n_layers / pp
     tokens_mb = micro_batch_size * seq_len / cp
     up_bw = acc.scale_up_bytes_per_s_per_direction * COLLECTIVE_EFFICIENCY
     out_bw = acc.scale_out_bytes_per_s_per_direction * COLLECTIVE_EFFICIENCY
     tp_s = 0.0
     if tp > 1:
         link = up_bw if tp <= acc.scale_up_domain_size else out_bw
-        per_layer = parallelism.tp_bytes_per_layer(tokens=tokens_mb, d_model=model.d_model,
+        per_layer = parallelism.tp_bytes_per_layer(tokens=tokens_mb, d_model=mdl.d_model,
                                                    tp=tp, bytes_per_element=bpe)
         if recompute == "full":
             per_layer *= 1.5
@@ -264,7 +272,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     cp_s = 0.0
     if cp > 1:
         kv = comms.ring_attention_bytes(seq_len=seq_len, micro_batch=micro_batch_size,
-                                        n_kv_heads=model.n_kv_heads, d_head=model.d_head,
+                                        n_kv_heads=mdl.n_kv_heads, d_head=mdl.d_head,
                                         cp=cp, bytes_per_element=bpe) / tp
         link = up_bw if tp * cp <= acc.scale_up_domain_size else out_bw
         t_kv = m * layers_per_stage * kv / link
@@ -274,9 +282,11 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     # --- expert parallelism: dispatch + combine all-to-alls, exposed
     ep_s = 0.0
     if ep > 1:
-        n_moe = model.n_layers - model.moe.n_dense_layers
-        per_layer = parallelism.ep_bytes_per_layer(tokens=tokens_mb, d_model=model.d_model,
-                                                   ep=ep, top_k=model.moe.n_experts_per_token,
+        moe = mdl.moe
+        assert moe is not None  # _layout refuses ep > 1 for a dense model
+        n_moe = mdl.n_layers - moe.n_dense_layers
+        per_layer = parallelism.ep_bytes_per_layer(tokens=tokens_mb, d_model=mdl.d_model,
+                                                   ep=ep, top_k=moe.n_experts_per_token,
                                                    bytes_per_element=bpe) / tp
         link = up_bw if tp * cp * ep <= acc.scale_up_domain_size else out_bw
         ep_s = m * (n_moe / pp) * (per_layer / link + 4 * (ep - 1) * LINK_LATENCY_S)
@@ -284,7 +294,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     # --- pipeline: point-to-point sends, then the schedule's bubble over the busy time
     p2p_s = 0.0
     if pp > 1:
-        act = tokens_mb * model.d_model * bpe / tp  # scatter/gather: each TP rank sends 1/t
+        act = tokens_mb * mdl.d_model * bpe / tp  # scatter/gather: each TP rank sends 1/t
         p2p_s = m * interleave * 2 * (act / out_bw + LINK_LATENCY_S)
     sched = parallelism.pipeline_schedule(schedule, n_stages=pp, n_microbatches=m,
                                           n_chunks=interleave)
@@ -295,7 +305,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     # --- data parallelism / ZeRO / FSDP: the gradient (and weight) traffic of this chip's
     # shard, hidden behind the compute it runs beside: the last micro-batch for a gradient
     # reduce after accumulation, the whole step for ZeRO-3's per-layer prefetch
-    n_local = accounting.n_params(model) / (tp * pp)
+    n_local = accounting.n_params(mdl) / (tp * pp)
     dp_s = 0.0
     if dp > 1:
         per_param = comms.zero_dp_bytes_per_param(zero_stage, grad_bytes=grad_bytes,
@@ -331,13 +341,13 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     step = sum(parts.values())
 
     # --- memory per chip: model state, activations of the micro-batches in flight
-    state = parallelism.model_state_bytes_per_gpu(accounting.n_params(model), tp=tp, pp=pp,
+    state = parallelism.model_state_bytes_per_gpu(accounting.n_params(mdl), tp=tp, pp=pp,
                                                   dp=dp, zero_stage=zero_stage)
     if zero_stage == 3 and fsdp_weight_gathers == 1:
         state += bpe * n_local * (1 - 1 / dp)  # gathered BF16 weights kept for the backward
     act = parallelism.activation_bytes_per_layer(
-        seq_len=seq_len // cp, micro_batch=micro_batch_size, d_model=model.d_model,
-        n_heads=model.n_heads, tp=tp,
+        seq_len=seq_len // cp, micro_batch=micro_batch_size, d_model=mdl.d_model,
+        n_heads=mdl.n_heads, tp=tp,
         recompute="selective" if recompute == "none" and flash_attention else recompute)
     act_bytes = act * layers_per_stage * sched["activation_microbatches"]
     weights_extra = (sched["weight_copies"] - 1) * bpe * n_local
@@ -345,7 +355,7 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     memory = sum(memory_parts.values())
     if check_memory and memory > acc.hbm_bytes:
         raise LayoutDoesNotFit(
-            f"{model.key} on {acc.key} with tp={tp}, pp={pp}, cp={cp}, dp={dp}, "
+            f"{mdl.key} on {acc.key} with tp={tp}, pp={pp}, cp={cp}, dp={dp}, "
             f"recompute={recompute!r}, zero_stage={zero_stage} needs "
             f"{units.fmt_bytes(memory)} per chip ({units.fmt_bytes(state)} model state, "
             f"{units.fmt_bytes(act_bytes)} activations); the chip has "
@@ -525,7 +535,7 @@ def calibrate_gemm_efficiency() -> float:
 # ------------------------------------------------------------------ when communication hides
 def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp: int = 8,
                       cp: int = 16, ep: int = 64, dp_bytes_per_param: float = 4.0,
-                      dtype: str = "bf16") -> dict[str, dict[str, float | str]]:
+                      dtype: str = "bf16") -> dict[str, dict[str, float | str | None]]:
     """Per parallelism dimension: the quantity whose size makes its traffic cost less than the
     compute beside it, the threshold on this chip, and the model's value (when it has one).
 
@@ -544,10 +554,10 @@ def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp:
     that work (the method of jax-ml's scaling book, applied per dimension).
 
     >>> t = hiding_thresholds("llama31_405b", "h100_sxm", tp=8)
-    >>> round(t["TP"]["threshold"]), t["TP"]["value"]
+    >>> round(t["TP"]["threshold"]), int(t["TP"]["value"])
     (2907, 16384)
     """
-    model, acc = _spec(model, "model"), _spec(accelerator, "accelerator")
+    mdl, acc = _model(model), _accelerator(accelerator)
     r = acc.peak_flop_per_s(dtype) * GEMM_EFFICIENCY
     r_attn = acc.peak_flop_per_s(dtype) * ATTENTION_EFFICIENCY
     up = acc.scale_up_bytes_per_s_per_direction * COLLECTIVE_EFFICIENCY
@@ -559,11 +569,11 @@ def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp:
         "DP/FSDP": ("tokens per data-parallel replica", dp_bytes_per_param * r / (6 * out),
                     None),
         "TP": ("d_model", 2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
-               model.d_model),
+               float(mdl.d_model)),
         "PP": ("layers per stage x d_model", r / (18 * out), None),
         "EP": ("d_ff of one expert", 8 * (ep - 1) / ep * r / (18 * ep_link),
-               model.moe.d_ff_expert if model.moe is not None else None),
-        "CP": ("seq_len", 2 * (cp - 1) * model.n_kv_heads / model.n_heads * r_attn / cp_link,
+               float(mdl.moe.d_ff_expert) if mdl.moe is not None else None),
+        "CP": ("seq_len", 2 * (cp - 1) * mdl.n_kv_heads / mdl.n_heads * r_attn / cp_link,
                None),
     }
     return {k: {"quantity": q, "threshold": th, "value": v} for k, (q, th, v) in rows.items()}
@@ -575,8 +585,8 @@ def format_budget(step: TrainStep) -> str:
              for name, t in step.parts.items() if t > 0]
     fits = "fits" if step.fits else "DOES NOT FIT"
     lines += [f"{'step':<16} {step.step_time_s:8.3f} s",
-              f"MFU {step.mfu:.1%}, HFU {step.hfu:.1%}, {step.tokens_per_s / 1e6:.2f}M tokens/s, "
-              f"dp {step.dp}, {step.n_microbatches} micro-batches per rank",
-              f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
-              f"{step.hbm_bytes / units.GB:.0f} GB ({fits})"]
+              (f"MFU {step.mfu:.1%}, HFU {step.hfu:.1%}, {step.tokens_per_s / 1e6:.2f}M "
+               f"tokens/s, dp {step.dp}, {step.n_microbatches} micro-batches per rank"),
+              (f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
+               f"{step.hbm_bytes / units.GB:.0f} GB ({fits})")]
     return "\n".join(lines)
