@@ -19,12 +19,14 @@ Home: chapters/04_memory_wall.ipynb.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 
 from . import units
 
 
-def _published_runs() -> dict[str, dict]:
+@functools.cache
+def published_runs() -> dict[str, dict]:
     """The published facts the chapter recomputes, read from data/training_runs.toml.
 
     One copy of each fact: the step-level runs (PaLM's throughput, Llama 3's table 4) are
@@ -57,15 +59,19 @@ def _published_runs() -> dict[str, dict]:
     }
 
 
-PUBLISHED_RUNS = _published_runs()
-"""Published anchors by run, built from data/training_runs.toml (see ``_published_runs``)."""
+def __getattr__(name: str):
+    """``mfu.PUBLISHED_RUNS``: ``published_runs()``, read when first used, so importing the
+    module needs no data folder (PEP 562 module attribute)."""
+    if name == "PUBLISHED_RUNS":
+        return published_runs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def palm_flop_per_token(n_params: float, *, n_layers: int, n_heads: int, d_head: int,
                         seq_len: int) -> float:
     """Training FLOP per token in PaLM's MFU: 6 N + 12 L H Q T (Chowdhery et al. 2022, app. B).
 
-    >>> r = PUBLISHED_RUNS["palm_540b"]
+    >>> r = published_runs()["palm_540b"]
     >>> round(palm_flop_per_token(r["n_params"], n_layers=118, n_heads=48, d_head=256,
     ...                           seq_len=2048) / 1e12, 3)  # TFLOP per token
     3.278
