@@ -32,10 +32,10 @@ def published_runs() -> dict[str, dict]:
     One copy of each fact: the step-level runs (PaLM's throughput, Llama 3's table 4) are
     the step-time model's test set too, and the whole-run totals sit in [run_totals].
     """
-    from . import specs
+    from . import predict, specs  # predict imports this module: import it on first use
     with open(specs.data_dir() / "training_runs.toml", "rb") as f:
         raw = tomllib.load(f)
-    palm, palm_model = raw["palm_540b"], specs.model(raw["palm_540b"]["model"])
+    palm, palm_model = raw["palm_540b"], predict.model_spec(raw["palm_540b"]["model"])
     llama = [raw[k] for k in ("llama3_405b_8k", "llama3_405b_16k", "llama3_405b_128k")]
     l3, ds = raw["run_totals"]["llama31_405b"], raw["run_totals"]["deepseek_v3"]
     return {
