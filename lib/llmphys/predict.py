@@ -565,7 +565,7 @@ def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp:
 
     DP/FSDP  tokens per data-parallel replica B/d >= k R / (6 beta_out), k bytes per parameter
              sent (4 for a BF16 all-reduce, 6 for ZeRO-3 or Llama 3's FSDP)
-    TP       d_model >= 16 (t-1)/t x R / (72 beta) x t = 2 (t-1) R / (9 beta), on the link TP uses
+    TP       d_model >= 16 (t-1) R / (72 beta) = 2 (t-1) R / (9 beta), on the link TP uses
     PP       layers per stage x d_model >= R / (18 beta_out) (one activation each way per
              micro-batch and stage)
     EP       d_ff of an expert >= 8 (e-1)/e x R / (18 beta) (dispatch and combine of top-k
