@@ -182,3 +182,51 @@ def implied_mfu(share: float, n_gpus: int, *, n_params: float, tokens_per_step: 
     c = ring_all_reduce_time_s(bytes_per_grad * n_params, n_gpus,
                                link_bytes_per_s=link_bytes_per_s)
     return f / (1 - f) * 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * c)
+
+
+def zero_dp_bytes_per_param(zero_stage: int, *, grad_bytes: float = 2.0,
+                            weight_bytes: float = 2.0, n_weight_gathers: int = 2) -> float:
+    """Bytes per parameter each data-parallel rank sends per step, before the (p-1)/p factor.
+
+    Stages 0-2: one all-reduce of the gradients, 2 x grad_bytes (stages 1-2 do it as a
+    reduce-scatter of gradients plus an all-gather of the updated weights: the same bytes when
+    gradients and weights have one width). Stage 3 (FSDP) also all-gathers the weights before
+    the forward and again before the backward pass: grad_bytes + n_weight_gathers x
+    weight_bytes, 1.5x an all-reduce in BF16 (Rajbhandari et al. 2020, arXiv:1910.02054,
+    sec. 7.2.2). Llama 3 keeps the gathered weights through the backward pass and
+    reduce-scatters FP32 gradients: 4 + 1 x 2 bytes.
+
+    >>> zero_dp_bytes_per_param(0), zero_dp_bytes_per_param(3)  # all-reduce vs ZeRO-3, BF16
+    (4.0, 6.0)
+    >>> zero_dp_bytes_per_param(3, grad_bytes=4.0, n_weight_gathers=1)  # Llama 3's FSDP
+    6.0
+    """
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError(f"zero_stage must be 0, 1, 2 or 3, got {zero_stage!r}")
+    units.check_positive("grad_bytes", grad_bytes)
+    units.check_positive("weight_bytes", weight_bytes)
+    if zero_stage < 3:
+        return 2.0 * grad_bytes if grad_bytes == weight_bytes else grad_bytes + weight_bytes
+    if n_weight_gathers not in (1, 2):
+        raise ValueError(f"n_weight_gathers must be 1 or 2, got {n_weight_gathers!r}")
+    return grad_bytes + n_weight_gathers * weight_bytes
+
+
+def ring_attention_bytes(*, seq_len: int, micro_batch: int, n_kv_heads: int, d_head: int,
+                         cp: int, bytes_per_element: float = 2.0) -> float:
+    """Bytes one rank sends per layer and micro-batch under context parallelism (ring attention).
+
+    Each of the cp ranks holds s/cp tokens and passes its K and V blocks around the ring (or
+    all-gathers them, the same bytes): 2 (K, V) x (cp-1)/cp x s b g c x bytes forward; the
+    backward pass moves K and V again and their gradients back, twice that
+    (Liu et al. 2023, arXiv:2310.01889; Dubey et al. 2024, sec. 3.3.2).
+
+    >>> round(ring_attention_bytes(seq_len=131_072, micro_batch=1, n_kv_heads=8, d_head=128,
+    ...                            cp=16) / 1e9, 3)  # GB, Llama 3 405B at 128K context
+    1.51
+    """
+    for name, v in (("seq_len", seq_len), ("micro_batch", micro_batch),
+                    ("n_kv_heads", n_kv_heads), ("d_head", d_head), ("cp", cp)):
+        units.check_positive(name, v)
+    forward = 2.0 * (cp - 1) / cp * seq_len * micro_batch * n_kv_heads * d_head * bytes_per_element
+    return 3.0 * forward

@@ -11,46 +11,67 @@ hardware repeats for rematerialisation does not count (that is "hardware FLOP
 utilisation"). Over a whole run, the same ratio from total model FLOP and chip-hours also
 charges downtime, restarts and slow steps.
 
-Published anchors are kept below with their sources; the chapter recomputes each ratio.
+Published anchors come from data/training_runs.toml (one copy, shared with the step-time
+model in ``predict``); the chapter recomputes each ratio.
 
 Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations
 
+import functools
+import tomllib
+
 from . import units
 
-PUBLISHED_RUNS = {
-    "palm_540b": {
-        "n_params": 540.35e9, "n_layers": 118, "n_heads": 48, "d_head": 256, "seq_len": 2048,
-        "tokens_per_s": 238.3e3, "n_chips": 6144, "accelerator": "tpu_v4", "reported_mfu": 0.462,
-        "source": "Chowdhery et al. 2022 (arXiv:2204.02311), app. B: 238.3K tokens/s "
-                  "on 6144 TPU v4 chips, 46.2% MFU (57.8% hardware FLOP utilisation).",
-    },
-    "llama3_405b": {
-        "n_gpus": (8192, 16_384, 16_384), "tflop_per_s_per_gpu": (430.0, 400.0, 380.0),
-        "reported_mfu": (0.43, 0.41, 0.38), "accelerator": "h100_sxm",
-        "gpu_hours": 30.84e6, "train_flop": 3.8e25,
-        "source": "Dubey et al. 2024 (arXiv:2407.21783), table 4 (BF16 TFLOP/s per GPU and MFU "
-                  "for three 405B configurations; the third uses 128K-token context); "
-                  "3.8e25 FLOP of pre-training as the paper states; 30.84M H100 GPU-hours on "
-                  "the Llama 3.1 model card.",
-    },
-    "deepseek_v3": {
-        "gpu_hours": 2.664e6, "n_tokens": 14.8e12, "n_active_params": 37e9,
-        "accelerator": "h100_sxm",
-        "source": "DeepSeek-AI 2024 (arXiv:2412.19437), table 1 and sec. 1: pre-training on "
-                  "14.8T tokens took 2664K H800 GPU-hours (2.788M with context extension and "
-                  "post-training), trained in FP8. The H800 has the H100 SXM's tensor cores.",
-    },
-}
+
+@functools.cache
+def published_runs() -> dict[str, dict]:
+    """The published facts the chapter recomputes, read from data/training_runs.toml.
+
+    One copy of each fact: the step-level runs (PaLM's throughput, Llama 3's table 4) are
+    the step-time model's test set too, and the whole-run totals sit in [run_totals].
+    """
+    from . import predict, specs  # predict imports this module: import it on first use
+    with open(specs.data_dir() / "training_runs.toml", "rb") as f:
+        raw = tomllib.load(f)
+    palm, palm_model = raw["palm_540b"], predict.model_spec(raw["palm_540b"]["model"])
+    llama = [raw[k] for k in ("llama3_405b_8k", "llama3_405b_16k", "llama3_405b_128k")]
+    l3, ds = raw["run_totals"]["llama31_405b"], raw["run_totals"]["deepseek_v3"]
+    return {
+        "palm_540b": {
+            "n_params": palm_model.published_n_params, "n_layers": palm_model.n_layers,
+            "n_heads": palm_model.n_heads, "d_head": palm_model.d_head,
+            "seq_len": palm["seq_len"], "tokens_per_s": palm["measured_value"],
+            "n_chips": palm["n_chips"], "accelerator": palm["accelerator"],
+            "reported_mfu": palm["published_mfu"],
+            "source": f"{palm['source']}, {palm['table']}"},
+        "llama3_405b": {
+            "n_gpus": tuple(r["n_chips"] for r in llama),
+            "tflop_per_s_per_gpu": tuple(r["measured_value"] for r in llama),
+            "reported_mfu": tuple(r["published_mfu"] for r in llama),
+            "accelerator": llama[0]["accelerator"], "gpu_hours": l3["chip_hours"],
+            "train_flop": l3["train_flop"], "source": f"{llama[0]['source']}, table 4; {l3['source']}"},
+        "deepseek_v3": {
+            "gpu_hours": ds["chip_hours"], "n_tokens": ds["n_tokens"],
+            "n_active_params": ds["n_active_params"], "accelerator": ds["accelerator"],
+            "source": ds["source"]},
+    }
+
+
+def __getattr__(name: str):
+    """``mfu.PUBLISHED_RUNS``: ``published_runs()``, read when first used, so importing the
+    module needs no data folder (PEP 562 module attribute)."""
+    if name == "PUBLISHED_RUNS":
+        return published_runs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def palm_flop_per_token(n_params: float, *, n_layers: int, n_heads: int, d_head: int,
                         seq_len: int) -> float:
     """Training FLOP per token in PaLM's MFU: 6 N + 12 L H Q T (Chowdhery et al. 2022, app. B).
 
-    >>> r = PUBLISHED_RUNS["palm_540b"]
+    >>> r = published_runs()["palm_540b"]
     >>> round(palm_flop_per_token(r["n_params"], n_layers=118, n_heads=48, d_head=256,
     ...                           seq_len=2048) / 1e12, 3)  # TFLOP per token
     3.278

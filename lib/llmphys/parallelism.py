@@ -133,3 +133,63 @@ def ep_bytes_per_layer(*, tokens: float, d_model: int, ep: int, top_k: int,
     units.check_positive("ep", ep)
     units.check_positive("top_k", top_k)
     return 4 * top_k * tokens * d_model * bytes_per_element * (ep - 1) / ep
+
+
+# ------------------------------------------------------------------ pipeline schedules
+# Bubble and activation memory of the schedules in use, in one unit: a forward pass of one
+# micro-batch through one stage is F = 1, its backward B + W = 2 (input gradient B = 1, weight
+# gradient W = 1). Sources: GPipe (Huang et al. 2019, arXiv:1811.06965); 1F1B (Narayanan et
+# al. 2021, arXiv:2104.04473, sec. 2.2); interleaved 1F1B and its memory factor 1 + (p-1)/(p v)
+# (Korthikanti et al. 2022, arXiv:2205.05198, sec. 4.2.3); zero-bubble ZB-H1 (Qi et al. 2023,
+# arXiv:2401.10241, sec. 3.1); DualPipe (DeepSeek-AI 2024, arXiv:2412.19437, table 2).
+SCHEDULES = ("gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe")
+
+
+def pipeline_schedule(schedule: str, *, n_stages: int, n_microbatches: int,
+                      n_chunks: int = 1) -> dict[str, float]:
+    """Bubble fraction, micro-batches of activations held by the first stage, and weight copies.
+
+    Idle time per step, in units of one micro-batch's forward through one stage (F=1, B=1, W=1):
+    GPipe and 1F1B (p-1)(F+B+W); interleaved (p-1)(F+B+W)/v; ZB-H1 (p-1)(F+B-2W);
+    DualPipe (p/2-1)(F&B+B-3W) with F&B = F+B+W. The fraction is idle / (3 m + idle).
+    Memory: GPipe keeps all m micro-batches, 1F1B and ZB-H1 p, interleaved p(1+(p-1)/(p v)),
+    DualPipe p+1 with two copies of the weights.
+
+    >>> s = pipeline_schedule("interleaved", n_stages=16, n_microbatches=16, n_chunks=4)
+    >>> round(s["bubble_fraction"], 3), round(s["activation_microbatches"], 2)
+    (0.19, 19.75)
+    >>> round(pipeline_schedule("zero_bubble", n_stages=16, n_microbatches=16)["bubble_fraction"], 3)
+    0.238
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule={schedule!r} is not known; allowed: {', '.join(SCHEDULES)}")
+    for name, v in (("n_stages", n_stages), ("n_microbatches", n_microbatches),
+                    ("n_chunks", n_chunks)):
+        if int(v) != v or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    p, m, v = n_stages, n_microbatches, n_chunks
+    if schedule != "interleaved" and v != 1:
+        raise ValueError(f"n_chunks={v} needs schedule='interleaved'; {schedule} has one chunk")
+    if schedule == "dualpipe" and p % 2:
+        raise ValueError(f"dualpipe needs an even n_stages, got {p}")
+    idle = {"gpipe": 3.0 * (p - 1), "1f1b": 3.0 * (p - 1), "interleaved": 3.0 * (p - 1) / v,
+            "zero_bubble": 1.0 * (p - 1), "dualpipe": 1.0 * (p / 2 - 1)}[schedule]
+    held = {"gpipe": float(m), "1f1b": float(min(m, p)), "zero_bubble": float(min(m, p)),
+            "interleaved": min(m, p) * (1 + (p - 1) / (p * v)), "dualpipe": float(p + 1)}[schedule]
+    return {"bubble_fraction": idle / (3.0 * m + idle) if p > 1 else 0.0,
+            "activation_microbatches": held if p > 1 else 1.0,
+            "weight_copies": 2.0 if schedule == "dualpipe" and p > 1 else 1.0}
+
+
+def tokens_per_chip(global_batch_tokens: float, *, n_chips: int) -> float:
+    """Tokens each chip's share of the batch holds: B / N (the feasibility limit of a batch).
+
+    Pure data parallelism needs at least one sequence per chip; 4M tokens over 16,384 GPUs
+    leaves 244 tokens each, less than one 2,048- or 8,192-token sequence.
+
+    >>> round(tokens_per_chip(4e6, n_chips=16_384))
+    244
+    """
+    units.check_positive("global_batch_tokens", global_batch_tokens)
+    units.check_positive("n_chips", n_chips)
+    return global_batch_tokens / n_chips

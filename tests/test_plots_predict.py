@@ -1,0 +1,29 @@
+"""The predicted-against-measured figure: one point per run, the y = x line and the band."""
+
+import matplotlib.pyplot as plt
+import pytest
+from llmphys import plots, predict
+from plot_checks import assert_units_in_labels
+
+
+def test_one_marker_per_run_with_the_diagonal_and_band():
+    rows = predict.residuals()
+    fig = plots.plot_predicted_vs_measured(
+        [r["measured_mfu"] for r in rows], [r["predicted_mfu"] for r in rows],
+        groups=[r["accelerator"] for r in rows], calibration=[r["calibration"] for r in rows],
+        labels=[r["run"] for r in rows])
+    ax = fig.axes[0]
+    points = sum(len(line.get_xdata()) for line in ax.lines[1:])
+    assert points == len(rows)  # every run drawn, the first line is y = x
+    assert list(ax.lines[0].get_xdata()) == list(ax.lines[0].get_ydata())
+    assert len(ax.collections) == 1  # the +/-15% band
+    assert_units_in_labels(fig)
+    plt.close(fig)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="one equal"):
+        plots.plot_predicted_vs_measured([0.4], [0.4, 0.5], groups=["a"], calibration=[False])
+    with pytest.raises(ValueError, match="band must lie in"):
+        plots.plot_predicted_vs_measured([0.4], [0.4], groups=["a"], calibration=[False],
+                                         band=1.5)

@@ -1,0 +1,78 @@
+"""Schema and provenance of data/training_runs.toml, the runs the step-time model predicts."""
+
+import re
+from pathlib import Path
+
+import pytest
+from llmphys import accounting, predict, specs
+
+RUNS = predict.training_runs()
+BIB = (Path(__file__).resolve().parents[1] / "chapters" / "references.bib").read_text()
+
+
+def test_at_least_twelve_runs_on_three_generations_and_two_vendors():
+    accs = [specs.accelerator(k) for k in {r.accelerator for r in RUNS.values()}]
+    assert len(RUNS) >= 12
+    assert len({a.key for a in accs}) >= 3 and len({a.vendor for a in accs}) >= 2
+
+
+@pytest.mark.parametrize("key", RUNS)
+def test_run_layout_is_consistent(key):
+    r = RUNS[key]
+    assert r.n_chips == r.tp * r.pp * r.cp * r.dp, "n_chips must equal tp*pp*cp*dp"
+    assert r.global_batch_tokens % r.seq_len == 0
+    assert (r.global_batch_tokens // r.seq_len) % (r.dp * r.micro_batch_size) == 0
+    assert (r.interleave > 1) == (r.schedule == "interleaved")
+    assert r.measured_value > 0 and (r.measured_unit != "mfu" or r.measured_value < 1)
+    assert re.search(r"arXiv:\d{4}\.\d{4,5}", r.source), "source needs its arXiv id"
+    assert r.table and r.notes
+
+
+@pytest.mark.parametrize("key", RUNS)
+def test_every_source_is_in_the_bibliography(key):
+    for arxiv in re.findall(r"arXiv:(\d{4}\.\d{4,5})", RUNS[key].source):
+        assert f"eprint        = {{{arxiv}}}" in BIB, arxiv
+
+
+@pytest.mark.parametrize("key", sorted({r.model for r in RUNS.values()}))
+def test_models_of_the_runs_recount_to_their_published_size(key):
+    # Published counts are rounded to the last printed digit (0.1B or 1B): 0.5%.
+    m = predict.model_spec(key)
+    assert accounting.n_params(m) == pytest.approx(m.published_n_params, rel=0.005)
+
+
+def test_loader_names_the_entry_and_field(tmp_path, monkeypatch):
+    src = Path(specs.data_dir())
+    for name in ("accelerators.toml", "models.toml", "run_models.toml"):
+        (tmp_path / name).write_bytes((src / name).read_bytes())
+    text = (src / "training_runs.toml").read_text().replace(
+        'flop_count = "palm"\n', 'flop_count = "palm"\nmystery = 1\n', 1)
+    (tmp_path / "training_runs.toml").write_text(text)
+    monkeypatch.setenv(specs.DATA_ENV_VAR, str(tmp_path))
+    predict.training_runs.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"training_runs.toml\[palm_540b\]: unknown field"):
+            predict.training_runs()
+    finally:
+        predict.training_runs.cache_clear()
+
+
+def test_the_calibration_runs_are_published_mfu_with_data_parallel_size_one():
+    for key in predict.CALIBRATION_RUNS:
+        assert RUNS[key].dp == 1 and RUNS[key].measured_unit == "mfu"
+
+
+def test_run_models_do_not_shadow_the_model_registry():
+    assert not set(predict.run_models()) & set(specs.models())
+    assert predict.model_spec("llama31_405b") is specs.model("llama31_405b")
+    with pytest.raises(KeyError, match="unknown model 'gpt5'"):
+        predict.model_spec("gpt5")
+
+
+@pytest.mark.parametrize("key", sorted(predict.run_models()))
+def test_run_model_is_self_consistent(key):
+    # the same invariants tests/test_data.py asks of models.toml
+    m = predict.run_models()[key]
+    assert m.n_heads % m.n_kv_heads == 0 and len(m.source) > 20
+    assert m.published_n_active_params == m.published_n_params and m.moe is None
+    assert {"mha": m.n_kv_heads == m.n_heads, "mqa": m.n_kv_heads == 1}[m.attention]
