@@ -46,7 +46,8 @@ class Accelerator:
     vendor: str
     launch_year: int
     peak_bf16_flop_per_s: float  # dense (no 2:4 sparsity)
-    hbm_bytes: float
+    hbm_bytes: float  # usable: what the driver reports (nvidia-smi memory.total, ROCm pool)
+    hbm_bytes_nominal: float  # the vendor's headline figure in its own unit ("80GB" -> 80e9)
     hbm_bytes_per_s: float
     scale_up_bytes_per_s_per_direction: float  # NVLink / Infinity Fabric / ICI, one way
     scale_up_domain_size: int  # chips joined by the scale-up fabric
