@@ -72,6 +72,25 @@ def test_h100_sxm_matches_its_datasheet(h100):
     assert h100.scale_up_domain_size == 8
 
 
+def test_a100_integer_peaks_double_per_halving_of_width():
+    # A100 datasheet: BF16 312, INT8 624, INT4 1,248 dense TOPS. Its narrowest native format is
+    # INT4, not BF16: its ridge there is 612 op/B, not the BF16 153 FLOP/B.
+    a100 = ACCS["a100_sxm"]
+    assert a100.integer_dtypes == ("int8", "int4") and a100.matrix_dtypes == ("bf16",)
+    assert a100.peak_flop_per_s("int8") == 2 * a100.peak_bf16_flop_per_s == 624e12
+    assert a100.peak_flop_per_s("int4") == 2 * a100.peak_flop_per_s("int8")
+    assert roofline.ridge_point(a100, "int4") == pytest.approx(1248e12 / 2.039e12)
+
+
+@pytest.mark.parametrize("key", [k for k in ACCS if k.startswith(("h100", "h200", "b200", "gb200"))])
+def test_hopper_and_blackwell_have_no_int4_and_int8_no_faster_than_fp8(key):
+    # NVIDIA dropped INT4 tensor math after Ampere; Hopper's INT8 peak equals its FP8 peak.
+    a = ACCS[key]
+    assert a.peak_int4_op_per_s is None
+    if a.peak_int8_op_per_s is not None:
+        assert a.peak_int8_op_per_s <= a.peak_fp8_flop_per_s
+
+
 def test_b200_records_both_published_memory_figures():
     b200 = ACCS["b200"]
     alt = {x.field: x.value for x in b200.alternatives}
