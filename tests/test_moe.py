@@ -154,3 +154,14 @@ def test_expert_parallel_times_reject_bad_arguments(h100, kwargs, name):
     args = {"n_tokens": 8, "n_devices": 64} | kwargs
     with pytest.raises(ValueError, match=name):
         moe.expert_parallel_times_s(specs.model("deepseek_v3"), h100, **args)
+
+
+def test_a_training_step_lowers_every_communication_ratio_by_two_thirds(h100):
+    # Backward: twice the forward FLOP, the same two all-to-alls again (DeepSeek-V3 sec. 3.2.1).
+    m = specs.model("deepseek_v3")
+    kw = {"n_tokens": 4096, "n_devices": 64, "max_nodes_per_token": 4}
+    fwd = moe.expert_parallel_times_s(m, h100, **kw)
+    step = moe.expert_parallel_times_s(m, h100, training=True, **kw)
+    assert step["compute_s"] == pytest.approx(3 * fwd["compute_s"])
+    assert (step["all_to_all_s"] / step["compute_s"]
+            == pytest.approx(2 / 3 * fwd["all_to_all_s"] / fwd["compute_s"]))

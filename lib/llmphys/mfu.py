@@ -30,6 +30,7 @@ PUBLISHED_RUNS = {
     "llama3_405b": {
         "n_gpus": (8192, 16_384, 16_384), "tflop_per_s_per_gpu": (430.0, 400.0, 380.0),
         "reported_mfu": (0.43, 0.41, 0.38), "accelerator": "h100_sxm",
+        "seq_len": (8192, 8192, 131_072), "context_parallel": (1, 1, 16),
         "gpu_hours": 30.84e6, "train_flop": 3.8e25,
         "source": "Dubey et al. 2024 (arXiv:2407.21783), table 4 (BF16 TFLOP/s per GPU and MFU "
                   "for three 405B configurations; the third uses 128K-token context); "

@@ -181,7 +181,8 @@ def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devi
 def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
                             max_nodes_per_token: int | None = None, compute_efficiency: float = 1.0,
                             dispatch_bytes_per_element: float = 2.0,
-                            combine_bytes_per_element: float = 2.0) -> dict[str, float]:
+                            combine_bytes_per_element: float = 2.0,
+                            training: bool = False) -> dict[str, float]:
     """Seconds per MoE layer on one device with experts over nodes of ``acc.scale_up_domain_size``.
 
     Each token sends its d-vector out (dispatch, b_d bytes per element) and gets one back
@@ -193,7 +194,9 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
     the experts inside the node over the scale-up fabric (k (g - 1)/g copies), the combine
     being summed inside the node before it crosses back. Both fabrics run at once, so the
     all-to-all takes the slower of the two. Compute runs at ``compute_efficiency`` times
-    the dense BF16 peak.
+    the dense BF16 peak. ``training=True`` counts a forward and a backward pass: three times
+    the forward arithmetic, and the two all-to-alls repeated for the gradients (twice the
+    traffic), so every ratio to compute falls by 2/3.
 
     >>> from llmphys import specs
     >>> t = expert_parallel_times_s(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
@@ -219,8 +222,9 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
             raise ValueError(f"max_nodes_per_token must be at least 1, got {max_nodes_per_token!r}")
         m = min(max_nodes_per_token, n_nodes)
         out_copies, up_copies = m * (n_nodes - 1) / n_nodes, k * (g - 1) / g
-    compute = n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s)
-    scale_out = n_tokens * out_copies * d * b / acc.scale_out_bytes_per_s_per_direction
-    scale_up = n_tokens * up_copies * d * b / acc.scale_up_bytes_per_s_per_direction
+    passes, traffic = (3.0, 2.0) if training else (1.0, 1.0)
+    compute = passes * n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s)
+    scale_out = traffic * n_tokens * out_copies * d * b / acc.scale_out_bytes_per_s_per_direction
+    scale_up = traffic * n_tokens * up_copies * d * b / acc.scale_up_bytes_per_s_per_direction
     return {"compute_s": compute, "scale_up_s": scale_up, "scale_out_s": scale_out,
             "all_to_all_s": max(scale_up, scale_out)}
