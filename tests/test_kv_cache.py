@@ -180,6 +180,9 @@ def test_mla_naive_and_absorbed_flop_count_the_matmuls_they_name(rng):
     naive_scores = np.einsum("hd,thd->ht", q, k_naive)
     q_absorbed = np.einsum("hd,rhd->hr", q, w_uk)    # once per step, not per position
     assert np.allclose(np.einsum("hr,tr->ht", q_absorbed, c), naive_scores)
+    p = rng.random((h, 1))                           # attention weights over the one position
+    naive_out = np.einsum("ht,thd->hd", p, np.einsum("tr,rhd->thd", c, w_uv))
+    assert np.allclose(np.einsum("hr,rhd->hd", p @ c, w_uv), naive_out)  # W_UV after the sum
     f = kv_cache.mla_decode_flop_per_position(m)
     assert f["naive_up_projection"] == 2 * r * h * dn + 2 * r * h * dv  # W_UK and W_UV
     assert f["absorbed_attention"] == 2 * h * (r + a.qk_rope_head_dim) + 2 * h * r  # scores + sum
