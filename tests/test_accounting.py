@@ -172,3 +172,24 @@ def test_design_table_lists_every_model_and_the_window_exception():
     for key in specs.models():
         assert f"`{key}`" in table
     assert "| inf |" in table  # Mistral 7B's window
+
+
+def test_attention_share_of_llama31_405b_at_8k_is_the_closed_form():
+    # Llama 3.1 405B (126 layers, 128 heads x 128 dims, untied): attention is 2 L h (2 d_head) T
+    # FLOP per token over 2 N_matmul, N_matmul = N - embeddings. At the 8K pre-training length
+    # the average token sees (8192 + 1) / 2 keys: about 4.2%, the one figure chapter 1 states.
+    m = specs.model("llama31_405b")
+    t = (8192 + 1) / 2
+    n_matmul = accounting.n_params(m) - accounting.embedding_params(m)
+    expected = 2 * 126 * 128 * 256 * t / (2 * n_matmul)
+    got = accounting.attention_share(m, context_tokens=t)
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert 0.041 < got < 0.043
+
+
+def test_attention_share_is_linear_in_context_and_one_at_the_rival_context():
+    m = specs.model("llama3_70b")
+    s1 = accounting.attention_share(m, context_tokens=1000.0)
+    assert accounting.attention_share(m, context_tokens=4000.0) == pytest.approx(4 * s1, rel=1e-12)
+    t = accounting.attention_rivals_params_context_tokens(m)
+    assert accounting.attention_share(m, context_tokens=t) == pytest.approx(1.0, rel=1e-12)

@@ -68,17 +68,75 @@ def test_stored_peak_is_dense_half_of_the_sparse_quote(key):
 def test_h100_sxm_matches_its_datasheet(h100):
     # H100 SXM datasheet: BF16 1,979 TFLOPS with sparsity; 3.35 TB/s; 80 GB; NVLink 900 GB/s.
     assert h100.peak_bf16_flop_per_s == pytest.approx(1979e12 / 2, rel=1e-3)
-    assert h100.hbm_bytes_per_s == 3.35e12 and h100.hbm_bytes == 80e9
+    assert h100.hbm_bytes_per_s == 3.35e12 and h100.hbm_bytes_nominal == 80e9
     assert h100.scale_up_domain_size == 8
+
+
+def test_a100_integer_peaks_double_per_halving_of_width():
+    # A100 datasheet: BF16 312, INT8 624, INT4 1,248 dense TOPS. Its narrowest native format is
+    # INT4, not BF16: its ridge there is 612 op/B, not the BF16 153 FLOP/B.
+    a100 = ACCS["a100_sxm"]
+    assert a100.integer_dtypes == ("int8", "int4") and a100.matrix_dtypes == ("bf16",)
+    assert a100.peak_flop_per_s("int8") == 2 * a100.peak_bf16_flop_per_s == 624e12
+    assert a100.peak_flop_per_s("int4") == 2 * a100.peak_flop_per_s("int8")
+    assert roofline.ridge_point(a100, "int4") == pytest.approx(1248e12 / 2.039e12)
+
+
+@pytest.mark.parametrize("key", [k for k in ACCS if k.startswith(("h100", "h200", "b200", "gb200"))])
+def test_hopper_and_blackwell_have_no_int4_and_int8_no_faster_than_fp8(key):
+    # NVIDIA dropped INT4 tensor math after Ampere; Hopper's INT8 peak equals its FP8 peak.
+    a = ACCS[key]
+    assert a.peak_int4_op_per_s is None
+    if a.peak_int8_op_per_s is not None:
+        assert a.peak_int8_op_per_s <= a.peak_fp8_flop_per_s
 
 
 def test_b200_records_both_published_memory_figures():
     b200 = ACCS["b200"]
     alt = {x.field: x.value for x in b200.alternatives}
-    assert {"hbm_bytes", "hbm_bytes_per_s"} <= set(alt)
-    used_and_alt = sorted([b200.hbm_bytes, alt["hbm_bytes"]])
+    assert {"hbm_bytes_nominal", "hbm_bytes_per_s"} <= set(alt)
+    used_and_alt = sorted([b200.hbm_bytes_nominal, alt["hbm_bytes_nominal"]])
     assert used_and_alt == [180e9, 192e9]
     assert sorted([b200.hbm_bytes_per_s, alt["hbm_bytes_per_s"]]) == [7.7e12, 8e12]
+
+
+MiB = 2**20
+
+
+@pytest.mark.parametrize("key,mib", [
+    # nvidia-smi memory.total, as printed in public issue trackers:
+    ("h100_sxm", 81_559),   # NVIDIA/nccl#1264; modal-labs/modal-client#2797
+    ("h200", 143_771),      # sgl-project/sglang#3196
+    ("a100_sxm", 81_920),   # modal-labs/modal-client#2797
+    ("b200", 183_359),      # NVIDIA/TensorRT-LLM#10278
+])
+def test_usable_hbm_is_what_nvidia_smi_reports(key, mib):
+    # Exact: the registry stores the driver's MiB count times 2**20, nothing rounded.
+    assert ACCS[key].hbm_bytes == mib * MiB
+
+
+def test_mi300x_usable_hbm_is_the_rocm_pool():
+    # rocminfo GLOBAL pool 201,310,208 KiB (ROCm/legacy-rocm-build#4414); in CPX mode the eight
+    # partitions report 25,767,706,624 bytes each (#4750): the same total, exactly.
+    assert ACCS["mi300x"].hbm_bytes == 201_310_208 * 1024 == 8 * 25_767_706_624
+
+
+@pytest.mark.parametrize("key", [k for k, a in ACCS.items() if a.vendor in ("NVIDIA", "AMD")])
+def test_gpu_marketing_gb_of_hbm_is_about_a_gib(key):
+    # The headline "80GB"/"141GB" is a count of GiB less what the driver reserves: usable bytes
+    # exceed the decimal reading by 6-7% and sit within 1% below the binary reading.
+    a = ACCS[key]
+    assert 1.05 < a.hbm_bytes / a.hbm_bytes_nominal < 1.08
+    assert 0.99 < a.hbm_bytes / (a.hbm_bytes_nominal / 1e9 * 2**30) <= 1.0
+
+
+@pytest.mark.parametrize("key", ACCS)
+def test_every_hbm_figure_has_a_quote_and_a_nominal_wording(key):
+    a = ACCS[key]
+    assert a.quotes.get("hbm_bytes") and a.quotes.get("hbm_bytes_nominal")
+    assert a.hbm_bytes >= a.hbm_bytes_nominal  # usable never below the headline on these parts
+    if "hbm_bytes" not in a.estimated and a.hbm_bytes != a.hbm_bytes_nominal:
+        assert re.search(r"nvidia-smi|rocminfo", a.quotes["hbm_bytes"]), a.quotes["hbm_bytes"]
 
 
 @pytest.mark.parametrize("key", ACCS)

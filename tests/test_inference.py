@@ -110,8 +110,10 @@ def test_min_chips_fits_the_weights_in_whole_scale_up_domains(h100):
     assert n == 16  # 671 GB of FP8 weights need 2 HGX H100 boxes at 60% fill
 
 
-def test_hbm_drain_time_of_h100_is_about_24_ms(h100):
-    assert inference.hbm_drain_time_s(h100) == pytest.approx(80e9 / 3.35e12, rel=1e-12)
+def test_hbm_drain_time_of_h100_is_about_25_ms(h100):
+    # Usable HBM as nvidia-smi reports it (81,559 MiB, NVIDIA/nccl#1264) over the datasheet's
+    # 3.35 TB/s; the decimal reading of "80GB" would give 23.9 ms.
+    assert inference.hbm_drain_time_s(h100) == pytest.approx(81_559 * 2**20 / 3.35e12, rel=1e-12)
 
 
 def test_prefill_is_compute_bound_only_for_prompts_longer_than_the_ridge(h100):

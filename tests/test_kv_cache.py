@@ -163,3 +163,49 @@ def test_batching_raises_the_ceiling_until_the_cache_dominates(h100):
 def test_unknown_variant_is_rejected():
     with pytest.raises(ValueError, match="variant"):
         kv_cache.with_attention(specs.model("llama3_8b"), "linear")
+
+
+def test_mla_naive_and_absorbed_flop_count_the_matmuls_they_name(rng):
+    # Shrink DeepSeek-V3's MLA, build the two computations with numpy, check that (1) they give
+    # the same scores and (2) the formula's FLOP are 2 m n k of the matmuls actually performed.
+    m = dataclasses.replace(specs.model("deepseek_v3"), n_heads=4)
+    a = dataclasses.replace(m.mla, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
+                            v_head_dim=8)
+    m = dataclasses.replace(m, mla=a)
+    h, r, dn, dv = m.n_heads, a.kv_lora_rank, a.qk_nope_head_dim, a.v_head_dim
+    c = rng.standard_normal((1, r))                  # one cached latent position
+    w_uk, w_uv = rng.standard_normal((r, h, dn)), rng.standard_normal((r, h, dv))
+    q = rng.standard_normal((h, dn))
+    k_naive = np.einsum("tr,rhd->thd", c, w_uk)      # up-projection: 2 r h dn per position
+    naive_scores = np.einsum("hd,thd->ht", q, k_naive)
+    q_absorbed = np.einsum("hd,rhd->hr", q, w_uk)    # once per step, not per position
+    assert np.allclose(np.einsum("hr,tr->ht", q_absorbed, c), naive_scores)
+    p = rng.random((h, 1))                           # attention weights over the one position
+    naive_out = np.einsum("ht,thd->hd", p, np.einsum("tr,rhd->thd", c, w_uv))
+    assert np.allclose(np.einsum("hr,rhd->hd", p @ c, w_uv), naive_out)  # W_UV after the sum
+    f = kv_cache.mla_decode_flop_per_position(m)
+    assert f["naive_up_projection"] == 2 * r * h * dn + 2 * r * h * dv  # W_UK and W_UV
+    assert f["absorbed_attention"] == 2 * h * (r + a.qk_rope_head_dim) + 2 * h * r  # scores + sum
+    assert f["naive_attention"] == 2 * h * (dn + a.qk_rope_head_dim) + 2 * h * dv
+
+
+def test_deepseek_v3_naive_mla_costs_120_times_the_absorbed_attention():
+    # 2 x 512 x 128 x (128 + 128) = 33.55 MFLOP against 2 x 128 x (2 x 512 + 64) = 0.279 MFLOP.
+    f = kv_cache.mla_decode_flop_per_position(specs.model("deepseek_v3"))
+    assert f["naive_up_projection"] == 33_554_432
+    assert f["naive_up_projection"] / f["absorbed_attention"] == pytest.approx(120.47, abs=0.01)
+
+
+def test_mla_flop_of_a_model_without_mla_is_an_error():
+    with pytest.raises(ValueError, match="mla"):
+        kv_cache.mla_decode_flop_per_position(specs.model("llama3_8b"))
+
+
+def test_sliding_window_cuts_bytes_not_decode_intensity():
+    # A window bounds how many positions are read, not how many FLOP each byte feeds: Llama 3 70B
+    # with a 4,096-token window keeps GQA's 8 FLOP/B (64 query heads over 8 K/V heads, BF16).
+    m = specs.model("llama3_70b")
+    swa = kv_cache.with_attention(m, "swa")
+    assert kv_cache.decode_attention_intensity(swa) == kv_cache.decode_attention_intensity(m) == 8.0
+    long = 131_072
+    assert kv_cache.kv_cache_bytes(swa, n_tokens=long) < kv_cache.kv_cache_bytes(m, n_tokens=long) / 30

@@ -109,3 +109,59 @@ def test_bad_fabric_is_rejected(h100):
     m = dataclasses.replace(specs.model("mixtral_8x7b"))
     with pytest.raises(ValueError, match="fabric"):
         moe.moe_layer_times_s(m, h100, n_tokens=8, n_devices=8, fabric="carrier pigeon")
+
+
+def test_expert_compute_time_scales_inversely_with_gemm_efficiency(h100):
+    # At 40-50% of peak, the 6.3x of the all-over-the-network case falls to 2.5-3.2x, the
+    # reviewer's range: the ratio is linear in the efficiency.
+    m = specs.model("deepseek_v3")
+    full = moe.moe_layer_times_s(m, h100, n_tokens=4096, n_devices=64, fabric="scale_out")
+    r = full["all_to_all_s"] / full["compute_s"]
+    assert r == pytest.approx(6.34, abs=0.01)
+    for eff, lo, hi in ((0.4, 2.5, 2.6), (0.5, 3.1, 3.2)):
+        t = moe.moe_layer_times_s(m, h100, n_tokens=4096, n_devices=64, fabric="scale_out",
+                                  compute_efficiency=eff)
+        assert t["all_to_all_s"] / t["compute_s"] == pytest.approx(eff * r, rel=1e-12)
+        assert lo < eff * r < hi
+
+
+def test_node_limited_routing_sends_m_copies_per_token_over_the_network(h100):
+    # DeepSeek-V3 sec. 3.2.2: each token reaches at most 4 nodes, so at most 4 (not 8) copies of
+    # its 7168-vector cross InfiniBand: 4 x 7/8 remote nodes of 8, FP8 out + BF16 back = 3 bytes.
+    m = specs.model("deepseek_v3")
+    t = moe.expert_parallel_times_s(m, h100, n_tokens=1.0, n_devices=64, max_nodes_per_token=4,
+                                    dispatch_bytes_per_element=1.0)
+    assert t["scale_out_s"] == pytest.approx(4 * 7 / 8 * 7168 * 3 / 50e9, rel=1e-12)
+    assert t["scale_up_s"] == pytest.approx(8 * 7 / 8 * 7168 * 3 / 450e9, rel=1e-12)
+    flat = moe.expert_parallel_times_s(m, h100, n_tokens=1.0, n_devices=64,
+                                       dispatch_bytes_per_element=1.0)
+    assert flat["scale_out_s"] == pytest.approx(8 * 56 / 64 * 7168 * 3 / 50e9, rel=1e-12)
+    assert flat["scale_out_s"] / t["scale_out_s"] == pytest.approx(2.0)  # k / M
+
+
+def test_inside_one_node_expert_parallelism_never_touches_the_network(h100):
+    m = specs.model("deepseek_v3")
+    t = moe.expert_parallel_times_s(m, h100, n_tokens=4096, n_devices=8)
+    assert t["scale_out_s"] == 0.0
+    naive = moe.moe_layer_times_s(m, h100, n_tokens=4096, n_devices=8, fabric="scale_up")
+    assert t["all_to_all_s"] == pytest.approx(naive["all_to_all_s"], rel=1e-12)
+
+
+@pytest.mark.parametrize("kwargs,name", [({"compute_efficiency": 1.5}, "compute_efficiency"),
+                                         ({"max_nodes_per_token": 0}, "max_nodes_per_token"),
+                                         ({"n_devices": 0}, "n_devices")])
+def test_expert_parallel_times_reject_bad_arguments(h100, kwargs, name):
+    args = {"n_tokens": 8, "n_devices": 64} | kwargs
+    with pytest.raises(ValueError, match=name):
+        moe.expert_parallel_times_s(specs.model("deepseek_v3"), h100, **args)
+
+
+def test_a_training_step_lowers_every_communication_ratio_by_two_thirds(h100):
+    # Backward: twice the forward FLOP, the same two all-to-alls again (DeepSeek-V3 sec. 3.2.1).
+    m = specs.model("deepseek_v3")
+    kw = {"n_tokens": 4096, "n_devices": 64, "max_nodes_per_token": 4}
+    fwd = moe.expert_parallel_times_s(m, h100, **kw)
+    step = moe.expert_parallel_times_s(m, h100, training=True, **kw)
+    assert step["compute_s"] == pytest.approx(3 * fwd["compute_s"])
+    assert (step["all_to_all_s"] / step["compute_s"]
+            == pytest.approx(2 / 3 * fwd["all_to_all_s"] / fwd["compute_s"]))

@@ -44,10 +44,13 @@ def test_all_to_all_bytes_by_hand():
 def test_one_nvl72_rack_bounds_an_fp8_model_near_seven_trillion_parameters():
     gb200 = specs.accelerator("gb200")
     n = scale_up.max_total_params(gb200, n_chips=gb200.scale_up_domain_size, weight_bytes_per_param=1.0)
-    assert n == pytest.approx(0.5 * 72 * 186e9)
+    # Half of 72 GPUs' usable HBM (186 GiB each, estimated in the registry) at 1 byte/param.
+    assert n == pytest.approx(0.5 * 72 * 186 * 2**30)
     h100 = specs.accelerator("h100_sxm")
     box = scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0, weight_fraction=1.0)
-    assert box < 671e9  # DeepSeek-V3 in FP8 does not fit one HGX H100 box even with no KV cache
+    # DeepSeek-V3's 671B parameters in FP8 fill one HGX H100 box's usable HBM (8 x 81,559 MiB,
+    # nvidia-smi) to within 2-3%: nothing is left for a KV cache, activations or the CUDA context.
+    assert 1.0 < box / 671e9 < 1.03
 
 
 def test_pipelining_divides_weights_but_not_kv_latency_or_throughput(h100):

@@ -14,6 +14,7 @@ def test_h100_row_shows_its_ridge_points():
     row = tables.accelerator_table([specs.accelerator("h100_sxm")]).splitlines()[2]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "989" and cells[6] == "295" and cells[7] == "591"
+    assert cells[4] == "86"  # 81,559 MiB usable (nvidia-smi), not the datasheet's "80GB"
 
 
 def test_chip_without_fp8_shows_a_dash():

@@ -171,6 +171,23 @@ def forward_flop_per_token(model: Model, *, context_tokens: float) -> float:
     return 2.0 * matmul_weights + attention_flop_per_token(model, context_tokens=context_tokens)
 
 
+def attention_share(model: Model, *, context_tokens: float) -> float:
+    """Attention's forward FLOP per token as a fraction of the weight matmuls' (dimensionless).
+
+    attention_flop_per_token(T) / (2 N_matmul), where N_matmul counts every multiplied weight
+    (the output head included, embedding look-ups excluded), exactly the "weight matmuls" of
+    :func:`flop_breakdown_per_token`. This is the one definition the book uses for "attention
+    adds x%": the forward pass costs (1 + share) times 2 N_matmul. For a causal training
+    sequence of T tokens pass the average context (T + 1) / 2.
+
+    >>> from llmphys import specs
+    >>> round(100 * attention_share(specs.model("llama31_405b"), context_tokens=(8192 + 1) / 2), 1)
+    4.2
+    """
+    attn = attention_flop_per_token(model, context_tokens=context_tokens)
+    return attn / (forward_flop_per_token(model, context_tokens=context_tokens) - attn)
+
+
 def train_flop(n_params: float, n_tokens: float) -> float:
     """Training compute C = 6 N D in FLOP (forward 2N + backward 4N per token).
 

@@ -204,8 +204,8 @@ def max_batch_by_memory(model: Model, acc: Accelerator, *, context_tokens: float
 
     >>> from llmphys import specs
     >>> max_batch_by_memory(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-    ...                     context_tokens=8192, n_chips=8)
-    185
+    ...                     context_tokens=8192, n_chips=8)  # 8 x 85.5 GB usable HBM
+    202
     """
     units.check_positive("n_chips", n_chips)
     units.check_positive("context_tokens", context_tokens)
@@ -238,11 +238,11 @@ def min_chips(model: Model, acc: Accelerator, *, weight_dtype: str = "bf16",
 
 
 def hbm_drain_time_s(acc: Accelerator) -> float:
-    """Seconds to read a chip's whole HBM once: capacity / bandwidth.
+    """Seconds to read a chip's whole HBM once: usable capacity / bandwidth.
 
     >>> from llmphys import specs
-    >>> round(hbm_drain_time_s(specs.accelerator("h100_sxm")) * 1e3, 1)
-    23.9
+    >>> round(hbm_drain_time_s(specs.accelerator("h100_sxm")) * 1e3, 1)  # 85.5 GB / 3.35 TB/s
+    25.5
     """
     return acc.hbm_bytes / acc.hbm_bytes_per_s
 

@@ -155,6 +155,28 @@ def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) 
     return 2.0 * model.n_heads / (model.n_kv_heads * b)
 
 
+def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
+    """FLOP per cached position, per layer, per decode step of MLA, naive against absorbed.
+
+    naive_up_projection: rebuilding every head's keys and values from the cached latent,
+    2 r h (d_nope + d_v); naive_attention: scores and sum over the rebuilt heads,
+    2 h (d_nope + d_rope + d_v); absorbed_attention: W_UK folded into the query and W_UV
+    applied after the sum, so scores and sum run in the latent, 2 h (2r + r_R).
+    DeepSeek-V2 (arXiv:2405.04434) sec. 2.1.2-2.1.3; r = kv_lora_rank, r_R = qk_rope_head_dim.
+
+    >>> from llmphys import specs
+    >>> f = mla_decode_flop_per_position(specs.model("deepseek_v3"))
+    >>> round(f["naive_up_projection"] / 1e6, 1), round(f["naive_up_projection"] / f["absorbed_attention"])
+    (33.6, 120)
+    """
+    if model.mla is None:
+        raise ValueError(f"model {model.key!r} has no latent attention (model.mla is None)")
+    a, h = model.mla, model.n_heads
+    return {"naive_up_projection": 2.0 * a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim),
+            "naive_attention": 2.0 * h * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim),
+            "absorbed_attention": 2.0 * h * (2 * a.kv_lora_rank + a.qk_rope_head_dim)}
+
+
 def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
     """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
     context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""

@@ -104,8 +104,8 @@ def tier_costs(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: 
     >>> t = tier_costs(specs.model("llama3_70b"), h100, context_tokens=32768, n_chips=8,
     ...                usd_per_chip_hour=2.95,
     ...                tiers={"hbm": (float("inf"), hbm_usd_per_byte_s(h100, usd_per_chip_hour=2.95), 8)})
-    >>> round(t["hbm"]["breakeven_idle_s"])
-    90
+    >>> round(t["hbm"]["breakeven_idle_s"])  # HBM priced per usable byte (85.5 GB per H100)
+    96
     """
     gpu_usd_per_s = n_chips * units.check_positive("usd_per_chip_hour", usd_per_chip_hour) / units.HOUR
     kv = conversation_kv_bytes(model, context_tokens=context_tokens,

@@ -50,6 +50,8 @@ def published_runs() -> dict[str, dict]:
             "n_gpus": tuple(r["n_chips"] for r in llama),
             "tflop_per_s_per_gpu": tuple(r["measured_value"] for r in llama),
             "reported_mfu": tuple(r["published_mfu"] for r in llama),
+            "seq_len": tuple(r["seq_len"] for r in llama),
+            "context_parallel": tuple(r["cp"] for r in llama),
             "accelerator": llama[0]["accelerator"], "gpu_hours": l3["chip_hours"],
             "train_flop": l3["train_flop"], "source": f"{llama[0]['source']}, table 4; {l3['source']}"},
         "deepseek_v3": {

@@ -150,11 +150,15 @@ def expert_flop_per_token(model: Model) -> float:
 
 
 def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
-                      fabric: str = "scale_up", bytes_per_element: float = 2.0) -> dict[str, float]:
+                      fabric: str = "scale_up", bytes_per_element: float = 2.0,
+                      compute_efficiency: float = 1.0) -> dict[str, float]:
     """Seconds per MoE layer on one device: routed-expert compute vs its all-to-all.
 
-    ``n_tokens`` tokens originate on each device; compute at the dense BF16 peak,
-    traffic at the per-direction bandwidth of ``fabric`` (scale_up or scale_out).
+    ``n_tokens`` tokens originate on each device; compute at ``compute_efficiency`` times
+    the dense BF16 peak (1.0: the peak itself, a lower bound on the compute time), traffic
+    at the per-direction bandwidth of ``fabric`` (scale_up or scale_out). Every remote
+    expert is reached over that one fabric; :func:`expert_parallel_times_s` splits the
+    traffic between the two fabrics and models node-limited routing.
 
     >>> from llmphys import specs
     >>> t = moe_layer_times_s(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
@@ -163,11 +167,64 @@ def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devi
     6.3
     """
     units.check_positive("n_tokens", n_tokens)
+    eff = units.check_fraction("compute_efficiency", compute_efficiency)
     links = {"scale_up": acc.scale_up_bytes_per_s_per_direction,
              "scale_out": acc.scale_out_bytes_per_s_per_direction}
     if fabric not in links:
         raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
     traffic = n_tokens * all_to_all_bytes_per_token(model, n_devices=n_devices,
                                                      bytes_per_element=bytes_per_element)
-    return {"compute_s": n_tokens * expert_flop_per_token(model) / acc.peak_bf16_flop_per_s,
+    return {"compute_s": n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s),
             "all_to_all_s": traffic / links[fabric]}
+
+
+def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
+                            max_nodes_per_token: int | None = None, compute_efficiency: float = 1.0,
+                            dispatch_bytes_per_element: float = 2.0,
+                            combine_bytes_per_element: float = 2.0,
+                            training: bool = False) -> dict[str, float]:
+    """Seconds per MoE layer on one device with experts over nodes of ``acc.scale_up_domain_size``.
+
+    Each token sends its d-vector out (dispatch, b_d bytes per element) and gets one back
+    (combine, b_c). Unrestricted routing: each of its k experts sits on a uniformly random
+    device, so a share (n - g)/n of the copies crosses the network and (g - 1)/n stays on
+    the scale-up fabric (g devices per node). Node-limited routing (DeepSeek-V3, arXiv:
+    2412.19437, sec. 2.1.2 and 3.2.2: at most M = 4 nodes per token): one copy crosses the
+    network per remote target node, M (N - 1)/N of them over N nodes, and is forwarded to
+    the experts inside the node over the scale-up fabric (k (g - 1)/g copies), the combine
+    being summed inside the node before it crosses back. Both fabrics run at once, so the
+    all-to-all takes the slower of the two. Compute runs at ``compute_efficiency`` times
+    the dense BF16 peak. ``training=True`` counts a forward and a backward pass: three times
+    the forward arithmetic, and the two all-to-alls repeated for the gradients (twice the
+    traffic), so every ratio to compute falls by 2/3.
+
+    >>> from llmphys import specs
+    >>> t = expert_parallel_times_s(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
+    ...                             n_tokens=4096, n_devices=64, max_nodes_per_token=4,
+    ...                             dispatch_bytes_per_element=1.0)
+    >>> round(t["scale_out_s"] / t["compute_s"], 2)  # FP8 dispatch, BF16 combine, 4 of 8 nodes
+    2.11
+    """
+    if model.moe is None:
+        raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
+    units.check_positive("n_tokens", n_tokens)
+    units.check_positive("n_devices", n_devices)
+    eff = units.check_fraction("compute_efficiency", compute_efficiency)
+    b = units.check_positive("dispatch_bytes_per_element", dispatch_bytes_per_element) \
+        + units.check_positive("combine_bytes_per_element", combine_bytes_per_element)
+    g = min(acc.scale_up_domain_size, n_devices)
+    n_nodes = -(-n_devices // g)
+    k, d = model.moe.n_experts_per_token, model.d_model
+    if max_nodes_per_token is None:
+        out_copies, up_copies = k * (n_devices - g) / n_devices, k * (g - 1) / n_devices
+    else:
+        if not 1 <= max_nodes_per_token:
+            raise ValueError(f"max_nodes_per_token must be at least 1, got {max_nodes_per_token!r}")
+        m = min(max_nodes_per_token, n_nodes)
+        out_copies, up_copies = m * (n_nodes - 1) / n_nodes, k * (g - 1) / g
+    passes, traffic = (3.0, 2.0) if training else (1.0, 1.0)
+    compute = passes * n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s)
+    scale_out = traffic * n_tokens * out_copies * d * b / acc.scale_out_bytes_per_s_per_direction
+    scale_up = traffic * n_tokens * up_copies * d * b / acc.scale_up_bytes_per_s_per_direction
+    return {"compute_s": compute, "scale_up_s": scale_up, "scale_out_s": scale_out,
+            "all_to_all_s": max(scale_up, scale_out)}

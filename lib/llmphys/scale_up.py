@@ -72,7 +72,7 @@ def max_total_params(acc: Accelerator, *, n_chips: int, weight_bytes_per_param: 
     >>> from llmphys import specs
     >>> round(max_total_params(specs.accelerator("gb200"), n_chips=72,
     ...                        weight_bytes_per_param=1.0) / 1e12, 2)  # trillions, FP8, NVL72
-    6.7
+    7.19
     """
     units.check_positive("n_chips", n_chips)
     units.check_fraction("weight_fraction", weight_fraction)

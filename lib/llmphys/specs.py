@@ -46,7 +46,8 @@ class Accelerator:
     vendor: str
     launch_year: int
     peak_bf16_flop_per_s: float  # dense (no 2:4 sparsity)
-    hbm_bytes: float
+    hbm_bytes: float  # usable: what the driver reports (nvidia-smi memory.total, ROCm pool)
+    hbm_bytes_nominal: float  # the vendor's headline figure in its own unit ("80GB" -> 80e9)
     hbm_bytes_per_s: float
     scale_up_bytes_per_s_per_direction: float  # NVLink / Infinity Fabric / ICI, one way
     scale_up_domain_size: int  # chips joined by the scale-up fabric
@@ -60,6 +61,8 @@ class Accelerator:
     peak_fp8_flop_per_s: float | None = None  # dense; None: no native FP8
     peak_fp4_flop_per_s: float | None = None  # dense; None: no native FP4
     peak_bf16_sparse_flop_per_s: float | None = None  # only where the vendor quotes one
+    peak_int8_op_per_s: float | None = None  # dense integer matrix ops/s; None: not recorded
+    peak_int4_op_per_s: float | None = None  # dense; None: no native INT4 (or not recorded)
     tdp_w: float | None = None  # None: not published
 
     @property
@@ -74,10 +77,21 @@ class Accelerator:
                  ("fp4", self.peak_fp4_flop_per_s))
         return tuple(d for d, p in peaks if p is not None)
 
+    @property
+    def integer_dtypes(self) -> tuple[str, ...]:
+        """Integer formats with a recorded dense matrix peak, widest first (int8, int4)."""
+        peaks = (("int8", self.peak_int8_op_per_s), ("int4", self.peak_int4_op_per_s))
+        return tuple(d for d, p in peaks if p is not None)
+
     def peak_flop_per_s(self, dtype: str = "bf16") -> float:
-        """Dense peak FLOP/s of the matrix units at ``dtype`` (bf16, fp16, fp8 or fp4)."""
+        """Dense peak of the matrix units at ``dtype``: FLOP/s for bf16, fp16, fp8, fp4.
+
+        For int8 and int4 the same count of integer operations per second (a multiply-add
+        is two), so that ridge points compare across formats.
+        """
         peaks = {"bf16": self.peak_bf16_flop_per_s, "fp16": self.peak_bf16_flop_per_s,
-                 "fp8": self.peak_fp8_flop_per_s, "fp4": self.peak_fp4_flop_per_s}
+                 "fp8": self.peak_fp8_flop_per_s, "fp4": self.peak_fp4_flop_per_s,
+                 "int8": self.peak_int8_op_per_s, "int4": self.peak_int4_op_per_s}
         if dtype not in peaks:
             raise ValueError(f"dtype={dtype!r} has no peak in the registry; allowed: "
                              f"{', '.join(peaks)}")

@@ -34,7 +34,7 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
             ax.text(s * 1.08, yi, f"{s:,.1f} GB", va="center", fontsize=8.5)
         for acc, ls in zip(accs, ("--", "-.", ":")):
             ax.axvline(acc.hbm_bytes / units.GB, color=PALETTE[1], linestyle=ls,
-                       label=f"{acc.name.split(' ')[1]} HBM")
+                       label=f"{acc.name.split(' ')[1]} HBM (usable)")
         ax.set_yticks(y, list(models))
         ax.invert_yaxis()
         ax.set_xscale("log")
