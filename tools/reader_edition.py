@@ -28,7 +28,7 @@ address of ``repository.url``. Usage::
     python tools/reader_edition.py --out DIR  # write elsewhere (the staleness test does)
     python tools/reader_edition.py --check    # exit 1 if reader/ is not what the sources give
 
-Needs only the book's venv (PyYAML, pybtex, Sphinx's id rule); the reader notebooks need none.
+Needs only the book's venv (PyYAML and Sphinx's id rule); the reader notebooks need none.
 """
 
 from __future__ import annotations
@@ -173,27 +173,119 @@ def _exercises(markdown: str) -> list[str]:
     return re.findall(r"^ {0,3}(?:`{3,}|:{3,})\{exercise\}.*\n:label: (\S+)", markdown, re.M)
 
 
+ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303",
+           "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
+           "c": "\u0327", "k": "\u0328"}
+LETTERS = {"L": "\u0141", "l": "\u0142", "i": "\u0131", "o": "\u00f8", "O": "\u00d8",
+           "ss": "\u00df", "ae": "\u00e6", "AE": "\u00c6", "aa": "\u00e5", "&": "&", "%": "%",
+           "_": "_", "$": "$", "#": "#"}
+
+
+def latex_text(value: str) -> str:
+    """BibTeX field text as plain Unicode: accents composed, braces dropped.
+
+    >>> latex_text(r"Kydl{\\'\\i}{\\v{c}}ek"), latex_text(r"{\\L}ukasz \\& {Gopher}")
+    ('Kydlíček', 'Łukasz & Gopher')
+    """
+    def accent(m):
+        return m.group(2).replace("\\i", "i") + ACCENTS[m.group(1)]
+    value = re.sub(r"""\\(['`^"~=.]|[uvHck](?=[{\s]))\s*\{?\s*(\\i|\S)\}?""", accent, value)
+    value = re.sub(r"\\([A-Za-z]+|[&%_$#])", lambda m: LETTERS.get(m.group(1), m.group(1)), value)
+    return unicodedata.normalize("NFC", value.replace("{", "").replace("}", "")).strip()
+
+
+def _bib_entries(text: str) -> dict[str, dict[str, str]]:
+    """``{key: {field: raw value}}`` of a .bib file (braced or quoted values, or bare numbers)."""
+    entries: dict[str, dict[str, str]] = {}
+    for m in re.finditer(r"@(\w+)\s*\{\s*([^,\s]+)\s*,", text):
+        if m.group(1).lower() in ("comment", "preamble", "string"):
+            continue
+        i, fields = m.end(), {}
+        while True:
+            fm = re.compile(r"\s*(\w[\w-]*)\s*=\s*").match(text, i)
+            if not fm:
+                break
+            i = fm.end()
+            if text[i] in "{\"":
+                close, depth, j = ("}" if text[i] == "{" else '"'), 0, i
+                while True:
+                    ch = text[j]
+                    depth += ch == "{"
+                    depth -= ch == "}"
+                    if (ch == close and depth == 0 and j > i) or (close == "}" and depth == 0):
+                        break
+                    j += 1
+                fields[fm.group(1).lower()] = text[i + 1:j]
+                i = j + 1
+            else:
+                vm = re.compile(r"[^,}\s]+").match(text, i)
+                fields[fm.group(1).lower()] = vm.group(0)
+                i = vm.end()
+            cm = re.compile(r"\s*,").match(text, i)
+            if not cm:
+                break
+            i = cm.end()
+        entries[m.group(2).lower()] = fields
+    return entries
+
+
+def _split_names(value: str) -> list[str]:
+    """The names of a BibTeX name list, split on ``and`` outside braces."""
+    names, depth, start = [], 0, 0
+    for m in re.finditer(r"[{}]|\s+and\s+", value):
+        if m.group(0) == "{":
+            depth += 1
+        elif m.group(0) == "}":
+            depth -= 1
+        elif depth == 0:
+            names.append(value[start:m.start()])
+            start = m.end()
+    return [n.strip() for n in names + [value[start:]] if n.strip()]
+
+
+def last_name(name: str) -> str:
+    """A BibTeX name's von and last parts ("de Las Casas, Diego" gives "de Las Casas").
+
+    >>> last_name("Wulf, Wm. A."), last_name("{Llama Team, AI @ Meta}"), last_name("Jeff Dean")
+    ('Wulf', 'Llama Team, AI @ Meta', 'Dean')
+    """
+    if name.startswith("{") and name.endswith("}") and _split_names(name) == [name]:
+        depth = 0
+        for k, ch in enumerate(name):
+            depth += (ch == "{") - (ch == "}")
+            if depth == 0 and k < len(name) - 1:
+                break
+        else:
+            return latex_text(name[1:-1])
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(name):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            parts.append(name[start:k])
+            start = k + 1
+    parts.append(name[start:])
+    if len(parts) > 1:
+        return latex_text(parts[0])
+    words = name.split()
+    return latex_text(words[-1])
+
+
 def _bibliography(path: Path) -> dict[str, tuple[str, str]]:
-    from pybtex.database import parse_file
-    from pybtex.richtext import Text
-
-    def last(person) -> str:
-        return Text.from_latex(" ".join(person.prelast_names + person.last_names)).render_as("text")
-
+    """``{key: (author text, year)}`` for author-year citations, from the book's .bib file."""
     out = {}
-    for key, entry in parse_file(str(path)).entries.items():
-        people = entry.persons.get("author") or entry.persons.get("editor") or []
-        names = [last(p) for p in people]
+    for key, fields in _bib_entries(path.read_text(encoding="utf-8")).items():
+        names = [last_name(n) for n in _split_names(fields.get("author") or
+                                                    fields.get("editor") or "")]
         if not names:
-            org = entry.fields.get("organization") or entry.fields.get("publisher") or key
-            names = [Text.from_latex(org).render_as("text")]
+            org = fields.get("organization") or fields.get("publisher") or fields.get("institution")
+            names = [latex_text(org or key)]
         if len(names) == 1:
             authors = names[0]
         elif len(names) == 2:
             authors = f"{names[0]} and {names[1]}"
         else:
             authors = f"{names[0]} et al."
-        out[key.lower()] = (authors, entry.fields.get("year", "n.d."))
+        out[key] = (authors, latex_text(fields.get("year", "n.d.")))
     return out
 
 

@@ -31,7 +31,7 @@ def test_every_chapter_starts_with_the_same_bootstrap_cell():
     assert len(set(first.values())) == 1, f"bootstrap cells differ: {sorted(first)}"
     cell = next(iter(first.values()))
     assert "import llmphys" in cell and '"install", "-q"' in cell and "-e" not in cell.split()
-    assert "LLMPHYS_DATA" in cell
+    assert "LLMPHYS_DATA" in cell and "LLMPHYS_REF" in cell and "LLMPHYS_REPO" in cell
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,25 @@ def test_bootstrap_cell_installs_the_library_and_finds_the_data(fake_origin, fre
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"DATA {clone / 'data'}" in again.stdout
+
+
+@pytest.mark.parametrize("what", ["repository", "ref"])
+def test_an_unreachable_repository_or_a_missing_ref_says_which_and_how_to_choose_another(
+        what, fake_origin, fresh_python, tmp_path):
+    # Issue 13: a bad URL or a tag that does not exist must not end in a bare CalledProcessError.
+    cell = _first_code_cell(NOTEBOOKS[0])
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LLMPHYS_DATA")}
+    if what == "repository":
+        env.update(LLMPHYS_REPO=f"file://{tmp_path / 'no-such-repo'}", LLMPHYS_REF="main")
+        expected = ["cannot reach the book's repository", "no-such-repo", "LLMPHYS_REPO"]
+    else:
+        env.update(LLMPHYS_REPO=f"file://{fake_origin}", LLMPHYS_REF="v0.0.0-missing")
+        expected = ["has no branch or tag 'v0.0.0-missing'", "LLMPHYS_REF"]
+    run = subprocess.run([str(fresh_python), "-c", cell], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: ") and "CalledProcessError" not in run.stderr, last
+    for words in expected:
+        assert words in last, (words, last)
+    assert not (tmp_path / "downstream-of-the-fab").exists(), "nothing half-cloned is left"
