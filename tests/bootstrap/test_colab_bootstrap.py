@@ -49,7 +49,8 @@ def fresh_python(tmp_path_factory):
     env_dir = tmp_path_factory.mktemp("colab") / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    probe = subprocess.run([str(python), "-c", "import llmphys"], capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as the tests run it
+    probe = subprocess.run([str(python), "-c", "import llmphys"], capture_output=True, env=env)
     assert probe.returncode != 0, "the fresh environment must not see the book's library"
     return python
 

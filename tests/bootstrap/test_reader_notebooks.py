@@ -32,7 +32,8 @@ TIMES: dict[str, float] = {}
 def _toc_notebooks() -> list[str]:
     sys.path.insert(0, str(ROOT / "tools"))
     import reader_edition
-    return [Path(d).name for d in reader_edition.chapter_notebooks(reader_edition.build_index())]
+    return [Path(d).name + ".ipynb"
+            for d in reader_edition.chapter_notebooks(reader_edition.build_index())]
 
 
 NOTEBOOKS = _toc_notebooks()
