@@ -11,8 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
 sys.path.insert(0, str(ROOT / "tools"))
-import chapter_numbers  # noqa: E402
-import reader_edition  # noqa: E402
+import chapter_numbers
+import reader_edition
 
 HTML = ROOT / "_build" / "html"
 
@@ -50,7 +50,7 @@ def test_bad_pages_are_refused_with_the_page_named():
 
 def test_the_sources_number_every_chapters_exercises_from_one(index):
     by_doc: dict[str, list[str]] = {}
-    for item_id, (doc, figtype, number) in index.items.items():
+    for doc, figtype, number in index.items.values():
         if figtype == "exercise":
             by_doc.setdefault(doc, []).append(number)
     chapter4 = sorted(by_doc["chapters/04_memory_wall"], key=lambda n: int(n.split(".")[1]))
@@ -89,3 +89,9 @@ def test_the_built_instructor_guide_names_exercises_by_those_numbers(index):
     assert len(links) >= 40
     for label_, number in links:
         assert index.items[label_][2] == number, label_
+
+
+def test_the_rules_doctests_pass():
+    import doctest
+    result = doctest.testmod(chapter_numbers)
+    assert result.attempted >= 3 and result.failed == 0

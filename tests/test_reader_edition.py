@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import reader_edition as re_ed  # noqa: E402
+import reader_edition as re_ed
 
 READER = ROOT / "reader" / "chapters"
 HTML = ROOT / "_build" / "html"
@@ -166,3 +166,9 @@ def test_command_line_check_reports_stale_files(tmp_path, capsys):
     assert "stale reader edition" in capsys.readouterr().err
     assert re_ed.main(["--out", str(tmp_path)]) == 0
     assert re_ed.main(["--check", "--out", str(tmp_path)]) == 0
+
+
+def test_the_tools_doctests_pass():
+    import doctest
+    result = doctest.testmod(re_ed)
+    assert result.attempted >= 6 and result.failed == 0

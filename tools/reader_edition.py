@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import copy
 import json
 import re
 import sys
@@ -49,7 +48,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
-import chapter_numbers  # noqa: E402  (the one numbering rule, shared with the site)
+import chapter_numbers  # the one numbering rule, shared with the site
 
 OUT_DIR = ROOT / "reader"
 GLUE_PREFIX = "application/papermill.record/"
@@ -476,7 +475,7 @@ def _blocks(text: str, where: str):
             buf.append(lines[i])
             i += 1
             continue
-        indent, fence, rest = m.groups()
+        _indent, fence, rest = m.groups()
         close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
         j = i + 1
         while j < len(lines) and not close.match(lines[j]):
@@ -621,7 +620,7 @@ def glue_values(nb: dict[str, Any]) -> dict[str, dict[str, Any]]:
             if out.get("output_type") in ("display_data", "execute_result") and meta:
                 prefix = meta.get("mime_prefix", "")
                 data = out.get("data", {})
-                values[meta["name"]] = {k[len(prefix):] if k.startswith(prefix) else k:
+                values[meta["name"]] = {k.removeprefix(prefix):
                                         "".join(v) if isinstance(v, list) else v
                                         for k, v in data.items()}
     return values
@@ -666,9 +665,12 @@ def reader_notebook(index: Index, doc: str) -> dict[str, Any]:
         if cell["cell_type"] == "markdown":
             text = "".join(cell["source"])
             if n == 0:
+                folded = (" Solutions are folded under their exercises."
+                          if any(d == doc and t == "exercise" for d, t, _n in index.items.values())
+                          else "")
                 note = (f"*The reader edition of [this page of the book]({index.base}{doc}.html)"
                         " for Google Colab and JupyterLab: run the setup cell below first (in "
-                        "Colab, Runtime > Run all). Solutions are folded under their exercises.*")
+                        f"Colab, Runtime > Run all).{folded}*")
                 text, found = RUN_LINE.subn(note, text, count=1)
                 if not found:
                     raise ctx.fail("the first cell has no '*Run this chapter:*' line to replace")

@@ -7,25 +7,22 @@ ipywidgets 7.x, ipykernel, nbconvert: no myst-nb, no Sphinx, no llmphys), a file
 this checkout stands in for GitHub (LLMPHYS_REPO/LLMPHYS_REF), and nbconvert executes each
 notebook of reader/chapters/ in one working directory outside the repository, so the first
 notebook clones and installs the library and the others reuse that clone, as Colab reuses a
-runtime. Needs git and the PyPI registry. The table printed at the end gives each notebook's
+runtime (the fixtures are in conftest.py, shared with test_colab_bootstrap.py). Needs git
+and the PyPI registry. The table printed at the end gives each notebook's
 time (`pytest -s` shows it); a chapter should run in under a minute.
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
-import venv
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READER = ROOT / "reader" / "chapters"
-# What a stock Colab runtime provides for the book (Colab ships ipywidgets 7.7).
-COLAB_STACK = ["numpy>=2", "scipy", "matplotlib", "ipywidgets>=7.7,<8", "ipykernel", "nbconvert"]
 TIMES: dict[str, float] = {}
 
 
@@ -39,52 +36,15 @@ def _toc_notebooks() -> list[str]:
 NOTEBOOKS = _toc_notebooks()
 
 
-@pytest.fixture(scope="module")
-def origin(tmp_path_factory):
-    """A clone of this checkout's HEAD on a named branch, standing in for GitHub."""
-    path = tmp_path_factory.mktemp("origin") / "book"
-    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(path)], check=True)
-    subprocess.run(["git", "-C", str(path), "checkout", "-q", "-B", "under-test"], check=True)
-    return path
-
-
-@pytest.fixture(scope="module")
-def colab(tmp_path_factory):
-    """(python, env) of a fresh venv holding only the stock Colab stack."""
-    env_dir = tmp_path_factory.mktemp("colab-stack") / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "LLMPHYS_DATA", "VIRTUAL_ENV", "JUPYTER_PATH",
-                        "JUPYTER_CONFIG_DIR", "MPLBACKEND")}
-    env.update(PATH=f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
-    install = subprocess.run([str(python), "-m", "pip", "install", "-q", *COLAB_STACK],
-                             env=env, capture_output=True, text=True, timeout=900)
-    assert install.returncode == 0, install.stderr[-3000:]
-    for absent in ("llmphys", "myst_nb", "sphinx"):
-        probe = subprocess.run([str(python), "-c", f"import {absent}"], env=env,
-                               capture_output=True)
-        assert probe.returncode != 0, f"a stock Colab runtime has no {absent}"
-    return python, env
-
-
-@pytest.fixture(scope="module")
-def content(tmp_path_factory):
-    """Colab's working directory, outside the repository; shared by every notebook."""
-    path = tmp_path_factory.mktemp("content")
-    assert ROOT not in path.parents
-    return path
-
-
 def test_every_toc_chapter_has_a_reader_notebook():
     assert NOTEBOOKS and sorted(p.name for p in READER.glob("*.ipynb")) == sorted(NOTEBOOKS)
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_reader_notebook_runs_every_cell_in_a_stock_colab_stack(name, origin, colab, content):
+def test_reader_notebook_runs_every_cell_in_a_stock_colab_stack(name, fake_origin, colab,
+                                                               content):
     python, env = colab
-    env = dict(env, LLMPHYS_REPO=f"file://{origin}", LLMPHYS_REF="under-test")
+    env = dict(env, LLMPHYS_REPO=f"file://{fake_origin}", LLMPHYS_REF="under-test")
     shutil.copy(READER / name, content / name)
     out = content / "executed"
     start = time.perf_counter()
