@@ -117,7 +117,7 @@ def _renumber(app, env) -> list[str]:
         title = env.titles[doc].astext() if doc in env.titles else ""
         fig = env.toc_fignumbers.get(doc, {})
         # Sphinx's numbers follow the document order, so sorting by them gives that order.
-        items = {t: sorted(ids, key=lambda i, t=t: fig[t][i]) for t, ids in fig.items()}
+        items = {t: sorted(ids, key=ids.__getitem__) for t, ids in fig.items()}
         pages.append((doc, title, items))
     new = number_items(pages)
     changed = []
