@@ -501,11 +501,19 @@ def _blocks(text: str, where: str):
 
 
 def quote(markdown: str) -> str:
-    """A Markdown block quote. Display math is joined onto one line first: front ends cut math
-    out before parsing Markdown, and a ``> `` inside a ``$$`` block would be typeset."""
+    r"""A Markdown block quote. Math is joined onto one line first: front ends cut math out
+    before parsing Markdown, and a ``> `` inside a ``$$`` block would be typeset.
+
+    >>> print(quote("**Note**\n\n$$\na = b\n$$ and $x\ny$"))
+    > **Note**
+    >
+    > $$a = b$$ and $x y$
+    """
     def join(m):
-        return "$$" + " ".join(line.strip() for line in m.group(1).splitlines()) + "$$"
+        return "$$" + " ".join(ln.strip() for ln in m.group(1).splitlines() if ln.strip()) + "$$"
     markdown = re.sub(r"\$\$(.*?)\$\$", join, markdown, flags=re.S)
+    markdown = re.sub(r"(?<![$\\])\$(?!\$)([^$]+?)\$",  # inline math wrapped over two lines
+                      lambda m: "$" + " ".join(m.group(1).split("\n")) + "$", markdown)
     return "\n".join(f"> {line}" if line.strip() else ">" for line in markdown.split("\n"))
 
 

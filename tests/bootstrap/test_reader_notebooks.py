@@ -73,4 +73,5 @@ def test_print_the_time_each_reader_notebook_took():
     print("\nreader notebook                 seconds (stock Colab stack, fresh venv)")
     for name, seconds in TIMES.items():
         print(f"{name:30} {seconds:7.1f}")
-    print(f"{'total':30} {sum(TIMES.values()):7.1f}  (the first includes clone and install)")
+    print(f"{'total':30} {sum(TIMES.values()):7.1f}  (clone and install are timed in "
+          "test_colab_bootstrap.py, or fall to the first notebook when it runs alone)")
