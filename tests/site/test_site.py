@@ -27,7 +27,8 @@ CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as
                        for p in (HTML.parent.parent / "chapters").glob("*.ipynb"))
 CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
 REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
-BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # the release tag
+BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # main or a release tag
+BOOK_PATH = re.search(r"^  path_to_book: (\S*)", CONFIG, flags=re.MULTILINE).group(1)  # reader
 FONTS = (".woff", ".woff2", ".ttf", ".eot")
 
 
@@ -126,7 +127,7 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     widths = page.eval_on_selector_all("div.cell_output img", "els => els.map(e => e.naturalWidth)")
     assert widths and min(widths) > 100, f"figures did not render: {widths}"
     page.wait_for_selector("mjx-container", timeout=15000)  # MathJax typeset, served locally
-    notebook = path.replace(".html", ".ipynb")
+    notebook = f"{BOOK_PATH}/{path}".lstrip("/").replace(".html", ".ipynb")  # the reader edition
     repo = REPO_URL.split("github.com/")[1]
     expected = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{notebook}"
     launch = page.locator("ul.dropdown-menu a[href*='colab.research.google.com']")
