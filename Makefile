@@ -69,12 +69,14 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 # Authors: re-execute every chapter in place after changing it or the library, so the
-# stored outputs (which nbval checks and the site shows) are the library's numbers.
+# stored outputs (which nbval checks and the site shows) are the library's numbers; then
+# regenerate the reader edition (reader/chapters/), whose prose carries those numbers.
 refresh: $(STAMP)
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.timeout=120 --ExecutePreprocessor.kernel_name=python3 \
 		--ExecutePreprocessor.record_timing=False chapters/*.ipynb
 	$(BIN)/python tools/normalize_notebooks.py chapters/*.ipynb
+	$(BIN)/python tools/reader_edition.py
 
 clean:
 	rm -rf _build _offline .pytest_cache

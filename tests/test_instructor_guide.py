@@ -23,6 +23,7 @@ CHAPTERS = ROOT / "chapters"
 GUIDE = CHAPTERS / "instructor_guide.md"
 TEXT = GUIDE.read_text(encoding="utf-8")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?([^`<>]+?)>?`")
+NUMREF = re.compile(r"\{numref\}`(?:[^`<]*<)?([^`<>]+?)>?`")
 
 
 def _toml_block() -> str:
@@ -124,6 +125,7 @@ def test_twelve_week_plan_links_every_week_to_a_section():
     assert [int(r[0]) for r in rows] == list(range(1, 13))
     labels = _section_labels()
     for row in rows:
+        assert set(NUMREF.findall(row[2])) <= _exercise_labels(), f"week {row[0]}"
         linked = set(REF.findall(row[1]))
         assert linked & labels, f"week {row[0]} links to no section of the book"
         assert len(row) == 5 and all(row[1:3]) and all(row[3:]), f"week {row[0]} is incomplete"
@@ -141,10 +143,19 @@ def test_every_link_target_exists():
     known = _section_labels() | _exercise_labels() | own
     missing = sorted(set(REF.findall(TEXT)) - known)
     assert not missing, missing
+    missing = sorted(set(NUMREF.findall(TEXT)) - _exercise_labels())
+    assert not missing, missing
+
+
+def test_exercises_are_named_by_their_numbers_not_their_labels():
+    # Issue 15: the guide named exercises by label (mw-ex-zero) while the pages numbered them.
+    # {numref} shows the page's number (Exercise 4.4), so guide, page and reader edition agree.
+    assert not re.search(r"\{ref\}`[^`]*-ex-", TEXT), "name exercises with {numref}"
+    assert len(set(NUMREF.findall(TEXT))) >= 40
 
 
 def test_assigned_exercises_exist():
-    named = set(re.findall(r"`([a-z]+-ex-[a-z0-9-]+)", TEXT))
+    named = set(NUMREF.findall(TEXT)) | set(re.findall(r"`([a-z]+-ex-[a-z0-9-]+)", TEXT))
     assert named and named <= _exercise_labels(), sorted(named - _exercise_labels())
 
 

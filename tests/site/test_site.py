@@ -30,7 +30,8 @@ CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as
                        for p in (HTML.parent.parent / "chapters").glob("*.ipynb"))
 CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
 REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
-BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # the release tag
+BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # main or a release tag
+BOOK_PATH = re.search(r"^  path_to_book: (\S*)", CONFIG, flags=re.MULTILINE).group(1)  # reader
 SITE_URL = re.search(r"^  baseurl: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)  # where it is published
 
 
@@ -137,7 +138,7 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     page.wait_for_selector("mjx-container", timeout=15000)  # MathJax typeset, served locally
     # MathJax loads TeX packages on demand (_ext/page_weight.py): none may be missing.
     assert page.locator("mjx-merror").count() == 0, page.locator("mjx-merror").all_inner_texts()
-    notebook = path.replace(".html", ".ipynb")
+    notebook = f"{BOOK_PATH}/{path}".lstrip("/").replace(".html", ".ipynb")  # the reader edition
     repo = REPO_URL.split("github.com/")[1]
     expected = f"https://colab.research.google.com/github/{repo}/blob/{BRANCH}/{notebook}"
     launch = page.locator("ul.dropdown-menu a[href*='colab.research.google.com']")
