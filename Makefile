@@ -17,7 +17,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable unit nbval site-build site-test bootstrap-test chromium refresh clean
+.PHONY: book test test-portable unit chromium refresh clean
 
 book: $(STAMP)
 	rm -rf _build/html
@@ -26,15 +26,20 @@ book: $(STAMP)
 
 test: $(STAMP) chromium
 	@echo "== 1/5 unit tests, data schema tests and doctests"
-	$(BIN)/python -m pytest -q -p no:cacheprovider --doctest-modules tests lib/llmphys \
-		--ignore=tests/site --ignore=tests/bootstrap
+	$(MAKE) --no-print-directory unit
 	@echo "== 2/5 nbval: re-execute every chapter and compare with its stored outputs"
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=0 chapters/
 	@echo "== 3/5 site build, warnings as errors"
 	$(MAKE) --no-print-directory book
 	@echo "== 4/5 + 5/5 browser test of the built site; Colab bootstrap in a fresh venv"
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
+	LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
+
+# Unit tests, the registries' schema tests and every docstring's example (plain `pytest`
+# runs these too, and the site and bootstrap tests when their inputs are there).
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests lib/llmphys \
+		--ignore=tests/site --ignore=tests/bootstrap
 
 # nbval again with numpy's SIMD dispatch held to AVX2 (X86_V3; numpy 2.x names its AVX-512
 # groups X86_V4 and AVX512_ICL, and ignores names it does not know) and OpenBLAS on its Haswell

@@ -8,6 +8,8 @@ import pytest
 
 from llmphys import economics, specs, training, units
 
+import test_data
+
 PRICES = economics.prices()
 ENTRY = dict(value=1.0, unit="USD", kind="published", source="a doc", as_of=datetime.date(2025, 1, 1),
              note="")
@@ -17,7 +19,7 @@ ENTRY = dict(value=1.0, unit="USD", kind="published", source="a doc", as_of=date
 def test_every_price_has_provenance_and_a_consistent_range(key):
     p = PRICES[key]
     assert len(p.source) > 15 and p.kind in economics.KINDS
-    assert datetime.date(2019, 1, 1) <= p.as_of <= datetime.date(2026, 12, 31)
+    assert datetime.date(2019, 1, 1) <= p.as_of <= test_data.TODAY
     lo, hi = p.range
     assert lo <= p.value <= hi
     if p.kind == "assumption":

@@ -1,6 +1,7 @@
 """Fixtures for tests of the built site: a local HTTP server over _build/html."""
 
 import functools
+import os
 import http.server
 import threading
 from pathlib import Path
@@ -19,7 +20,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def site_url():
     if not (HTML / "index.html").is_file():
-        pytest.fail("no built site: run `make book` first")
+        # `make test` builds the site first and sets LLMPHYS_STRICT, so there a missing build
+        # is an error; a plain `pytest` on a fresh clone skips the browser tests instead.
+        if os.environ.get("LLMPHYS_STRICT"):
+            pytest.fail("no built site: run `make book` first")
+        pytest.skip("no built site in _build/html: run `make book` to test it")
     handler = functools.partial(_QuietHandler, directory=str(HTML))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
