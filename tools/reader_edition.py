@@ -63,7 +63,7 @@ LEFTOVER = re.compile(r"\{(?:glue|term|cite|doc|ref|numref|eq)[a-z:]*\}`|^\s*(?:
 LABEL_LINE = re.compile(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$")
 FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,}|:{3,})(.*)$")
 OPTION = re.compile(r"^:([A-Za-z0-9_-]+):\s*(.*)$")
-RUN_LINE = re.compile(r"^\*Run this (?:chapter|page):\*.*$", re.M)
+RUN_LINE = re.compile(r"^\*Run this (?:chapter|page|appendix):\*.*$", re.M)
 TITLE_LINE = "#@title "
 
 
@@ -681,7 +681,7 @@ def reader_notebook(index: Index, doc: str) -> dict[str, Any]:
                         f"Colab, Runtime > Run all).{folded}*")
                 text, found = RUN_LINE.subn(note, text, count=1)
                 if not found:
-                    raise ctx.fail("the first cell has no '*Run this chapter:*' line to replace")
+                    raise ctx.fail("the first cell has no '*Run this chapter:*' (or appendix) line to replace")
             cells.append(_md_cell(cell["id"], markdown_cell(ctx, text)))
             continue
         if cell["cell_type"] != "code":
