@@ -318,9 +318,6 @@ def test_every_figure_has_an_alt_text_that_says_what_it_shows(path):
     assert not bad, bad
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the stored figures were drawn at 100 dpi, before llmphys.plots saved them at SAVE_DPI = 200;"
-    " re-executing the chapters makes this pass, and then this mark must go (strict)"))
 def test_figures_are_high_dpi_for_a_phone(browser, site_url):
     # At 390 px a 6.4-inch figure is shown about 360 CSS px wide. It stays sharp on a
     # phone (2-3 device pixels per CSS pixel) when its bitmap has at least two pixels per
