@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from llmphys import economics, inference, serving, specs
 
 DSV3, LLAMA = specs.model("deepseek_v3"), specs.model("llama3_70b")
@@ -83,3 +82,16 @@ def test_bad_inputs_name_the_argument():
         serving.cost_per_token_at_max_batch_usd(LLAMA, H100, context_tokens=1024, n_chips=1,
                                                 usd_per_chip_hour=2.95)
     assert math.isfinite(serving.operator_balance_batch(DSV3, GB200)["dense"])
+
+
+def test_decode_efficiency_is_one_above_the_balance_batch_and_falls_with_context():
+    # No cache, B = 2 B*: compute-bound, eta = 1; at B = B*/2 the step is memory-bound and
+    # eta = 1/2 exactly (compute time halves, memory time is flat).
+    llama8, b_star = specs.model("llama3_8b"), inference.balance_batch(specs.model("llama3_8b"), H100)
+    assert serving.decode_efficiency(llama8, H100, context_tokens=0, n_chips=1,
+                                     batch_size=2 * b_star) == pytest.approx(1.0)
+    assert serving.decode_efficiency(llama8, H100, context_tokens=0, n_chips=1,
+                                     batch_size=b_star / 2) == pytest.approx(0.5, rel=1e-9)
+    etas = [serving.decode_efficiency(llama8, H100, context_tokens=t, n_chips=1)
+            for t in (1024, 2048, 8192)]
+    assert etas == sorted(etas, reverse=True) and 0.3 < etas[0] < 0.33 and etas[-1] < 0.06

@@ -134,3 +134,27 @@ def cost_per_token_at_max_batch_usd(model: Model, acc: Accelerator, *, context_t
     return inference.cost_per_token_usd(model, acc, batch_size=b, context_tokens=context_tokens,
                                         n_chips=n_chips, usd_per_chip_hour=usd_per_chip_hour,
                                         weight_dtype=weight_dtype)
+
+
+def decode_efficiency(model: Model, acc: Accelerator, *, context_tokens: float, n_chips: int,
+                      batch_size: float | None = None, weight_dtype: str = "bf16") -> float:
+    """Fraction of peak FLOP/s a decode step uses at the roofline: compute time / step time.
+
+    eta = min(1, (B f / n P) / t(B)); B defaults to the largest batch whose KV cache fits.
+    With a training MFU u, ``inference_optimal.inference_flop_cost`` turns it into the
+    price of a served FLOP, u / eta training FLOP.
+
+    >>> from llmphys import specs
+    >>> round(decode_efficiency(specs.model("llama3_8b"), specs.accelerator("h100_sxm"),
+    ...                         context_tokens=1024, n_chips=1), 3)
+    0.318
+    """
+    b = batch_size
+    if b is None:
+        b = inference.max_batch_by_memory(model, acc, context_tokens=context_tokens,
+                                          n_chips=n_chips, weight_dtype=weight_dtype)
+        if b < 1:
+            raise ValueError(f"no sequence of {context_tokens} tokens fits on {n_chips} x {acc.key}")
+    s = inference.decode_step(model, acc, batch_size=b, context_tokens=context_tokens,
+                              n_chips=n_chips, weight_dtype=weight_dtype)
+    return s["compute_time_s"] / s["step_time_s"]

@@ -11,7 +11,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from .. import compute_split, inference, inference_optimal, kv_tiers, scaling_laws, units
+from .. import (
+    compute_split,
+    inference,
+    inference_optimal,
+    kv_tiers,
+    scaling_laws,
+    units,
+)
 from ..specs import Accelerator, Model
 from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, style
 
