@@ -76,3 +76,43 @@ def test_unreachable_loss_names_the_target():
         io.tokens_for_loss(EPOCH, n_params=1e6, target_loss=1.9)
     with pytest.raises(ValueError, match="n_inference_tokens"):
         io.inference_optimal(EPOCH, target_loss=2.1, n_inference_tokens=-1)
+
+
+def test_break_even_demand_with_a_decode_multiplier_matches_a_priced_optimum():
+    # An inference FLOP that costs c training FLOP divides the break-even demand by c. Checked
+    # against compute_split.lifetime_optimum, an independent numerical minimiser of
+    # 6ND + 2cN D_inf (same A, B, alpha, beta; the break-even does not depend on E).
+    from llmphys import compute_split
+    n, d, c = 8e9, 15e12, io.inference_flop_cost(train_mfu=0.4, decode_efficiency=0.16)
+    assert c == pytest.approx(2.5)
+    d_inf = io.break_even_inference_tokens(EPOCH, n_params=n, n_tokens=d, inference_cost_per_flop=c)
+    assert d_inf == pytest.approx(io.break_even_inference_tokens(EPOCH, n_params=n, n_tokens=d) / c)
+    opt = compute_split.lifetime_optimum(target_loss=compute_split.loss(n, d), inference_tokens=d_inf,
+                                         inference_cost_per_flop=c)
+    assert opt["n_params"] == pytest.approx(n, rel=1e-4)
+    with pytest.raises(ValueError, match="decode_efficiency"):
+        io.inference_flop_cost(train_mfu=0.4, decode_efficiency=0.0)
+
+
+def test_overtraining_at_the_optimum_is_a_function_of_the_cost_ratio():
+    # Closed form (1 + C_inf/C_train)^(1/beta): 2^(1/0.3658) = 6.65 at equal costs, against
+    # the numerically found optimum's D / D*(N) at two target losses.
+    from llmphys import compute_split
+    assert io.overtraining_at_cost_ratio(EPOCH, cost_ratio=1.0) == pytest.approx(6.652, abs=5e-4)
+    for target in (2.0, 2.2):
+        r = compute_split.optimum_at_cost_ratio(target_loss=target, cost_ratio=1.0)
+        f = io.overtraining_factor(EPOCH, n_params=r["n_params"], n_tokens=r["n_tokens"])
+        assert f == pytest.approx(io.overtraining_at_cost_ratio(EPOCH, cost_ratio=1.0), rel=1e-4)
+    assert io.cost_ratio_for_overtraining(EPOCH, overtraining=100.0) == pytest.approx(
+        100 ** 0.3658 - 1)
+    assert io.cost_ratio_for_overtraining(EPOCH, overtraining=1.0) == 0.0
+    with pytest.raises(ValueError, match="overtraining"):
+        io.cost_ratio_for_overtraining(EPOCH, overtraining=0.5)
+
+
+def test_llama3_8b_overtraining_has_one_value():
+    # D / D*(N) under the refit for 15T tokens on 8.03B parameters: 91.2x, not the 93.4x of
+    # 15T / 8.03B / 20 (a fixed 20 tokens per parameter is not the law's D*(N)).
+    m = specs.model("llama3_8b")
+    f = io.overtraining_factor(EPOCH, n_params=m.published_n_params, n_tokens=m.n_training_tokens)
+    assert round(f, 1) == 91.2

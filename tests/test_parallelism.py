@@ -36,6 +36,60 @@ def test_activation_memory_matches_korthikanti_equations():
     assert f(seq_len=s, micro_batch=b, d_model=h, n_heads=a, recompute="full") == 2 * s * b * h
 
 
+def _saved_tensor_bytes(*, s, b, h, a, kv, f, gated, dropout):
+    """An independent count: each tensor a layer saves for backward, by name and shape.
+
+    Korthikanti et al. 2022, sec. 4.1, list these for GPT; a Llama layer (RMSNorm, GQA,
+    SwiGLU, no dropout) keeps the same tensors without the masks, with K and V kv/a as wide
+    and the gate and up projections both saved.
+    """
+    d_head = h // a
+    tensors = {  # name: (number of values, bytes per value)
+        "attn_norm_in": (s * b * h, 2), "qkv_in": (s * b * h, 2),
+        "q": (s * b * h, 2), "k": (s * b * kv * d_head, 2), "v": (s * b * kv * d_head, 2),
+        "softmax_out": (b * a * s * s, 2), "o_proj_in": (s * b * h, 2),
+        "mlp_norm_in": (s * b * h, 2), "mlp_in": (s * b * h, 2),
+        "act_in": (s * b * f, 2), "down_in": (s * b * f, 2),
+    }
+    if gated:
+        tensors["up_out"] = (s * b * f, 2)
+    if dropout:
+        tensors.update({"attn_drop_mask": (b * a * s * s, 1), "attn_drop_out": (b * a * s * s, 2),
+                        "o_drop_mask": (s * b * h, 1), "mlp_drop_mask": (s * b * h, 1)})
+    return sum(n * nbytes for n, nbytes in tensors.values())
+
+
+@pytest.mark.parametrize("kv, f, gated, dropout", [(96, 4 * 12288, False, True),
+                                                    (8, 53248, True, False),
+                                                    (32, 20000, True, True)])
+def test_activation_memory_matches_a_tensor_by_tensor_count(kv, f, gated, dropout):
+    s, b, h, a = 2048, 2, 12288, 96
+    got = parallelism.activation_bytes_per_layer(seq_len=s, micro_batch=b, d_model=h, n_heads=a,
+                                                 n_kv_heads=kv, d_ff=f, gated_mlp=gated,
+                                                 dropout=dropout)
+    assert got == _saved_tensor_bytes(s=s, b=b, h=h, a=a, kv=kv, f=f, gated=gated, dropout=dropout)
+
+
+def test_llama3_405b_activations_are_under_half_the_gpt_formula():
+    # Chapter 4's layout: s = 8192, b = 1, TP 8 with SP, 126 layers in flight on stage one.
+    # Closed form for a Llama layer: s b (12 h + 4 h_kv + 6 f + 2 a s) / t
+    # = 8192 (196,608 + 4,096 + 319,488 + 2,097,152) / 8 = 2.680 GB, x 126 = 337.7 GB,
+    # against 748 GB from the GPT formula s b h (34 + 5 a s / h) / t.
+    s, h, a, kv, f, t = 8192, 16384, 128, 8, 53248, 8
+    llama = parallelism.activation_bytes_per_layer(seq_len=s, micro_batch=1, d_model=h, n_heads=a,
+                                                   tp=t, n_kv_heads=kv, d_ff=f, gated_mlp=True,
+                                                   dropout=False)
+    assert llama == pytest.approx(s * (12 * h + 4 * 1024 + 6 * f + 2 * a * s) / t, rel=1e-12)
+    assert 126 * llama / 1e9 == pytest.approx(337.7, abs=0.05)
+    gpt = parallelism.activation_bytes_per_layer(seq_len=s, micro_batch=1, d_model=h, n_heads=a,
+                                                 tp=t)
+    assert 126 * gpt / 1e9 == pytest.approx(748.3, abs=0.05)
+    selective = parallelism.activation_bytes_per_layer(
+        seq_len=s, micro_batch=1, d_model=h, n_heads=a, tp=t, n_kv_heads=kv, d_ff=f,
+        gated_mlp=True, dropout=False, recompute="selective")
+    assert selective == pytest.approx(s * (12 * h + 4 * 1024 + 6 * f) / t, rel=1e-12)
+
+
 def test_pipeline_bubble_limits():
     bubble = parallelism.pipeline_bubble_fraction
     assert bubble(1, 8) == 0.0
@@ -63,5 +117,11 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="recompute"):
         parallelism.activation_bytes_per_layer(seq_len=1, micro_batch=1, d_model=1, n_heads=1,
                                                recompute="some")
+    with pytest.raises(ValueError, match="n_kv_heads"):
+        parallelism.activation_bytes_per_layer(seq_len=1, micro_batch=1, d_model=64, n_heads=8,
+                                               n_kv_heads=3)
+    with pytest.raises(ValueError, match="d_ff"):
+        parallelism.activation_bytes_per_layer(seq_len=1, micro_batch=1, d_model=64, n_heads=8,
+                                               d_ff=0)
     with pytest.raises(ValueError, match="n_microbatches"):
         parallelism.pipeline_bubble_fraction(4, 0)

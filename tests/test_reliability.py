@@ -54,10 +54,26 @@ def test_no_failures_means_no_waste():
 
 
 def test_checkpoint_bandwidth_is_state_over_time():
-    assert reliability.checkpoint_bytes_per_s(1e9, checkpoint_s=16.0) == pytest.approx(1e9)
+    assert reliability.checkpoint_bytes_per_s(1e9, checkpoint_s=14.0) == pytest.approx(1e9)
+    assert reliability.checkpoint_bytes_per_s(1e9, checkpoint_s=16.0,
+                                              bytes_per_param=16.0) == pytest.approx(1e9)
+
+
+def test_checkpoint_saves_no_gradients():
+    # Mixed-precision Adam: BF16 weights 2 + FP32 master 4 + two FP32 moments 8 = 14 bytes,
+    # 12 without the BF16 copy (ZeRO, Rajbhandari et al. 2020, sec. 3.1: K = 12 of the 16).
+    assert reliability.checkpoint_bytes_per_param() == 14.0
+    assert reliability.checkpoint_bytes_per_param(save_weights=False) == 12.0
+    assert reliability.checkpoint_bytes_per_param(optimizer="sgd") == 6.0
+    # Llama 3.1 405B (405,853,388,800 parameters): 4.87 to 5.68 TB, not 16 B/param's 6.49 TB.
+    n = 405_853_388_800
+    lo, hi = (n * reliability.checkpoint_bytes_per_param(save_weights=w) / 1e12 for w in (False, True))
+    assert (round(lo, 2), round(hi, 2)) == (4.87, 5.68)
 
 
 def test_bad_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="optimizer"):
+        reliability.checkpoint_bytes_per_param(optimizer="lion9")
     with pytest.raises(ValueError, match="mtbf_s"):
         reliability.young_interval_s(60.0, 0.0)
     with pytest.raises(ValueError, match="checkpoint_s"):

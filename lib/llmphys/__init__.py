@@ -13,6 +13,7 @@ Modules (one concept each; import modules, not names)::
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
     inference   decode-step and prefill time and cost vs batch; balance batch and context
+    serving     per-operator balance batch, batch-1 latency floors, output/input cost ratio
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining

@@ -8,7 +8,8 @@ from the first-order conditions, a ratio of lifetime inference to pretraining co
 
     C_inf / C_pre = (alpha A N^-alpha) / (beta B D^-beta) - 1,
 
-which equals 1 only where the two loss terms stand in the ratio beta : 2 alpha. The
+which equals 1 only where the two loss terms stand in the ratio X : Y = 2 beta : alpha
+(X = A N^-alpha, Y = B D^-beta; 2.10 for the refit). The
 rule "costs are minimised where they are equal" is the special case of two costs
 with equal and opposite elasticities; in general the cost-minimising shares equal
 the elasticities (a Cobb-Douglas result).

@@ -64,16 +64,41 @@ def _ratio(law: ParametricLaw, n: float, d: float) -> float:
     return (law.alpha * law.A / n**law.alpha) / (law.beta * law.B / d**law.beta)
 
 
-def break_even_inference_tokens(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
+def inference_flop_cost(*, train_mfu: float, decode_efficiency: float) -> float:
+    """Cost of one inference FLOP in training FLOP: the decode-efficiency multiplier c = u / eta.
+
+    A chip-second buys u P training FLOP at MFU u but only eta P decode FLOP at decode
+    efficiency eta (compute time over step time of a decode step, ``inference.decode_step``),
+    so a served FLOP costs u / eta training FLOP. Training MFU: 38-43% for Llama 3 405B
+    (Dubey et al. 2024, table 4; ``economics.price("reported_mfu.llama31_405b")``).
+
+    >>> round(inference_flop_cost(train_mfu=0.4, decode_efficiency=0.16), 2)
+    2.5
+    """
+    u = units.check_fraction("train_mfu", train_mfu)
+    return u / units.check_fraction("decode_efficiency", decode_efficiency)
+
+
+def break_even_inference_tokens(law: ParametricLaw, *, n_params: float, n_tokens: float,
+                                inference_cost_per_flop: float = 1.0) -> float:
     """Lifetime inference tokens for which (N, D) is the lifetime-optimal way to its loss.
 
-    D_inf = 3 D (alpha X / (beta Y) - 1). At this demand one more training FLOP, spent on
-    tokens for a slightly smaller model of equal loss, saves exactly one inference FLOP.
-    Zero at the compute-optimal point; negative if the model is undertrained.
+    D_inf = 3 D (alpha X / (beta Y) - 1) / c, with c the cost of an inference FLOP in
+    training FLOP (``inference_flop_cost``; 1 prices them alike, as Sardana et al. do). At
+    this demand one more training FLOP, spent on tokens for a slightly smaller model of
+    equal loss, saves exactly one training FLOP's worth of inference. Zero at the
+    compute-optimal point; negative if the model is undertrained.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> law = parametric_law("besiroglu2024")
+    >>> [round(break_even_inference_tokens(law, n_params=8e9, n_tokens=15e12,
+    ...                                    inference_cost_per_flop=c) / 1e12) for c in (1, 2.5)]
+    [190, 76]
     """
     n = units.check_positive("n_params", n_params)
     d = units.check_positive("n_tokens", n_tokens)
-    return 3.0 * d * (_ratio(law, n, d) - 1.0)
+    c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
+    return 3.0 * d * (_ratio(law, n, d) - 1.0) / c
 
 
 def inference_optimal(law: ParametricLaw, *, target_loss: float,
@@ -135,12 +160,46 @@ def versus_chinchilla(law: ParametricLaw, *, n_params: float,
 def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
     """Training tokens over the compute-optimal tokens for the same N: D / D*(N).
 
+    The book's one definition of "overtrained by a factor f" (chapters 5 and 6): D*(N) is
+    the D that minimises the loss law at compute 6ND for this N, where alpha X = beta Y,
+    D*(N) = (beta B N^alpha / (alpha A))^(1/beta). It depends on the law's A, B, alpha and
+    beta, not on a fixed 20 tokens per parameter, and is quoted with the law.
+
     >>> from llmphys.scaling_laws import parametric_law
     >>> round(overtraining_factor(parametric_law("besiroglu2024"), n_params=70e9, n_tokens=1.4e12), 2)
     1.1
     """
     return units.check_positive("n_tokens", n_tokens) / compute_optimal_tokens(
         law, n_params=n_params)
+
+
+def overtraining_at_cost_ratio(law: ParametricLaw, *, cost_ratio: float) -> float:
+    """Overtraining factor D / D*(N) of the lifetime optimum whose C_inf / C_train is ``cost_ratio``.
+
+    At the optimum alpha X / (beta Y) = 1 + C_inf / C_train, and D*(N) has alpha X = beta Y*,
+    so (D / D*)^beta = Y* / Y = 1 + ratio: D / D*(N) = (1 + C_inf / C_train)^(1 / beta),
+    a function of the cost ratio alone, whatever the target loss.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> round(overtraining_at_cost_ratio(parametric_law("besiroglu2024"), cost_ratio=1.0), 2)
+    6.65
+    """
+    if not cost_ratio >= 0 or not np.isfinite(cost_ratio):
+        raise ValueError(f"cost_ratio must be >= 0 and finite, got {cost_ratio!r}")
+    return (1.0 + cost_ratio) ** (1.0 / law.beta)
+
+
+def cost_ratio_for_overtraining(law: ParametricLaw, *, overtraining: float) -> float:
+    """C_inf / C_train at which overtraining by D / D*(N) = f is lifetime-optimal: f^beta - 1.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> round(cost_ratio_for_overtraining(parametric_law("besiroglu2024"), overtraining=100.0), 2)
+    4.39
+    """
+    if not overtraining >= 1 or not np.isfinite(overtraining):
+        raise ValueError(f"overtraining must be >= 1 and finite (no demand makes an undertrained "
+                         f"model optimal), got {overtraining!r}")
+    return overtraining ** law.beta - 1.0
 
 
 def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:

@@ -9,10 +9,12 @@ arXiv:1910.02054, fig. 1) shards across N_d data-parallel ranks
 
 Tensor (Shoeybi et al. 2019, arXiv:1909.08053) and pipeline parallelism divide psi by t and p.
 
-Activations. A transformer layer stores s b h (34 + 5 a s / h) bytes in 16-bit training
-(Korthikanti et al. 2022, arXiv:2205.05198); tensor parallelism with sequence
-parallelism divides it by t; "selective" recomputation drops the 5as/h attention term;
-full recomputation keeps only the layer input, 2 s b h bytes.
+Activations. A GPT layer stores s b h (34 + 5 a s / h) bytes in 16-bit training
+(Korthikanti et al. 2022, arXiv:2205.05198); the same tensor-by-tensor count with
+grouped KV heads, a gated (SwiGLU) MLP of width f and no dropout, as in Llama, gives
+s b (12 h + 4 h_kv + 6 f + 2 a s). Tensor parallelism with sequence parallelism divides
+it by t; "selective" recomputation drops the attention-matrix term; full recomputation
+keeps only the layer input, 2 s b h bytes.
 
 Pipeline bubble. With p stages and m micro-batches (GPipe, Huang et al. 2019,
 arXiv:1811.06965) the idle fraction is (p - 1) / (m + p - 1); interleaving v model chunks
@@ -64,27 +66,53 @@ def model_state_bytes_per_gpu(n_params: float, *, tp: int = 1, pp: int = 1, dp: 
 
 def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, n_heads: int,
                                tp: int = 1, sequence_parallel: bool = True,
-                               recompute: str = "none") -> float:
+                               recompute: str = "none", n_kv_heads: int | None = None,
+                               d_ff: int | None = None, gated_mlp: bool = False,
+                               dropout: bool = True) -> float:
     """Bytes of activations one transformer layer keeps for its backward pass (16-bit).
 
-    s b h (34 + 5 a s / h) / t with sequence parallelism; without it only 24 of the 34 are
-    split by t. Korthikanti et al. 2022 (arXiv:2205.05198).
+    Korthikanti et al. 2022 (arXiv:2205.05198, sec. 4.1) count, per token of a GPT layer
+    (MHA, a 4h GELU MLP, dropout), s b h (34 + 5 a s / h) bytes. Counted tensor by tensor
+    (2 bytes per value, 1 per dropout-mask entry), with h_kv = n_kv_heads h / a the K and V
+    width and f the MLP width:
+
+    * kept whole by every TP rank without sequence parallelism (norm inputs 4h, QKV and
+      MLP inputs 2h + 2h, two dropout masks h + h): 8h + 2h [dropout];
+    * split by t (Q 2h, K and V 2h_kv each, output-projection input 2h; the MLP's
+      activation input and down-projection input 2f + 2f, plus the up-projection output
+      2f when gated, as in SwiGLU): 4h + 4h_kv + (4 or 6) f;
+    * the attention matrix, a s per token: softmax output 2, and with dropout its mask 1
+      and the dropped-out copy 2, so (2 + 3 [dropout]) a s.
+
+    GPT-3 (the defaults: h_kv = h, f = 4h, no gate, dropout) gives 34 and 5 a s / h. With
+    sequence parallelism everything is divided by t. "selective" recomputation drops the
+    attention-matrix term; "full" keeps only the layer input, 2 s b h (/ t with SP).
 
     >>> round(activation_bytes_per_layer(seq_len=2048, micro_batch=1, d_model=12288,
     ...                                  n_heads=96) / 2**30, 2)  # GiB, GPT-3 175B layer
     2.67
+    >>> round(activation_bytes_per_layer(seq_len=8192, micro_batch=1, d_model=16384, n_heads=128,
+    ...       tp=8, n_kv_heads=8, d_ff=53248, gated_mlp=True, dropout=False) / 1e9, 2)  # Llama 3 405B
+    2.68
     """
     s, b, h, a = seq_len, micro_batch, d_model, n_heads
+    kv = a if n_kv_heads is None else n_kv_heads
+    f = 4 * h if d_ff is None else d_ff
     for name, v in (("seq_len", s), ("micro_batch", b), ("d_model", h), ("n_heads", a),
-                    ("tp", tp)):
+                    ("tp", tp), ("n_kv_heads", kv), ("d_ff", f)):
         units.check_positive(name, v)
+    if a % kv:
+        raise ValueError(f"n_kv_heads={kv} must divide n_heads={a}")
     if recompute not in RECOMPUTE:
         raise ValueError(f"recompute={recompute!r} is not known; allowed: {', '.join(RECOMPUTE)}")
     if recompute == "full":
         return 2.0 * s * b * h / (tp if sequence_parallel else 1)
-    linear = 34.0 / tp if sequence_parallel else 10.0 + 24.0 / tp
-    attention = 0.0 if recompute == "selective" else 5.0 * a * s / (h * tp)
-    return s * b * h * (linear + attention)
+    replicated = 8.0 * h + (2.0 * h if dropout else 0.0)  # bytes per token
+    split = 4.0 * h + 4.0 * h * kv / a + (6.0 if gated_mlp else 4.0) * f
+    scores = 0.0 if recompute == "selective" else (5.0 if dropout else 2.0) * a * s
+    per_token = (replicated + split + scores) / tp if sequence_parallel else (
+        replicated + (split + scores) / tp)
+    return s * b * per_token
 
 
 def pipeline_bubble_fraction(n_stages: int, n_microbatches: int, *,

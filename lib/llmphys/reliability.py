@@ -167,15 +167,36 @@ def _restarts_s(rng: np.random.Generator, n: int, restart_s: float, mtbf_s: floa
     return total
 
 
+def checkpoint_bytes_per_param(*, weight_dtype: str = "bf16", save_weights: bool = True,
+                               optimizer: str = "adamw") -> float:
+    """Bytes per parameter a training checkpoint saves: the training state minus gradients.
+
+    Gradients are recomputed every step, so a restart needs only the weights, the FP32
+    master weights and the optimizer moments: 2 + 4 + 8 = 14 bytes for mixed-precision Adam
+    (``training.training_state_bytes_per_param`` less its gradients), or 12 when the 16-bit
+    weights are not saved because they are re-derived from the FP32 master copy.
+
+    >>> checkpoint_bytes_per_param(), checkpoint_bytes_per_param(save_weights=False)
+    (14.0, 12.0)
+    """
+    from .training import training_state_bytes_per_param
+
+    parts = training_state_bytes_per_param(weight_dtype=weight_dtype, optimizer=optimizer)
+    if not save_weights and parts["master_weights"] == 0:
+        raise ValueError("save_weights=False needs master weights to rebuild the weights from")
+    return (parts["weights"] if save_weights else 0.0) + parts["master_weights"] + \
+        parts["optimizer_states"]
+
+
 def checkpoint_bytes_per_s(n_params: float, *, checkpoint_s: float,
-                           bytes_per_param: float = 16.0) -> float:
-    """Storage write bandwidth in bytes/s to save the full training state in ``checkpoint_s``.
+                           bytes_per_param: float = 14.0) -> float:
+    """Storage write bandwidth in bytes/s to save the training state in ``checkpoint_s``.
 
-    16 bytes per parameter: BF16 weights, FP32 master weights and Adam moments (gradients are
-    not saved, but many frameworks save them sharded anyway; pass 14 to leave them out).
+    N x bytes_per_param / delta. 14 bytes per parameter: BF16 weights, FP32 master weights and
+    Adam moments (``checkpoint_bytes_per_param``); gradients are not saved.
 
-    >>> round(checkpoint_bytes_per_s(405e9, checkpoint_s=60.0) / 1e12, 3)  # TB/s
-    0.108
+    >>> round(checkpoint_bytes_per_s(405e9, checkpoint_s=60.0) / 1e12, 4)  # TB/s
+    0.0945
     """
     units.check_positive("n_params", n_params)
     units.check_positive("bytes_per_param", bytes_per_param)

@@ -11,7 +11,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from .. import compute_split, inference, kv_tiers, units
+from .. import (
+    compute_split,
+    inference,
+    inference_optimal,
+    kv_tiers,
+    scaling_laws,
+    units,
+)
 from ..specs import Accelerator, Model
 from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, style
 
@@ -155,17 +162,22 @@ def plot_lifetime_split(target_losses: Sequence[float], *, inference_tokens: np.
                         ax: plt.Axes | None = None) -> plt.Figure:
     """Overtraining factor vs lifetime inference/pretraining cost ratio at the optimum.
 
-    One curve per target loss, traced by varying the tokens served. Guides mark equal
-    costs (ratio 1, "a third each" for two of the three) and 100x overtraining.
+    One curve per target loss, traced by varying the tokens served; overtraining is the
+    book's one definition, D / D*(N) (``inference_optimal.overtraining_factor``, Besiroglu
+    et al.'s refit, the law ``compute_split`` optimises). Guides mark equal costs (ratio 1,
+    "a third each" for two of the three) and 100x overtraining.
     """
     if len(target_losses) == 0:
         raise ValueError("target_losses must name at least one loss")
+    law = scaling_laws.parametric_law("besiroglu2024")
     with style():
         fig, ax = new_axes(ax)
         for loss, color, marker in zip(target_losses, PALETTE, MARKERS):
             rs = [compute_split.lifetime_optimum(target_loss=loss, inference_tokens=d)
                   for d in inference_tokens]
-            ax.plot([r["cost_ratio"] for r in rs], [r["overtraining"] for r in rs], color=color,
+            over = [inference_optimal.overtraining_factor(law, n_params=r["n_params"],
+                                                          n_tokens=r["n_tokens"]) for r in rs]
+            ax.plot([r["cost_ratio"] for r in rs], over, color=color,
                     marker=marker, markersize=3.5,
                     label=f"target loss {loss:.2f} nats/token (compute-optimal N = "
                           f"{rs[0]['n_params'] / units.GIGA:,.0f}B)")
@@ -176,7 +188,7 @@ def plot_lifetime_split(target_losses: Sequence[float], *, inference_tokens: np.
         ax.xaxis.set_major_formatter(_PLAIN)
         ax.yaxis.set_major_formatter(_PLAIN)
         ax.set_xlabel("lifetime inference cost / pretraining cost at the optimum (ratio)")
-        ax.set_ylabel("overtraining: (D/N) / compute-optimal D/N (ratio)")
+        ax.set_ylabel("overtraining D / D*(N) (ratio)")
         ax.legend(loc="upper left", fontsize=7.5)
         fig.tight_layout()
     return fig
