@@ -84,30 +84,42 @@ def permutations(n_hashes: int, *, rng: np.random.Generator) -> tuple[np.ndarray
 
 
 def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, np.ndarray], *,
-               block: int = 16) -> np.ndarray:
+               chunk_bytes: float = 2**20) -> np.ndarray:
     """MinHash signatures, shape (n_docs, n_hashes) uint32; an empty document gets MAX_HASH.
 
-    sig[d, i] = min over shingles x of d of (a_i fmix32(x) + b_i) mod 2^32, computed
-    ``block`` permutations at a time to bound memory at n_shingles * block * 4 bytes.
+    sig[d, i] = min over shingles x of d of (a_i fmix32(x) + b_i) mod 2^32. Documents are
+    taken in chunks whose (n_shingles, n_hashes) block of permuted hashes fits in about
+    ``chunk_bytes`` (default 1 MiB, inside a 2 MiB L2 cache), all permutations at once, so the
+    temporary is written and reduced while it is still in cache and never grows with the corpus.
 
     >>> sig = signatures(np.array([5, 9], dtype=np.uint32), np.array([0, 2, 2]),
     ...                  (np.array([1], dtype=np.uint32), np.array([0], dtype=np.uint32)))
     >>> sig[:, 0].tolist() == [int(fmix32(np.array([5, 9])).min()), int(MAX_HASH)]
     True
     """
-    a, b = perms
+    a, b = (np.asarray(p, dtype=np.uint32) for p in perms)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"perms must be two equal 1-d arrays, got shapes {a.shape}, {b.shape}")
+    if float(chunk_bytes) <= 0:
+        raise ValueError(f"chunk_bytes must be > 0, got {chunk_bytes!r}")
     n_docs = offsets.size - 1
     sig = np.full((n_docs, a.size), MAX_HASH, dtype=np.uint32)
-    lengths = np.diff(offsets)
-    rows = np.flatnonzero(lengths > 0)
+    rows = np.flatnonzero(np.diff(offsets) > 0)
     if rows.size == 0:
         return sig
-    x = fmix32(flat)[None, :]
-    for j in range(0, a.size, block):
-        # (block, n_shingles): each row one permutation, contiguous for the segmented min
-        phv = a[j: j + block, None] * x    # uint32 arithmetic wraps mod 2^32
-        phv += b[j: j + block, None]
-        sig[rows, j: j + block] = np.minimum.reduceat(phv, offsets[rows], axis=1).T
+    x = fmix32(flat)
+    per_chunk = max(int(chunk_bytes // (4 * a.size)), 1)       # shingles per chunk
+    starts = offsets[rows]
+    i = 0
+    while i < rows.size:
+        # the last non-empty document that still starts inside this chunk's shingle budget
+        j = max(int(np.searchsorted(starts, starts[i] + per_chunk, side="left")), i + 1)
+        lo, hi = starts[i], offsets[rows[j - 1] + 1]
+        phv = x[lo:hi, None] * a[None, :]      # (shingles, n_hashes); uint32 wraps mod 2^32
+        phv += b
+        sig[rows[i:j]] = np.minimum.reduceat(phv, starts[i:j] - lo, axis=0)
+        i = j
     return sig
 
 
