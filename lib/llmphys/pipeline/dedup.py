@@ -28,8 +28,6 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from . import text as text_mod
 
@@ -120,7 +118,6 @@ def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, n
     rows = np.flatnonzero(np.diff(offsets) > 0)
     if rows.size == 0:
         return sig
-    x = fmix32(flat)
     per_chunk = max(int(chunk_bytes // (4 * a.size)), 1)       # shingles per chunk
     starts = offsets[rows]
     i = 0
@@ -130,7 +127,7 @@ def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, n
         lo, hi = starts[i], offsets[rows[j - 1] + 1]
         # (n_hashes, shingles): each row one permutation, contiguous for the SIMD multiply and
         # the segmented min; uint32 arithmetic wraps mod 2^32
-        phv = a[:, None] * x[None, lo:hi]
+        phv = a[:, None] * fmix32(flat[lo:hi])[None, :]
         phv += b[:, None]
         sig[rows[i:j]] = np.minimum.reduceat(phv, starts[i:j] - lo, axis=1).T
         i = j
@@ -219,6 +216,9 @@ def candidate_pairs(sig: np.ndarray, *, n_bands: int, n_rows: int) -> np.ndarray
 
 def clusters(n_docs: int, pairs: np.ndarray) -> np.ndarray:
     """Connected-component label of each document in the graph whose edges are ``pairs``."""
+    from scipy.sparse import coo_matrix          # imported here: scipy costs ~0.3 s to import
+    from scipy.sparse.csgraph import connected_components
+
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n_docs, n_docs))
     return connected_components(graph, directed=False)[1]
