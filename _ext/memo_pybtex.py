@@ -16,7 +16,7 @@ import functools
 from importlib.metadata import entry_points
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cached(group: str, name: str | None):
     return entry_points(group=group) if name is None else entry_points(group=group, name=name)
 

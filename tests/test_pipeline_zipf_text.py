@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from llmphys.pipeline import dedup, zipf_text
 
 

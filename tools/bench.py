@@ -32,9 +32,10 @@ ONE_THREAD = {"RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_TH
 
 
 def _status_kb(field: str) -> float:
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return float(line.split()[1])
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return float(line.split()[1])
     raise KeyError(field)
 
 
@@ -56,7 +57,7 @@ def worker(task: str, impl: str, size: float, repeats: int) -> dict:
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     peak_kb = _status_kb("VmHWM") if linux else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    n_out = int(len(out)) if hasattr(out, "__len__") else int(out)
+    n_out = len(out) if hasattr(out, "__len__") else int(out)
     return {"wall_s": wall, "cpu_s": cpu, "peak_bytes": (peak_kb - base_kb) * 1024.0,
             "output": n_out}
 
@@ -75,20 +76,18 @@ def machine() -> dict:
     info = {"platform": platform.platform(), "python": platform.python_version(),
             "n_cpus": os.cpu_count() or 0}
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-                break
-        for line in open("/proc/meminfo"):
-            if line.startswith("MemTotal"):
-                info["memory_bytes"] = float(line.split()[1]) * 1024.0
+        cpuinfo = Path("/proc/cpuinfo").read_text().splitlines()
+        info["cpu"] = next(x.split(":", 1)[1].strip() for x in cpuinfo if x.startswith("model name"))
+        meminfo = Path("/proc/meminfo").read_text().splitlines()
+        info["memory_bytes"] = next(float(x.split()[1]) * 1024.0 for x in meminfo
+                                    if x.startswith("MemTotal"))
         llc = Path("/sys/devices/system/cpu/cpu0/cache/index3/size")
         if llc.exists():
             info["l3_cache"] = llc.read_text().strip()
         l2 = Path("/sys/devices/system/cpu/cpu0/cache/index2/size")
         if l2.exists():
             info["l2_cache_per_core"] = l2.read_text().strip()
-    except OSError:
+    except (OSError, StopIteration):
         pass
     info.setdefault("cpu", platform.processor() or "unknown")
     info["load_average_at_start"] = [round(x, 2) for x in os.getloadavg()]
@@ -152,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {"dedup": (200, 500, 1000) if a.quick else speed.DEDUP_SIZES,
              "bpe": (0.05e6, 0.1e6, 0.25e6) if a.quick else speed.BPE_SIZES_BYTES}
     units = {"dedup": "documents", "bpe": "bytes"}
-    table = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    table = {"date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
              "n_repeats": a.repeats, "machine": machine(), "versions": versions(), "rows": []}
     print(f"machine: {table['machine']}\nversions: {table['versions']}")
     print(f"{'task':6} {'size':>10}  {'impl':10} {'min s':>8} {'median s':>8} {'max s':>8} "

@@ -5,22 +5,22 @@ Williams et al. 2009's "Roofline" paper, CACM 52(4)) measures the two ceilings w
 kernels that each hit one of them:
 
   * a large square FP32 matrix multiplication for P (2 n^3 FLOP on 3 n^2 elements),
-  * a STREAM-style triad a = b + s c for W (McCalpin 1995, "Memory bandwidth and machine
-    balance", IEEE TCCA newsletter), on arrays of 4 x the last-level cache each, so that
-    what is measured is DRAM and not cache,
+  * a STREAM-style triad for W (McCalpin 1995, "Memory bandwidth and machine balance",
+    IEEE TCCA newsletter): b = b + s c through the BLAS's daxpy, in one pass, on arrays of
+    4 x the last-level cache each, so that what is measured is DRAM and not cache,
 
-both at one thread and at every thread the process may use. It then predicts the time of
+both at one thread or at every thread the process may use. It then predicts the time of
 other kernels, held out from the ceilings, as max(F / P, Q / W) and compares with their
-measured time: a copy, a scale, an add, a dot product, a sum, a GEMV and two GEMMs, whose
+measured time: a copy, a scale, an add, a dot product, a GEMV and two GEMMs, whose
 intensities run from 0 to about 170 FLOP/byte. A prediction that only reproduced the
 kernels it was fitted to would prove nothing.
 
-Bytes are the bytes DRAM moves. An ordinary store to a line not in cache first reads the
-line (write-allocate, "read for ownership"), so a kernel that writes an array moves it twice
-and the triad moves 32 bytes per element, not the 24 that STREAM reports (both are given).
-Streaming kernels run in numpy, whose element-wise loops are single-threaded, so each
-thread of a Python thread pool takes one slice (numpy releases the GIL in those loops);
-matrix kernels run in the BLAS, limited with threadpoolctl.
+Bytes follow STREAM's convention: each array read or written counts once (a copy moves 16
+bytes per float64 element, a triad 24). Streaming kernels run in numpy or the BLAS with
+one BLAS thread per Python thread; with several threads each takes one slice of the arrays
+(numpy and the BLAS release the GIL). Matrix kernels run in the BLAS, its thread count
+limited with threadpoolctl. Ceilings and kernels are timed in interleaved rounds so that
+they share whatever else the machine is doing.
 
 numpy runs on the CPU. When PyTorch is importable and sees a CUDA GPU (e.g. in Colab),
 ``torch_measurements`` does the same on the GPU; nothing here needs one. Timings depend on
@@ -111,7 +111,8 @@ def last_level_cache_bytes(default: float = 32 * units.MiB) -> float:
     try:
         for entry in os.listdir(base):
             if entry.startswith("index"):
-                size = open(os.path.join(base, entry, "size")).read().strip()
+                with open(os.path.join(base, entry, "size")) as f:
+                    size = f.read().strip()
                 scale = {"K": units.KiB, "M": units.MiB, "G": units.GiB}.get(size[-1:], 1.0)
                 best = max(best, float(size.rstrip("KMG")) * scale)
     except (OSError, ValueError):
@@ -129,7 +130,6 @@ STREAM_KERNELS: dict[str, tuple[float, float]] = {
     "scale": (1.0, 16.0),    # a = s b
     "add": (1.0, 24.0),      # a = b + c
     "dot": (2.0, 16.0),      # b . c (BLAS ddot)
-    "sum": (1.0, 8.0),       # sum of b
 }
 
 
@@ -147,8 +147,6 @@ def _stream_slice(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> flo
         np.add(b, c, out=a)
     elif name == "dot":
         return float(np.dot(b, c))
-    elif name == "sum":
-        return float(np.add.reduce(b))
     return 0.0
 
 
@@ -199,11 +197,11 @@ def stream_point(name: str, *, n_bytes: float | None = None, n_threads: int = 1,
 
     ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule), so the data
     comes from DRAM. The arrays are split into ``n_threads`` slices, one per thread. Returns
-    FLOP, DRAM bytes (write-allocate counted), seconds, FLOP/s and bytes/s.
+    FLOP, bytes (each array read or written once), seconds, FLOP/s and bytes/s.
 
-    >>> p = stream_point("add", n_bytes=8e5, n_repeats=2)
+    >>> p = stream_point("scale", n_bytes=8e5, n_repeats=2)
     >>> p["flop"], p["bytes"], p["intensity"]
-    (100000.0, 3200000.0, 0.03125)
+    (100000.0, 1600000.0, 0.0625)
     """
     _check_stream(name)
     n_threads = int(units.check_positive("n_threads", n_threads))
@@ -212,8 +210,8 @@ def stream_point(name: str, *, n_bytes: float | None = None, n_threads: int = 1,
         return streams.point(name, best_time_s(streams.runner(name), n_repeats=n_repeats))
 
 
-HELD_OUT_STREAM = ("copy", "scale", "add", "dot", "sum")
-HELD_OUT_MATMUL = ((1, 8192, 8192), (1024, 1024, 1024), (2048, 2048, 512))
+HELD_OUT_STREAM = ("copy", "scale", "add", "dot")
+HELD_OUT_MATMUL = ((1, 8192, 8192), (1024, 1024, 1024), (4096, 1024, 512))
 
 
 def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,

@@ -216,7 +216,7 @@ def candidate_pairs(sig: np.ndarray, *, n_bands: int, n_rows: int) -> np.ndarray
 
 def clusters(n_docs: int, pairs: np.ndarray) -> np.ndarray:
     """Connected-component label of each document in the graph whose edges are ``pairs``."""
-    from scipy.sparse import coo_matrix          # imported here: scipy costs ~0.3 s to import
+    from scipy.sparse import coo_matrix  # imported here: scipy costs ~0.3 s to import
     from scipy.sparse.csgraph import connected_components
 
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)

@@ -202,3 +202,25 @@ def load(path: str | os.PathLike | None = None) -> Table:
                            for k, v in r.items()}))
     return Table(machine=dict(raw["machine"]), versions=dict(raw["versions"]), rows=tuple(rows),
                  n_repeats=int(raw["n_repeats"]), date=str(raw["date"]))
+
+
+TABLE_HEADER = ("task", "size", "llmphys (s)", "reference (s)", "ratio", "peak memory, ours / ref")
+
+
+def table_rows(table: Table) -> list[list[str]]:
+    """One formatted row per (task, size): median CPU seconds of each side, the ratio and the
+    memory ratio, to the digits the timings support (3 significant; ratios to 0.1).
+
+    >>> table_rows(load())[0][:2]
+    ['near-dedup vs datasketch', '1,000 documents']
+    """
+    out = []
+    for task in TASKS:
+        for r in table.task(task):
+            size = (f"{r.size:,.0f} documents" if r.size_unit == "documents"
+                    else f"{r.size / 1e6:g} MB")
+            label = {"dedup": "near-dedup vs datasketch", "bpe": "BPE training vs tokenizers"}[task]
+            out.append([label, size, f"{statistics.median(r.llmphys_cpu_s):.3g}",
+                        f"{statistics.median(r.reference_cpu_s):.3g}", f"{r.ratio:.1f}x",
+                        f"{r.memory_ratio:.2f}"])
+    return out
