@@ -6,6 +6,8 @@
 Every (task, implementation, size) runs in a fresh Python process, which builds its input,
 resets its peak-memory counter (Linux /proc/self/clear_refs), runs the kernel ``--repeats``
 times and reports wall-clock and CPU seconds and its peak resident memory above the input's.
+The first run of a case also imports the library it times (datasketch and tokenizers are
+imported on first use), which is why the table's statistic is the median of the runs.
 BLAS, OpenMP and Rayon (Hugging Face ``tokenizers``) are held to one thread, so the comparison
 is one core against one core. The table is printed and written as TOML with the machine
 description and library versions; ``llmphys.pipeline.speed.load`` reads it back.
