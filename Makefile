@@ -17,7 +17,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable unit chromium refresh clean
+.PHONY: book test test-portable unit chromium refresh clean bench
 
 book: $(STAMP)
 	rm -rf _build/html
@@ -82,6 +82,12 @@ refresh: $(STAMP)
 		--ExecutePreprocessor.record_timing=False chapters/*.ipynb
 	$(BIN)/python tools/normalize_notebooks.py chapters/*.ipynb
 	$(BIN)/python tools/reader_edition.py
+
+# Not part of `make test`: times the pipeline's kernels against datasketch and Hugging Face
+# tokenizers at three sizes each (tens of minutes on two cores) and rewrites
+# data/bench/pipeline.toml, which the data chapter reads. Run it on a quiet machine.
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py
 
 clean:
 	rm -rf _build _offline .pytest_cache

@@ -75,3 +75,27 @@ def test_bad_vocab_size_is_rejected():
         bpe.BytePairTokenizer().train(["x"], vocab_size=100)
     with pytest.raises(ValueError, match="n_words"):
         bpe.fertility(3, 0)
+
+
+def test_chunk_counts_equal_a_plain_findall_count(english):
+    # The split-at-spaces shortcut must give GPT-2's chunks exactly, in every script and at
+    # the whitespace cases where it falls back to the regex.
+    import collections
+    rng = np.random.default_rng(5)
+    texts = english + [crawl.paragraph(lang, rng) for lang in crawl.LANGUAGES for _ in range(5)]
+    texts += ["a  b", " x", "x ", "x \n y", "it's  don't ", "\t a", "a \u00a0b", "a \u2003 b",
+              "x\x1c y", "  ", "", " ", "a\n b c\n\n d", "3.5x, 10 000 and ¡ya!"]
+    plain = collections.Counter()
+    for t in texts:
+        plain.update(bpe.GPT2_SPLIT.findall(t))
+    assert bpe.chunk_counts(texts) == plain
+
+
+def test_training_again_on_the_same_texts_reuses_the_first_result(english, monkeypatch):
+    first = bpe.BytePairTokenizer().train(english, vocab_size=300)
+    monkeypatch.setattr(bpe, "chunk_counts", lambda texts: pytest.fail("retrained"))
+    again = bpe.BytePairTokenizer().train(english, vocab_size=300)
+    assert again.merges == first.merges and again.vocab == first.vocab
+    assert again.encode(english[0]) == first.encode(english[0])
+    again.merges[(0, 0)] = 999                  # the cache holds copies, not the live dicts
+    assert (0, 0) not in bpe.BytePairTokenizer().train(english, vocab_size=300).merges

@@ -92,3 +92,32 @@ def test_bad_band_arguments_are_rejected(corpus):
         dedup.candidate_pairs(sig, n_bands=20, n_rows=8)
     with pytest.raises(ValueError, match="threshold"):
         dedup.best_bands(64, 1.0)
+
+
+def test_signatures_do_not_depend_on_the_chunk_size(corpus):
+    # Chunking is an implementation detail: one document per chunk, the default and one
+    # chunk for everything must give the same bits.
+    _, flat, off, perms, sig = corpus
+    for chunk_bytes in (1, 3000, 2**30):
+        assert np.array_equal(dedup.signatures(flat, off, perms, chunk_bytes=chunk_bytes), sig)
+
+
+def test_signature_memory_is_bounded_by_the_chunk_not_the_corpus():
+    # The old loop built a (16 perms x n_shingles) uint32 temporary: 64 bytes per shingle, 2 GB
+    # at 50,000 long documents. Now every temporary (the chunk's hashed shingles and their
+    # permuted block) is one chunk, so beyond the output the peak does not grow with the
+    # corpus. tracemalloc sees numpy's allocations exactly, so this is deterministic.
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    perms = dedup.permutations(112, rng=rng)
+    chunk = 2**20
+    for n_docs in (500, 4000):
+        lengths = rng.integers(200, 1000, size=n_docs)
+        off = np.concatenate([[0], np.cumsum(lengths)])
+        flat = rng.integers(0, 2**32, size=int(off[-1]), dtype=np.uint64).astype(np.uint32)
+        tracemalloc.start()
+        dedup.signatures(flat, off, perms, chunk_bytes=chunk)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        output = n_docs * 112 * 4
+        assert peak - output <= 3 * chunk, (n_docs, peak - output, flat.size)

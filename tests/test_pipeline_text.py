@@ -33,3 +33,24 @@ def test_unique_per_doc_turns_each_document_into_a_set():
 def test_bad_n_is_rejected():
     with pytest.raises(ValueError, match="n must"):
         text.ngram_hashes(np.zeros(3, np.uint64), np.array([0, 3]), 0)
+
+
+def test_unique_per_doc_sort_key_path_equals_the_lexsort_path():
+    # Values below 2^32 take the (doc << 32) | value sort; adding 2^40 forces the lexsort.
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        off = np.concatenate([[0], np.cumsum(rng.integers(0, 20, size=30))])
+        v = rng.integers(0, 50, size=int(off[-1])).astype(np.uint64)
+        fast, fast_off = text.unique_per_doc(v, off)
+        slow, slow_off = text.unique_per_doc(v + np.uint64(2**40), off)
+        assert np.array_equal(fast_off, slow_off) and np.array_equal(fast + np.uint64(2**40), slow)
+        assert fast.dtype == v.dtype
+
+
+def test_ascii_fast_path_of_words_equals_the_unicode_regex():
+    import unicodedata
+    rng = np.random.default_rng(0)
+    samples = [f"a{chr(c)}b {chr(c)}{chr(c)} {chr(c)}" for c in range(128)]
+    samples += ["".join(map(chr, rng.integers(0, 128, size=40))) for _ in range(500)]
+    for s in samples:
+        assert text.words(s) == text.WORD_RE.findall(unicodedata.normalize("NFKC", s).casefold())

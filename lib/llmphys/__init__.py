@@ -27,7 +27,7 @@ Modules (one concept each; import modules, not names)::
     scaling_lab       a runnable scaling experiment on a Markov source of known entropy
     critical_batch    steps vs examples around the critical batch (McCandlish et al.)
     trends      growth per two years of compute, HBM and links, fitted from the registry
-    benchmark   this machine's measured matmul FLOP/s and memory bandwidth (empirical roofline)
+    benchmark   this machine's roofline from a GEMM and a triad, tested on held-out kernels
     precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling
     comms       alpha-beta cost of collectives; data parallelism's all-reduce share of a step
     parallelism memory per GPU under ZeRO/TP/PP, activation memory, pipeline bubble, traffic

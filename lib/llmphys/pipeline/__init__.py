@@ -12,6 +12,8 @@
     mixture   domain weights, epochs per domain, annealing, the value of repeated tokens
     collapse  recursive training on a model's own samples: replace, accumulate, verify
     run       all stages in order, scored against the crawl's labels
+    zipf_text text whose Zipf vocabulary keeps growing (Heaps' law), for benchmarks
+    speed     the dedup and BPE benchmarks against datasketch and tokenizers, and their table
 
 Stages take and return plain Python and numpy values; randomness comes in as
 ``rng: np.random.Generator``.

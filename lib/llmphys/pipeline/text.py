@@ -21,6 +21,7 @@ import numpy as np
 import regex
 
 WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_ASCII_SPACES = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier of the polynomial n-gram hash
 
@@ -30,7 +31,13 @@ def words(text: str) -> list[str]:
 
     >>> words("Ein Test, two-words; यह है!")
     ['ein', 'test', 'two', 'words', 'यह', 'है']
+    >>> words("ASCII_too: it's 3.5x!")
+    ['ascii', 'too', 'it', 's', '3', '5x']
     """
+    if text.isascii():
+        # ASCII is NFKC-stable, casefolds to lower case, and its [\p{L}\p{M}\p{N}] are the
+        # letters and digits: map every other byte to a space and split, at C speed (4x).
+        return text.lower().encode("ascii").translate(_ASCII_SPACES).decode("ascii").split()
     return WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
 
 
@@ -66,7 +73,8 @@ def mix64(h: np.ndarray) -> np.ndarray:
 def corpus_word_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(flat uint64 word hashes, offsets) for ``texts`` in CSR form.
 
-    Each distinct word is hashed once, so the cost is one dictionary look-up per word.
+    Each distinct word is hashed once (ids are assigned in any order; only the hashes are
+    returned, so the result does not depend on it), so the cost is one look-up per word.
 
     >>> flat, off = corpus_word_hashes(["a b", "", "b"])
     >>> off.tolist(), bool(flat[1] == flat[2])
@@ -78,10 +86,12 @@ def corpus_word_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     for i, t in enumerate(texts):
         w = words(t)
         lengths[i] = len(w)
-        ids.extend(vocab.setdefault(x, len(vocab)) for x in w)
+        for x in set(w).difference(vocab):       # a Python step only for words not seen yet
+            vocab[x] = len(vocab)
+        ids.extend(map(vocab.__getitem__, w))    # the look-ups run in C
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     table = stable_hash64(list(vocab))
-    return table[np.asarray(ids, dtype=np.int64)], offsets
+    return table[np.fromiter(ids, dtype=np.int64, count=len(ids))], offsets
 
 
 def ngram_hashes(flat: np.ndarray, offsets: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -114,14 +124,35 @@ def ngram_hashes(flat: np.ndarray, offsets: np.ndarray, n: int) -> tuple[np.ndar
 def unique_per_doc(flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Drop repeated values inside each document (a document's shingles form a set).
 
+    Values below 2^32 (MinHash shingles are folded to uint32) are sorted in one pass as the
+    uint64 key (doc << 32) | value, which orders by document, then value: one radix-friendly
+    ``np.sort`` instead of a two-key ``np.lexsort`` (about 13x faster at 30 M shingles).
+    Wider values fall back to the lexsort; both give the same result.
+
     >>> v, off = unique_per_doc(np.array([3, 1, 3, 2, 2], dtype=np.uint64), np.array([0, 3, 5]))
     >>> v.tolist(), off.tolist()
     ([1, 3, 2], [0, 2, 3])
     """
-    doc = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    flat, offsets = np.asarray(flat), np.asarray(offsets, dtype=np.int64)
+    n_docs = offsets.size - 1
+    lengths = np.diff(offsets)
+    if flat.size == 0 or flat.dtype == np.uint32 or (
+            flat.dtype.kind in "ui" and int(flat.min()) >= 0 and int(flat.max()) < 2**32):
+        key = np.repeat(np.arange(n_docs, dtype=np.uint64), lengths)
+        key <<= np.uint64(32)
+        key |= flat.astype(np.uint64)
+        key.sort(kind="stable")     # already in document order: the merge sort gallops (2x)
+        keep = np.empty(key.size, dtype=bool)
+        keep[:1] = True
+        np.not_equal(key[1:], key[:-1], out=keep[1:])
+        key = key[keep]
+        # document d's values start at the first key >= d << 32
+        new_offsets = np.searchsorted(key, np.arange(n_docs + 1, dtype=np.uint64) << np.uint64(32))
+        return key.astype(np.uint32).astype(flat.dtype, copy=False), new_offsets.astype(np.int64)
+    doc = np.repeat(np.arange(n_docs), lengths)
     order = np.lexsort((flat, doc))
     v, d = flat[order], doc[order]
     keep = np.ones(v.size, dtype=bool)
     keep[1:] = (v[1:] != v[:-1]) | (d[1:] != d[:-1])
-    counts = np.bincount(d[keep], minlength=offsets.size - 1)
+    counts = np.bincount(d[keep], minlength=n_docs)
     return v[keep], np.concatenate([[0], np.cumsum(counts)])

@@ -18,31 +18,44 @@ the functions live in one submodule per topic:
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
-from ._style import PALETTE, STYLE, series_styles, si_formatter, style
-from .hardware import plot_roofline, plot_ridge_points
-from .architecture import (
-    plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
-    plot_router_balance,
-)
-from .data import (
-    plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
-    plot_collapse,
-)
-from .economics import (
-    plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
-    plot_lifetime_split,
-)
-from .claims import plot_claim_ratios
-from .predict import plot_predicted_vs_measured
-from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
-from .memory_wall import (
-    plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
-    plot_goodput,
-)
-from .scaling import (
-    plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal,
-    plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff,
-)
+import importlib
+
+# name -> submodule. Nothing is imported until a name is used (PEP 562), so
+# `from llmphys import plots` costs no matplotlib or scipy import in a kernel that never plots.
+_WHERE = {
+    "_style": ("PALETTE", "STYLE", "series_styles", "si_formatter", "style"),
+    "hardware": ("plot_roofline", "plot_ridge_points"),
+    "architecture": ("plot_kv_cache_by_variant", "plot_decode_ceilings",
+                     "plot_attention_vs_weights", "plot_router_balance"),
+    "data": ("plot_funnel", "plot_s_curve", "plot_decontam_sweep", "plot_fertility",
+             "plot_mixture", "plot_collapse"),
+    "economics": ("plot_decode_cost_latency", "plot_schedule_latency", "plot_kv_restore",
+                  "plot_lifetime_split"),
+    "claims": ("plot_claim_ratios",),
+    "predict": ("plot_predicted_vs_measured",),
+    "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths"),
+    "memory_wall": ("plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
+                    "plot_comm_share", "plot_goodput"),
+    "scaling": ("plot_isoflop_curves", "plot_fit_residuals", "plot_inference_optimal",
+                "plot_epoch_value", "plot_emergence", "plot_scaling_lab", "plot_batch_tradeoff"),
+}
+_MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:                 # a submodule, e.g. plots.hardware
+        return importlib.import_module(f".{name}", __name__)
+    mod = _MODULE_OF.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value          # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))
+
 
 __all__ = [
     "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
