@@ -23,6 +23,7 @@ Home: chapters/03_architecture.ipynb.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ def tiny(model: Model) -> Model:
     becomes 4 positions; MoE keeps shared experts and a leading dense layer if it had them.
     """
     g = 4 if model.n_kv_heads == model.n_heads else (1 if model.n_kv_heads == 1 else 2)
+    small: dict[str, Any]  # Model fields of several types, for dataclasses.replace
     small = dict(key=f"{model.key}_tiny", n_layers=2, d_model=32, n_heads=4, n_kv_heads=g,
                  d_head=8, d_ff=64, vocab_size=97, max_context_tokens=64,
                  sliding_window_tokens=4 if model.sliding_window_tokens else 0)
@@ -146,6 +148,7 @@ def mlp(x: np.ndarray, p: dict) -> np.ndarray:
 
 def moe_ffn(x: np.ndarray, p: dict, model: Model) -> np.ndarray:
     """Each token's output: gate-weighted sum of its k routed experts, plus the shared experts."""
+    assert model.moe is not None, "called for MoE models only"
     idx, gates = moe.route(x @ p["router"], k=model.moe.n_experts_per_token)
     y = np.zeros_like(x)
     for e in np.unique(idx):  # one expert at a time, on the tokens routed to it

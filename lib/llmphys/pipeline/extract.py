@@ -109,7 +109,7 @@ def extract_text(html: str, *, max_link_density: float = 0.5, min_vote_words: in
     'One two three four five six seven.\\nEight nine ten eleven twelve.'
     """
     bs = blocks(html)
-    votes: collections.Counter[int] = collections.Counter()
+    votes: collections.defaultdict[int, float] = collections.defaultdict(float)  # halves
     for b in bs:
         if b.n_words >= min_vote_words and b.link_density <= max_link_density and len(b.path) >= 2:
             votes[b.path[-2]] += b.n_words - b.n_link_words

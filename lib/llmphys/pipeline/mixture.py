@@ -19,6 +19,7 @@ Home chapter: the data chapter (chapters/02_data).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def epochs_per_domain(weights: dict[str, float], unique_tokens: dict[str, float]
             for d, w in weights.items()}
 
 
-def unique_tokens_from_epochs(weights: dict[str, float], epochs: dict[str, float], *,
+def unique_tokens_from_epochs(weights: Mapping[str, float], epochs: Mapping[str, float], *,
                               total_tokens: float) -> dict[str, float]:
     """The pool sizes a published (weight, epochs) table implies: U_d = w_d T / epochs_d.
 

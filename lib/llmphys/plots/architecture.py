@@ -30,7 +30,7 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
                  for m in models.values()]
         y = np.arange(len(sizes))
         ax.barh(y, sizes, color=PALETTE[0])
-        for yi, s in zip(y, sizes):
+        for yi, s in enumerate(sizes):  # yi runs over y
             ax.text(s * 1.08, yi, f"{s:,.1f} GB", va="center", fontsize=8.5)
         for acc, ls in zip(accs, ("--", "-.", ":")):
             ax.axvline(acc.hbm_bytes / units.GB, color=PALETTE[1], linestyle=ls,

@@ -25,8 +25,8 @@ def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int
         fig, ax = new_axes(ax, (STYLE["figure.figsize"][0], 3.8))
         bottom = np.zeros(len(stages))
         x = np.arange(len(stages))
-        for (kind, counts), color in zip(counts_by_kind.items(), PALETTE):
-            counts = np.asarray(counts, dtype=float)
+        for (kind, counts_in), color in zip(counts_by_kind.items(), PALETTE):
+            counts = np.asarray(counts_in, dtype=float)
             ax.bar(x, counts, bottom=bottom, color=color, label=kind, width=0.7)
             bottom += counts
         ax.set_xticks(x, stages, rotation=20, ha="right")

@@ -13,7 +13,7 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import compute_split, inference, kv_tiers, units
 from ..specs import Accelerator, Model
-from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, style
+from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, figure_of, new_axes, style
 
 _PLAIN = FuncFormatter(lambda x, _pos: f"{x:g}")
 
@@ -38,7 +38,7 @@ def plot_decode_cost_latency(models: Sequence[Model], accs: Sequence[Accelerator
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0] * 1.5, 5.0),
                                      layout="constrained")
         ax_c, ax_t = axes
-        fig = ax_c.figure
+        fig = figure_of(ax_c)
         for m, ls in zip(models, LINESTYLES):
             dt = weight_dtypes[m.key]
             for acc, color, marker in zip(accs, PALETTE, MARKERS):
@@ -96,7 +96,7 @@ def plot_schedule_latency(runs: Mapping[str, np.ndarray], *, interval_s: float,
         top = max(float(np.max(v)) for v in runs.values()) / units.MS
         bins = np.linspace(0.0, top * 1.02, 60)
         for (label, lat), color in zip(runs.items(), PALETTE):
-            ax.hist(np.asarray(lat) / units.MS, bins=bins, density=True, histtype="step",
+            ax.hist(np.asarray(lat) / units.MS, bins=bins.tolist(), density=True, histtype="step",
                     color=color, linewidth=1.6,
                     label=f"{label}: mean {np.mean(lat) / units.MS:.1f} ms, "
                           f"max {np.max(lat) / units.MS:.1f} ms")

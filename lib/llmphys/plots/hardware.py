@@ -10,7 +10,7 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import roofline
 from ..specs import Accelerator
-from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import MARKERS, PALETTE, STYLE, figure_of, series_styles, si_formatter, style
 
 
 def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | None = None,
@@ -29,7 +29,7 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
     with style():
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 4.2 + 0.15 * len(accs)))
-        fig = ax.figure
+        fig = figure_of(ax)
         x = np.logspace(np.log10(lo), np.log10(hi), 400)
         for acc, sty in zip(accs, series_styles(len(accs))):
             y = roofline.attainable_flop_per_s(acc, x, dtype)
@@ -39,7 +39,7 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
             ax.plot([ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10,
                     color=sty["color"])
             for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
-                ax.plot([intensity], [roofline.attainable_flop_per_s(acc, intensity, dtype)],
+                ax.plot([intensity], [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
                         marker=marker, color=sty["color"], markersize=6, linestyle="none")
         for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
@@ -73,7 +73,7 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
     with style():
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.3 * len(accs)))
-        fig = ax.figure
+        fig = figure_of(ax)
         y = np.arange(len(accs))
         for dtype, color, marker in zip(dtypes, PALETTE, MARKERS):
             ridges = [_ridge_or_nan(acc, dtype) for acc in accs]

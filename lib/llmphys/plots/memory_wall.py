@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 from .. import trends
 from ..specs import Accelerator
 from ._style import (
-    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+    MARKERS, PALETTE, STYLE, figure_of, new_axes, series_styles, si_formatter, style,
 )
 
 _METRIC_LABELS = {"peak_headline": "peak FLOP/s, narrowest native dtype",
@@ -33,7 +33,7 @@ def plot_growth_trends(accs: Sequence[Accelerator], *,
     if len(accs) < 2:
         raise ValueError("accs must hold at least two accelerators")
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.4, 4.2))
+        fig, ax = (figure_of(ax), ax) if ax is not None else plt.subplots(figsize=(6.4, 4.2))
         years = np.array([a.launch_year for a in accs], dtype=float)
         t0 = years.min()
         grid = np.linspace(t0, years.max(), 50)
@@ -103,7 +103,7 @@ def plot_scaling_error(errors: Mapping[str, Mapping[str, float]], *,
         formats = list(dict.fromkeys(f for e in errors.values() for f in e))
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.45 * len(schemes)))
-        fig = ax.figure
+        fig = figure_of(ax)
         y = np.arange(len(schemes))
         for fmt, color, marker in zip(formats, PALETTE, MARKERS):
             ax.plot([errors[s].get(fmt, np.nan) for s in schemes], y, linestyle="none",

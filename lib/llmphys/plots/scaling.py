@@ -12,7 +12,7 @@ from .. import critical_batch, data_constrained, emergence, inference_optimal, s
 from .. import scaling_laws
 from ..scaling_laws import ParametricLaw
 from ._style import (
-    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+    MARKERS, PALETTE, STYLE, figure_of, new_axes, series_styles, si_formatter, style,
 )
 
 
@@ -114,7 +114,7 @@ def plot_emergence(n_params: np.ndarray, *, answer_tokens: Sequence[int] = (1, 5
     with style():
         if axes is None:
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0], 3.4))
-        fig = axes[0].figure
+        fig = figure_of(axes[0])
         p = emergence.token_accuracy(emergence.per_token_loss(n_params))
         for k, sty in zip(answer_tokens, series_styles(len(answer_tokens))):
             axes[0].plot(n_params, emergence.exact_match(p, answer_tokens=k), color=sty["color"],
