@@ -52,7 +52,8 @@ def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
 
 
 def matmul_point(m: int, n: int, k: int, *, rng: np.random.Generator,
-                 dtype: Literal["float32", "float64"] = "float32", n_repeats: int = 5) -> dict[str, float]:
+                 dtype: Literal["float32", "float64"] = "float32",
+                 n_repeats: int = 5) -> dict[str, float]:
     """Time C[m,n] = A[m,k] B[k,n] in numpy: FLOP, bytes (each operand once), seconds, FLOP/s.
 
     ``m = 1`` multiplies a vector (numpy then calls BLAS GEMV rather than GEMM).
@@ -118,7 +119,8 @@ def measured_roofline(*, rng: np.random.Generator, peak_size: int = 1024,
     with _blas_threads(n_threads):
         square = matmul_point(peak_size, peak_size, peak_size, rng=rng, n_repeats=n_repeats)
         copy = copy_bytes_per_s(copy_bytes, n_repeats=n_repeats)
-        points: list[dict[str, Any]] = [{**matmul_point(m, n, k, rng=rng, n_repeats=n_repeats), "shape": (m, n, k)}
+        points: list[dict[str, Any]]  # matmul_point's floats and the shape tuple
+        points = [{**matmul_point(m, n, k, rng=rng, n_repeats=n_repeats), "shape": (m, n, k)}
                   for m, n, k in shapes]
     peak = max([square["flop_per_s"]] + [p["flop_per_s"] for p in points])
     bw = max([copy] + [p["bytes"] / p["time_s"] for p in points])

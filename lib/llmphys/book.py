@@ -188,7 +188,8 @@ def widget(fn: Any, /, **controls: Any) -> None:
     n = len(grid["index"])
     note = (f"Every one of the {n:,} settings was computed by the library when this page was "
             "built; open the chapter in Colab or Jupyter to run the function itself.")
-    bundle: dict[str, Any] = {"text/plain": f"<widget {fn.__name__}: {', '.join(grid['names'])}; {n:,} settings>",
+    bundle: dict[str, Any]  # a MIME bundle: strings, and a dict for the widget view
+    bundle = {"text/plain": f"<widget {fn.__name__}: {', '.join(grid['names'])}; {n:,} settings>",
               "text/html": explore_html(grid, note=note)}
     box = _live_controls(fn, grid)
     if box is not None:

@@ -25,7 +25,8 @@ from .attention import softmax
 from .specs import Accelerator, Model
 
 
-def route(logits: np.ndarray, *, k: int, bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route(logits: np.ndarray, *, k: int,
+          bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-k routing of logits (T, E): (expert indices (T, k), gate weights (T, k)).
 
     Selection uses softmax scores plus ``bias`` (the bias steers selection only, as in

@@ -357,9 +357,9 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     owned = n_local / (dp if zero_stage >= 1 else 1)
     opt_s = ADAM_BYTES_PER_PARAM * owned / acc.hbm_bytes_per_s
 
-    parts = {"compute": compute, "memory_bound": memory_bound, "tp_collectives": tp_s, "pipeline_p2p": p2p_s,
-             "pipeline_bubble": bubble_s, "dp_fsdp": dp_s, "cp_attention": cp_s,
-             "ep_all_to_all": ep_s, "optimizer": opt_s}
+    parts = {"compute": compute, "memory_bound": memory_bound, "tp_collectives": tp_s,
+             "pipeline_p2p": p2p_s, "pipeline_bubble": bubble_s, "dp_fsdp": dp_s,
+             "cp_attention": cp_s, "ep_all_to_all": ep_s, "optimizer": opt_s}
     step = sum(parts.values())
 
     # --- memory per chip: model state, activations of the micro-batches in flight

@@ -174,5 +174,6 @@ def percentile_interval(samples: np.ndarray, *, level: float = 0.8) -> np.ndarra
 
 def log_residuals(law: ParametricLaw, *, n_params, n_tokens, loss) -> np.ndarray:
     """log(observed loss) - log(predicted loss) for every run (the quantity the fit weighs)."""
-    pred = law.E + law.A / np.asarray(n_params) ** law.alpha + law.B / np.asarray(n_tokens) ** law.beta
+    n, d = np.asarray(n_params), np.asarray(n_tokens)
+    pred = law.E + law.A / n ** law.alpha + law.B / d ** law.beta
     return np.log(np.asarray(loss, dtype=float)) - np.log(pred)

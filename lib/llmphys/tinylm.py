@@ -216,7 +216,8 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
         dx, grads[f"l{i}.attn_norm"] = _rmsnorm_back(dxn, g("attn_norm"), n1)
         dh = dh + dx
     tokens = c["tokens"]
-    grads["tok_emb"] = np.eye(params["tok_emb"].shape[0], dtype=dh.dtype)[tokens.ravel()].T @ dh.reshape(b * t, -1)
+    one_hot = np.eye(params["tok_emb"].shape[0], dtype=dh.dtype)[tokens.ravel()]
+    grads["tok_emb"] = one_hot.T @ dh.reshape(b * t, -1)
     grads["pos_emb"] = np.zeros_like(params["pos_emb"])
     grads["pos_emb"][:t] = dh.sum(axis=0)
     return loss, grads
@@ -231,7 +232,7 @@ def adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], st
                  weight_decay: float = 0.1) -> dict:
     """One AdamW step, in place on ``params``; returns the new optimizer state.
 
-    m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat / (sqrt(v_hat) + eps) + wd w),
+    m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat/(sqrt(v_hat) + eps) + wd w),
     with bias-corrected m_hat, v_hat (Kingma & Ba 2015, alg. 1) and the weight decay applied
     outside the adaptive step, to matrices only (Loshchilov & Hutter 2019, alg. 2). Adam keeps
     two numbers per parameter: the 8 bytes of FP32 state in training.training_state_bytes_per_param.

@@ -49,7 +49,8 @@ def tiny(model: Model) -> Model:
             n_shared_experts=min(model.moe.n_shared_experts, 1), d_ff_expert=16,
             n_dense_layers=min(model.moe.n_dense_layers, 1))
     if model.mla is not None:
-        small["mla"] = dataclasses.replace(model.mla, q_lora_rank=16 if model.mla.q_lora_rank else 0,
+        small["mla"] = dataclasses.replace(model.mla,
+                                           q_lora_rank=16 if model.mla.q_lora_rank else 0,
                                            kv_lora_rank=8, qk_nope_head_dim=8,
                                            qk_rope_head_dim=4, v_head_dim=8)
         small.update(n_kv_heads=4, d_head=12)
@@ -153,7 +154,8 @@ def moe_ffn(x: np.ndarray, p: dict, model: Model) -> np.ndarray:
     y = np.zeros_like(x)
     for e in np.unique(idx):  # one expert at a time, on the tokens routed to it
         rows, slot = np.nonzero(idx == e)
-        y[rows] += gates[rows, slot, None] * mlp(x[rows], {n: a[e] for n, a in p["experts"].items()})
+        expert = {n: a[e] for n, a in p["experts"].items()}
+        y[rows] += gates[rows, slot, None] * mlp(x[rows], expert)
     for s in range(model.moe.n_shared_experts):
         y += mlp(x, {n: a[s] for n, a in p["shared"].items()})
     return y
@@ -177,7 +179,8 @@ def forward(params: dict, model: Model, tokens, cache: KVCache | None = None
     for layer, slot in zip(params["layers"], cache.layers):
         x = x + attn(_norm(x, layer["attn_norm"]), layer["attn"], model, pos, slot)
         h = _norm(x, layer["ffn_norm"])
-        x = x + (moe_ffn(h, layer["ffn"], model) if "router" in layer["ffn"] else mlp(h, layer["ffn"]))
+        ffn = layer["ffn"]
+        x = x + (moe_ffn(h, ffn, model) if "router" in ffn else mlp(h, ffn))
     cache.n_tokens += tokens.size
     head = params["embed"].T if model.tied_embeddings else params["head"]
     return _norm(x, params["final_norm"]) @ head, cache
@@ -195,7 +198,7 @@ def greedy_decode(params: dict, model: Model, prompt, n_new: int) -> tuple[np.nd
 
 def forward_incremental(params: dict, model: Model, tokens, *, n_prefill: int = 1
                         ) -> tuple[np.ndarray, KVCache]:
-    """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one at a time."""
+    """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one by one."""
     tokens = np.asarray(tokens)
     if not 1 <= n_prefill <= tokens.size:
         raise ValueError(f"n_prefill must lie in [1, {tokens.size}], got {n_prefill!r}")

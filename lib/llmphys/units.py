@@ -140,7 +140,7 @@ def fmt_pct(fraction: float, *, decimals: int = 1) -> str:
 
 
 def uncertainty_decimals(sd: float, *, sd_digits: int = 2) -> int:
-    """Decimal places (negative: tens, hundreds) that a value with standard uncertainty ``sd`` carries.
+    """Decimal places (negative: tens, hundreds) a value with standard uncertainty ``sd`` carries.
 
     The place of the ``sd_digits``-th significant digit of ``sd`` once ``sd`` is rounded to
     that many digits: the GUM's rule (JCGM 100:2008, "Guide to the expression of uncertainty

@@ -138,7 +138,7 @@ class BytePairTokenizer:
 
 
 def hf_byte_level_bpe(texts: list[str], vocab_size: int):
-    """The production comparison: Hugging Face ``tokenizers`` byte-level BPE, same split, same size."""
+    """The production comparison: Hugging Face ``tokenizers`` byte-level BPE (same split, size)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())

@@ -113,14 +113,16 @@ def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]
     blocks = [("h1", " ".join(sample_words(lang, 3 + rng.poisson(2), rng)).capitalize())]
     for i in range(2 + rng.poisson(3)):
         if i and rng.random() < 0.3:
-            blocks.append(("h2", " ".join(sample_words(lang, 2 + rng.poisson(2), rng)).capitalize()))
+            heading = " ".join(sample_words(lang, 2 + rng.poisson(2), rng))
+            blocks.append(("h2", heading.capitalize()))
         blocks.append(("p", paragraph(lang, rng)))
     return blocks
 
 
 def benchmark_items(n_items: int, rng: np.random.Generator) -> tuple[str, ...]:
     """``n_items`` English evaluation items, 20 to 40 words each, drawn like the crawl."""
-    return tuple(" ".join(sample_words("en", int(rng.integers(20, 41)), rng)) for _ in range(n_items))
+    return tuple(" ".join(sample_words("en", int(rng.integers(20, 41)), rng))
+                 for _ in range(n_items))
 
 
 def edit_words(text: str, rate: float, lang: str, rng: np.random.Generator) -> str:
@@ -151,10 +153,12 @@ def defect_blocks(defect: str, lang: str, rng: np.random.Generator) -> list[tupl
         keys = sample_words(lang, 4, rng)
         stuffed = [keys[i] for i in rng.integers(0, 4, size=180)]
         return [title] + [("p", " ".join(stuffed[i: i + 30])) for i in range(0, 180, 30)]
-    raise ValueError(f"defect={defect!r} is not known; allowed: {', '.join(DEFECTS)}, keyword_stuffing")
+    raise ValueError(f"defect={defect!r} is not known; "
+                     f"allowed: {', '.join(DEFECTS)}, keyword_stuffing")
 
 
-def template_pages(lang: str, n_pages: int, rng: np.random.Generator) -> list[list[tuple[str, str]]]:
+def template_pages(lang: str, n_pages: int,
+                   rng: np.random.Generator) -> list[list[tuple[str, str]]]:
     """``n_pages`` pages from one template: shared paragraphs with one slot each filled per page."""
     skeleton = [paragraph(lang, rng).split(" ") for _ in range(4)]
     pages = []
@@ -255,7 +259,7 @@ def _finalise(pages: list[dict], bench: tuple[str, ...], rng: np.random.Generato
 
 
 def should_remove_as_duplicate(crawl: Crawl) -> np.ndarray:
-    """Ground truth for dedup: True for every page after the first of its cluster, in crawl order."""
+    """Ground truth for dedup: True for each page after the first of its cluster, in crawl order."""
     seen: set[int] = set()
     out = np.zeros(len(crawl.documents), dtype=bool)
     for d in crawl.documents:

@@ -61,7 +61,8 @@ class _Blocks:
         t = " ".join(" ".join(self.parts).split())
         if t:
             n = len(text_mod.words(t))
-            self.blocks.append(Block(t, n, min(self.link_words, n), tuple(i for _, i in self.stack)))
+            path = tuple(i for _, i in self.stack)
+            self.blocks.append(Block(t, n, min(self.link_words, n), path))
         self.parts, self.link_words = [], 0
 
     def tag(self, name: str, closing: bool):

@@ -68,7 +68,8 @@ def per_language_scores(true: list[str], predicted: list[str]) -> dict[str, dict
         prec = tp / max(float(np.sum(p == lang)), 1.0)
         rec = tp / float(np.sum(t == lang))
         f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-        out[lang] = {"precision": prec, "recall": rec, "f1": f1, "support": float(np.sum(t == lang))}
+        out[lang] = {"precision": prec, "recall": rec, "f1": f1,
+                     "support": float(np.sum(t == lang))}
     return out
 
 

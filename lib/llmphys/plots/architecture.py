@@ -48,7 +48,7 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
 
 def plot_decode_ceilings(models: Mapping[str, Model], acc: Accelerator, *,
                          contexts: np.ndarray, bytes_per_element: float = 2.0) -> plt.Figure:
-    """Batch-1 tokens/s ceiling vs context on one chip: cache only (left), cache + weights (right)."""
+    """Batch-1 tokens/s ceiling vs context, one chip: cache only (left), cache + weights (right)."""
     _check_nonempty("models", models)
     with style():
         fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.6), sharey=True)
@@ -75,7 +75,8 @@ def plot_attention_vs_weights(models: Sequence[Model], *, contexts: np.ndarray,
     with style():
         fig, ax = new_axes(ax)
         for m, st in zip(models, series_styles(len(models))):
-            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t)) for t in contexts]
+            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t))
+                     for t in contexts]
             ratio = [p["attention matmuls"] / p["weight matmuls"] for p in parts]
             ax.plot(contexts, ratio, label=m.key, markevery=4, markersize=4, **st)
         ax.axhline(1.0, color="0.3", linewidth=1)

@@ -89,7 +89,8 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
     return fig
 
 
-def plot_fertility(fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | None = None) -> plt.Figure:
+def plot_fertility(fert: Mapping[str, Mapping[str, float]], *,
+                   ax: plt.Axes | None = None) -> plt.Figure:
     """Dot plot: tokens per word for each language (rows) under each tokenizer (series)."""
     with style():
         fig, ax = new_axes(ax)
@@ -97,8 +98,9 @@ def plot_fertility(fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | No
         langs = list(next(iter(fert.values())))
         y = np.arange(len(langs))
         for i, (name, color, marker) in enumerate(zip(tokenizers, PALETTE, MARKERS)):
-            ax.plot([fert[name][lang] for lang in langs], y + 0.12 * (i - (len(tokenizers) - 1) / 2),
-                    linestyle="none", marker=marker, color=color, markersize=7, label=name)
+            offset = 0.12 * (i - (len(tokenizers) - 1) / 2)
+            ax.plot([fert[name][lang] for lang in langs], y + offset, linestyle="none",
+                    marker=marker, color=color, markersize=7, label=name)
         ax.set_yticks(y, langs)
         ax.set_ylim(len(langs) - 0.5, -0.5)
         ax.set_xlabel("fertility (tokens per word)")

@@ -39,7 +39,7 @@ def plot_isoflop_curves(law: ParametricLaw, budgets_flop: Sequence[float], *,
 
 def plot_fit_residuals(runs: Mapping[str, np.ndarray], laws: Mapping[str, ParametricLaw], *,
                        ax: plt.Axes | None = None) -> plt.Figure:
-    """Log-loss residuals of each law on the extracted Chinchilla runs, against tokens per parameter."""
+    """Log-loss residuals of each law on the extracted Chinchilla runs vs tokens per parameter."""
     with style():
         fig, ax = new_axes(ax)
         tpp = runs["n_tokens"] / runs["n_params"]
@@ -60,7 +60,7 @@ def plot_fit_residuals(runs: Mapping[str, np.ndarray], laws: Mapping[str, Parame
 def plot_inference_optimal(law: ParametricLaw, *, n_params: float,
                            inference_tokens: Sequence[float],
                            ax: plt.Axes | None = None) -> plt.Figure:
-    """Lifetime-optimal size, tokens and total compute relative to a compute-optimal model of equal loss."""
+    """Lifetime-optimal size, tokens and total compute relative to compute-optimal at equal loss."""
     with style():
         fig, ax = new_axes(ax)
         rows = [inference_optimal.versus_chinchilla(law, n_params=n_params, n_inference_tokens=d)
@@ -71,7 +71,8 @@ def plot_inference_optimal(law: ParametricLaw, *, n_params: float,
                   "lifetime FLOP / Chinchilla's": [r["opt_total_flop"] / r["base_total_flop"]
                                                    for r in rows]}
         for (label, y), sty in zip(series.items(), series_styles(3)):
-            ax.plot(inference_tokens, y, color=sty["color"], linestyle=sty["linestyle"], label=label)
+            ax.plot(inference_tokens, y, color=sty["color"], linestyle=sty["linestyle"],
+                    label=label)
         ax.axhline(1, color="0.4", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
