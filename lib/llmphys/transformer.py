@@ -176,7 +176,7 @@ def forward(params: dict, model: Model, tokens, cache: KVCache | None = None
     pos = cache.n_tokens + np.arange(tokens.size)
     attn = attention.mla_attention if model.mla is not None else attention.gqa_attention
     x = params["embed"][tokens]
-    for layer, slot in zip(params["layers"], cache.layers):
+    for layer, slot in zip(params["layers"], cache.layers, strict=True):
         x = x + attn(_norm(x, layer["attn_norm"]), layer["attn"], model, pos, slot)
         h = _norm(x, layer["ffn_norm"])
         ffn = layer["ffn"]

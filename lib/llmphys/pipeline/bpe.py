@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import heapq
+import itertools
 
 import regex
 
@@ -80,7 +81,7 @@ class BytePairTokenizer:
         pair_count: collections.Counter[tuple[int, int]] = collections.Counter()
         where: dict[tuple[int, int], set[int]] = collections.defaultdict(set)
         for wi, w in enumerate(words):
-            for p in zip(w, w[1:]):
+            for p in itertools.pairwise(w):
                 pair_count[p] += counts[wi]
                 where[p].add(wi)
         heap = [(-c, p) for p, c in pair_count.items()]
@@ -99,8 +100,8 @@ class BytePairTokenizer:
                 old = words[wi]
                 new = _merge(old, pair, new_id)
                 # Only the pairs around each merge change: apply the difference of pair counts.
-                delta = collections.Counter(zip(new, new[1:]))
-                delta.subtract(zip(old, old[1:]))
+                delta = collections.Counter(itertools.pairwise(new))
+                delta.subtract(itertools.pairwise(old))
                 for p, k in delta.items():
                     if k:
                         pair_count[p] += k * counts[wi]
@@ -117,7 +118,7 @@ class BytePairTokenizer:
     def _encode_chunk(self, chunk: str) -> list[int]:
         ids = list(chunk.encode("utf-8"))
         while len(ids) >= 2:
-            pair = min(zip(ids, ids[1:]), key=lambda p: self.merges.get(p, float("inf")))
+            pair = min(itertools.pairwise(ids), key=lambda p: self.merges.get(p, float("inf")))
             if pair not in self.merges:
                 break
             ids = _merge(ids, pair, self.merges[pair])

@@ -105,7 +105,7 @@ def paragraph(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) 
     ends = np.cumsum(lengths)
     end = _END.get(lang, ".")
     return " ".join(" ".join([w[a].capitalize(), *w[a + 1: b]]) + end
-                    for a, b in zip(ends - lengths, ends))
+                    for a, b in zip(ends - lengths, ends, strict=True))
 
 
 def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]:
@@ -129,7 +129,7 @@ def edit_words(text: str, rate: float, lang: str, rng: np.random.Generator) -> s
     """Replace each word with probability ``rate`` by a fresh word of ``lang``."""
     w = text.split(" ")
     hit = np.flatnonzero(rng.random(len(w)) < rate)
-    for i, new in zip(hit, sample_words(lang, hit.size, rng)):
+    for i, new in zip(hit, sample_words(lang, hit.size, rng), strict=True):
         w[i] = new
     return " ".join(w)
 

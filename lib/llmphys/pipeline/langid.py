@@ -76,7 +76,7 @@ def per_language_scores(true: list[str], predicted: list[str]) -> dict[str, dict
 def confusions(true: list[str], predicted: list[str]) -> dict[tuple[str, str], int]:
     """Counts of every (true, predicted) pair that disagrees, largest first."""
     pairs: dict[tuple[str, str], int] = {}
-    for a, b in zip(true, predicted):
+    for a, b in zip(true, predicted, strict=True):
         if a != b:
             pairs[(a, b)] = pairs.get((a, b), 0) + 1
     return dict(sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0])))

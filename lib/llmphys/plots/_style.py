@@ -65,9 +65,9 @@ def style() -> Iterator[None]:
 
 def series_styles(n: int) -> list[dict]:
     """``n`` distinct (colour, line style, marker) combinations, colour varying fastest."""
-    combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7]))
+    combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7], strict=True))
     return [{"color": c, "linestyle": ls, "marker": m}
-            for (ls, (c, m)), _ in zip(combos, range(n))]
+            for (ls, (c, m)), _ in zip(combos, range(n), strict=False)]
 
 
 def si_formatter(unit: str) -> FuncFormatter:

@@ -39,9 +39,9 @@ def plot_decode_cost_latency(models: Sequence[Model], accs: Sequence[Accelerator
                                      layout="constrained")
         ax_c, ax_t = axes
         fig = figure_of(ax_c)
-        for m, ls in zip(models, LINESTYLES):
+        for m, ls in zip(models, LINESTYLES, strict=False):
             dt = weight_dtypes[m.key]
-            for acc, color, marker in zip(accs, PALETTE, MARKERS):
+            for acc, color, marker in zip(accs, PALETTE, MARKERS, strict=False):
                 n = inference.min_chips(m, acc, weight_dtype=dt)
                 price = usd_per_chip_hour[acc.key]
                 cost = inference.cost_per_token_usd(m, acc, batch_size=b,
@@ -97,7 +97,7 @@ def plot_schedule_latency(runs: Mapping[str, np.ndarray], *, interval_s: float,
         fig, ax = new_axes(ax)
         top = max(float(np.max(v)) for v in runs.values()) / units.MS
         bins = np.linspace(0.0, top * 1.02, 60)
-        for (label, lat), color in zip(runs.items(), PALETTE):
+        for (label, lat), color in zip(runs.items(), PALETTE, strict=False):
             ax.hist(np.asarray(lat) / units.MS, bins=bins.tolist(), density=True, histtype="step",
                     color=color, linewidth=1.6,
                     label=f"{label}: mean {np.mean(lat) / units.MS:.1f} ms, "
@@ -125,7 +125,8 @@ def plot_kv_restore(model: Model, acc: Accelerator, *, context_tokens: np.ndarra
     t = np.asarray(context_tokens, dtype=int)
     with style():
         fig, ax = new_axes(ax)
-        for (name, (bw, links)), color, marker in zip(tiers.items(), PALETTE, MARKERS):
+        for (name, (bw, links)), color, marker in zip(tiers.items(), PALETTE, MARKERS,
+                                                      strict=False):
             y = [kv_tiers.restore_time_s(model, context_tokens=int(x), bytes_per_s=bw,
                                          n_links=links) for x in t]
             ax.plot(t, y, color=color, marker=marker, markersize=4, label=f"copy from {name}")
@@ -166,7 +167,7 @@ def plot_lifetime_split(target_losses: Sequence[float], *, inference_tokens: np.
         raise ValueError("target_losses must name at least one loss")
     with style():
         fig, ax = new_axes(ax)
-        for loss, color, marker in zip(target_losses, PALETTE, MARKERS):
+        for loss, color, marker in zip(target_losses, PALETTE, MARKERS, strict=False):
             rs = [compute_split.lifetime_optimum(target_loss=loss, inference_tokens=d)
                   for d in inference_tokens]
             ax.plot([r["cost_ratio"] for r in rs], [r["overtraining"] for r in rs], color=color,

@@ -28,14 +28,15 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
         raise ValueError("curves must hold at least one (tokens, bits) pair")
     with style():
         fig, ax = new_axes(ax)
-        for (label, (x_in, y_in)), sty in zip(curves.items(), series_styles(len(curves))):
+        for (label, (x_in, y_in)), sty in zip(curves.items(), series_styles(len(curves)),
+                                              strict=True):
             x, y = np.asarray(x_in, dtype=float), np.asarray(y_in, dtype=float)
             if x.shape != y.shape or np.any(x <= 0):
                 raise ValueError(f"curve {label!r}: tokens must be > 0 and match the losses")
             marker = sty["marker"] if x.size <= 30 else None
             ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], marker=marker,
                     markersize=4, label=label)
-        for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3):
+        for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3, strict=False):
             ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0,
                        label=f"{label} ({value:.2f})")
         ax.set_xscale("log")
@@ -96,7 +97,7 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
         values = [bits_per_byte[k] for k in names]
         ax.barh(y, values, color=[PALETTE[4] if "model" in k or "gram" in k else PALETTE[0]
                                   for k in names])
-        for yi, v in zip(y, values):
+        for yi, v in zip(y, values, strict=True):
             ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=8)
         ax.axvline(floor_bits, color=PALETTE[1], linestyle="--", linewidth=1.2,

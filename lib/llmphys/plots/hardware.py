@@ -31,17 +31,17 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 4.2 + 0.15 * len(accs)))
         fig = figure_of(ax)
         x = np.logspace(np.log10(lo), np.log10(hi), 400)
-        for acc, sty in zip(accs, series_styles(len(accs))):
+        for acc, sty in zip(accs, series_styles(len(accs)), strict=True):
             y = roofline.attainable_flop_per_s(acc, x, dtype)
             ridge = roofline.ridge_point(acc, dtype)
             ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"],
                     label=f"{acc.name} (ridge {ridge:.0f} FLOP/B)")
             ax.plot([ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10,
                     color=sty["color"])
-            for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
+            for (label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
                 ax.plot([intensity], [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
                         marker=marker, color=sty["color"], markersize=6, linestyle="none")
-        for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
+        for (label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
             # Label at the foot of the guide, on whichever side has room.
             right_half = np.log(intensity / lo) > 0.6 * np.log(hi / lo)
@@ -75,7 +75,7 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.3 * len(accs)))
         fig = figure_of(ax)
         y = np.arange(len(accs))
-        for dtype, color, marker in zip(dtypes, PALETTE, MARKERS):
+        for dtype, color, marker in zip(dtypes, PALETTE, MARKERS, strict=False):
             ridges = [_ridge_or_nan(acc, dtype) for acc in accs]
             ax.plot(ridges, y, linestyle="none", marker=marker, color=color, markersize=7,
                     label=dtype.upper())
