@@ -463,11 +463,11 @@ def source_flop_per_token(run: TrainingRun) -> float:
     8.17
     """
     m = model_spec(run.model)
-    l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
+    n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
     if run.flop_count == "megatron_eq3":
-        return 96.0 * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
+        return 96.0 * n_l * h**2 * (1 + s / (6 * h) + v / (16 * n_l * h))
     if run.flop_count == "megatron_mfu":
-        return 72.0 * l * h**2 * (1 + s / (6 * h) + v / (12 * l * h))
+        return 72.0 * n_l * h**2 * (1 + s / (6 * h) + v / (12 * n_l * h))
     if run.flop_count == "palm_causal":
         f = model_flop_per_token(m, seq_len=s)
         return f - 6.0 * m.n_layers * m.n_heads * m.d_head * s  # attention halved by the mask

@@ -130,7 +130,7 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     part added to the stream. ``ablate`` names one of them to leave out of the sum.
     """
     tokens = np.atleast_2d(np.asarray(tokens))
-    b, t = tokens.shape
+    t = tokens.shape[1]
     if t > params["pos_emb"].shape[0]:
         raise ValueError(f"tokens has {t} positions; the model has context_tokens="
                          f"{params['pos_emb'].shape[0]}")
@@ -138,7 +138,7 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
     h = writes["embed"] * (ablate != "embed")
     for i in range(n_layers(params)):
-        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
         x, n1 = _rmsnorm(h, g("attn_norm"))
         qkv = [_heads(x @ g(w), h_heads) for w in ("wq", "wk", "wv")]
         o, a = attention(*qkv, causal=causal)
@@ -194,7 +194,7 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
     grads["unembed"] = _sum_outer(f, dlogits)
     dh, grads["final_norm"] = _rmsnorm_back(dlogits @ params["unembed"].T, params["final_norm"], nf)
     for i in reversed(range(n_layers(params))):
-        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
         x, n1, (q, k, vv), a, o, y, n2, u, z = c["layers"][i]
         # MLP: h += ReLU(RMSNorm(h) W1 + b1) W2 + b2
         grads[f"l{i}.w2"], grads[f"l{i}.b2"] = _sum_outer(z, dh), dh.sum(axis=(0, 1))

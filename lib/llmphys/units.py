@@ -180,5 +180,5 @@ def _sig(x: float, digits: int) -> str:
     """``x`` with ``digits`` significant figures, without switching to e-notation."""
     if x == 0:
         return "0"
-    decimals = max(digits - 1 - int(math.floor(math.log10(abs(x)))), 0)
+    decimals = max(digits - 1 - math.floor(math.log10(abs(x))), 0)
     return f"{x:.{decimals}f}"

@@ -58,7 +58,7 @@ class Crawl:
     benchmark: tuple[str, ...]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def word_table(lang: str, n_words: int = 5000) -> tuple[tuple[str, ...], np.ndarray]:
     """The ``n_words`` most frequent words of ``lang`` and their renormalised frequencies.
 
@@ -85,7 +85,7 @@ def sample_words(lang: str, n: int, rng: np.random.Generator) -> list[str]:
     return words[cdf.searchsorted(rng.random(n), side="right")].tolist()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sampler(lang: str) -> tuple[np.ndarray, np.ndarray]:
     words, p = word_table(lang)
     cdf = np.cumsum(p)
@@ -191,7 +191,7 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
     site_pool = sites.make_sites(max(12, n_docs // 25), LANGUAGES, rng=rng)
     langs = list(LANGUAGES)
     lang_p = np.array(list(LANGUAGES.values()))
-    counts = {k: int(round(f * n_docs)) for k, f in kinds.items()}
+    counts = {k: round(f * n_docs) for k, f in kinds.items()}
     pages: list[dict] = []  # provisional records; cluster refers to an index in `pages`
 
     def add(blocks, lang, kind, defect="", cluster=None, items=(), site=None):
@@ -213,7 +213,7 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
         blocks = article_blocks("en", rng)
         blocks.insert(1 + int(rng.integers(len(blocks) - 1)), ("p", quote))
         add(blocks, "en", "leak", "verbatim" if verbatim else "edited", items=(item,))
-    for i in range(counts.get("spam", 0)):
+    for _ in range(counts.get("spam", 0)):
         lang = lang_draw()
         add(defect_blocks("keyword_stuffing", lang, rng), lang, "spam", "keyword_stuffing")
     for i in range(counts.get("low_quality", 0)):
@@ -227,12 +227,12 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
         for blocks in template_pages(lang, n, rng):
             add(blocks, lang, "templated", cluster=first, site=site)
         left -= n
-    for i in range(counts.get("exact_dup", 0)):
+    for _ in range(counts.get("exact_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         mirror = rng.random() < 0.5
         add(src["blocks"], src["lang"], "exact_dup", "mirror" if mirror else "other_site",
             cluster=src["cluster"], site=src["site"] if mirror else None)
-    for i in range(counts.get("near_dup", 0)):
+    for _ in range(counts.get("near_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         rate = float(rng.uniform(0.005, 0.05))
         blocks = [(t, edit_words(x, rate, src["lang"], rng)) for t, x in src["blocks"]]

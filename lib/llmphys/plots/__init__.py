@@ -24,42 +24,84 @@ the functions live in one submodule per topic:
 """
 
 from ._style import PALETTE, STYLE, series_styles, si_formatter, style
-from .hardware import plot_roofline, plot_ridge_points
 from .architecture import (
-    plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
+    plot_attention_vs_weights,
+    plot_decode_ceilings,
+    plot_kv_cache_by_variant,
     plot_router_balance,
 )
+from .claims import plot_claim_ratios
 from .data import (
-    plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
     plot_collapse,
+    plot_decontam_sweep,
+    plot_fertility,
+    plot_funnel,
+    plot_mixture,
+    plot_s_curve,
 )
 from .economics import (
-    plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
+    plot_decode_cost_latency,
+    plot_kv_restore,
     plot_lifetime_split,
+    plot_schedule_latency,
 )
-from .claims import plot_claim_ratios
-from .predict import plot_predicted_vs_measured
-from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
+from .foundations import plot_code_lengths, plot_loss_curves, plot_residual_stream
+from .hardware import plot_ridge_points, plot_roofline
 from .memory_wall import (
-    plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
+    plot_comm_share,
     plot_goodput,
+    plot_growth_trends,
+    plot_measured_roofline,
+    plot_scaling_error,
 )
+from .predict import plot_predicted_vs_measured
 from .scaling import (
-    plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal,
-    plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff,
+    plot_batch_tradeoff,
+    plot_emergence,
+    plot_epoch_value,
+    plot_fit_residuals,
+    plot_inference_optimal,
+    plot_isoflop_curves,
+    plot_scaling_lab,
 )
 
 __all__ = [
-    "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
-    "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
-    "plot_attention_vs_weights", "plot_router_balance", "plot_funnel",
-    "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
-    "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
-    "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
-    "plot_residual_stream", "plot_code_lengths", "plot_growth_trends",
-    "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
-    "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
-    "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
-    "plot_scaling_lab", "plot_batch_tradeoff", "plot_claim_ratios",
+    "PALETTE",
+    "STYLE",
+    "plot_attention_vs_weights",
+    "plot_batch_tradeoff",
+    "plot_claim_ratios",
+    "plot_code_lengths",
+    "plot_collapse",
+    "plot_comm_share",
+    "plot_decode_ceilings",
+    "plot_decode_cost_latency",
+    "plot_decontam_sweep",
+    "plot_emergence",
+    "plot_epoch_value",
+    "plot_fertility",
+    "plot_fit_residuals",
+    "plot_funnel",
+    "plot_goodput",
+    "plot_growth_trends",
+    "plot_inference_optimal",
+    "plot_isoflop_curves",
+    "plot_kv_cache_by_variant",
+    "plot_kv_restore",
+    "plot_lifetime_split",
+    "plot_loss_curves",
+    "plot_measured_roofline",
+    "plot_mixture",
     "plot_predicted_vs_measured",
+    "plot_residual_stream",
+    "plot_ridge_points",
+    "plot_roofline",
+    "plot_router_balance",
+    "plot_s_curve",
+    "plot_scaling_error",
+    "plot_scaling_lab",
+    "plot_schedule_latency",
+    "series_styles",
+    "si_formatter",
+    "style",
 ]

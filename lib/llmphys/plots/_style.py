@@ -22,8 +22,6 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import SubFigure
 from matplotlib.ticker import FuncFormatter
 
-from .. import units
-
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common
 # colour-vision deficiencies. Yellow is last because it is faint on white.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#000000",

@@ -11,7 +11,13 @@ from matplotlib.ticker import NullFormatter
 
 from ..pipeline import dedup, mixture
 from ._style import (
-    LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter,
+    LINESTYLES,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    new_axes,
+    series_styles,
+    si_formatter,
     style,
 )
 

@@ -9,7 +9,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._style import (
-    LINESTYLES, PALETTE, STYLE, figure_of, new_axes, series_styles, si_formatter, style,
+    LINESTYLES,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 

@@ -38,10 +38,10 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
                     label=f"{acc.name} (ridge {ridge:.0f} FLOP/B)")
             ax.plot([ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10,
                     color=sty["color"])
-            for (label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
+            for (_label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
                 ax.plot([intensity], [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
                         marker=marker, color=sty["color"], markersize=6, linestyle="none")
-        for (label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
+        for (label, intensity), _marker in zip((kernels or {}).items(), MARKERS, strict=False):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
             # Label at the foot of the guide, on whichever side has room.
             right_half = np.log(intensity / lo) > 0.6 * np.log(hi / lo)
@@ -84,7 +84,7 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
         ax.xaxis.set_minor_formatter(FuncFormatter(
-            lambda x, _pos: f"{x:g}" if str(int(round(x)))[0] in "25" else ""))
+            lambda x, _pos: f"{x:g}" if str(round(x))[0] in "25" else ""))
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
         ax.legend(loc="lower right")
         fig.tight_layout()

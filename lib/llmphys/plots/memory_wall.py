@@ -12,7 +12,14 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 from .. import trends
 from ..specs import Accelerator
 from ._style import (
-    MARKERS, PALETTE, STYLE, figure_of, new_axes, series_styles, si_formatter, style,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 _METRIC_LABELS = {"peak_headline": "peak FLOP/s, narrowest native dtype",

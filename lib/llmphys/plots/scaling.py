@@ -8,11 +8,24 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import critical_batch, data_constrained, emergence, inference_optimal, scaling_fit
-from .. import scaling_laws
+from .. import (
+    critical_batch,
+    data_constrained,
+    emergence,
+    inference_optimal,
+    scaling_fit,
+    scaling_laws,
+)
 from ..scaling_laws import ParametricLaw
 from ._style import (
-    MARKERS, PALETTE, STYLE, figure_of, new_axes, series_styles, si_formatter, style,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 
