@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh clone:
 #   make book   build the static website into _build/html
-#   make test   run every check: unit tests and doctests, nbval over every chapter,
+#   make test   run every check: lint (ruff and mypy on the library), unit tests and
+#               doctests, nbval over every chapter,
 #               the strict site build, a headless-Chromium test of the site, and the
 #               Colab bootstrap test
 # Both create .venv and install what they need on the way (Python 3.11+, make, git,
@@ -17,7 +18,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable unit chromium refresh clean bench
+.PHONY: book test test-portable lint unit chromium refresh clean bench
 
 book: $(STAMP)
 	rm -rf _build/html
@@ -25,15 +26,23 @@ book: $(STAMP)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
 test: $(STAMP) chromium
-	@echo "== 1/5 unit tests, data schema tests and doctests"
+	@echo "== 1/6 lint: ruff and mypy on the library"
+	$(MAKE) --no-print-directory lint
+	@echo "== 2/6 unit tests, data schema tests and doctests"
 	$(MAKE) --no-print-directory unit
-	@echo "== 2/5 nbval: re-execute every chapter and compare with its stored outputs"
+	@echo "== 3/6 nbval: re-execute every chapter and compare with its stored outputs"
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=0 chapters/
-	@echo "== 3/5 site build, warnings as errors"
+	@echo "== 4/6 site build, warnings as errors"
 	$(MAKE) --no-print-directory book
-	@echo "== 4/5 + 5/5 browser test of the built site; Colab bootstrap in a fresh venv"
+	@echo "== 5/6 + 6/6 browser test of the built site; Colab bootstrap in a fresh venv"
 	LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
+
+# Lint and type check of the library, configured in lib/pyproject.toml ([tool.ruff] and
+# [tool.mypy]): seconds, so it runs first. Formatting is not checked here.
+lint: $(STAMP)
+	$(BIN)/ruff check lib/llmphys
+	$(BIN)/mypy --config-file lib/pyproject.toml lib/llmphys
 
 # Unit tests, the registries' schema tests and every docstring's example (plain `pytest`
 # runs these too, and the site and bootstrap tests when their inputs are there).
@@ -90,4 +99,4 @@ bench: $(STAMP)
 	$(BIN)/python tools/bench.py
 
 clean:
-	rm -rf _build _offline .pytest_cache
+	rm -rf _build _offline .pytest_cache .mypy_cache .ruff_cache

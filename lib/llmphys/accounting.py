@@ -73,6 +73,7 @@ def _norm_params(model: Model) -> float:
 
 def _shared_expert_params(model: Model) -> float:
     moe = model.moe
+    assert moe is not None, "called for MoE models only"
     return moe.n_shared_experts * mlp_params(model, moe.d_ff_shared_expert or moe.d_ff_expert)
 
 

@@ -131,6 +131,7 @@ def mla_attention(x: np.ndarray, p: dict, model: Model, pos: np.ndarray, slot: d
     step (the 'naive' form; production kernels absorb W_UK into the query instead).
     """
     a, t, h = model.mla, x.shape[0], model.n_heads
+    assert a is not None, "called for MLA models only"
     nope, rope, r = a.qk_nope_head_dim, a.qk_rope_head_dim, a.kv_lora_rank
     if a.q_lora_rank:
         q = rms_norm(x @ p["w_dq"], p["q_norm"]) @ p["w_uq"]

@@ -71,16 +71,17 @@ def simulate_schedule(rng: np.random.Generator, *, rate_per_s: float, interval_s
         return {"arrival_s": arrivals, "latency_s": depart + service - arrivals,
                 "batch_sizes": sizes}
     depart = np.empty_like(arrivals)
-    sizes, boarded, j = [], 0, 0
+    seats_used: list[int] = []
+    boarded, j = 0, 0
     while boarded < len(arrivals):  # one event per departure
         j += 1
         waiting_until = int(np.searchsorted(arrivals, j * t_dep, side="right"))
         n = min(int(seats), waiting_until - boarded)
         depart[boarded:boarded + n] = j * t_dep
         boarded += n
-        sizes.append(n)
+        seats_used.append(n)
     return {"arrival_s": arrivals, "latency_s": depart + service - arrivals,
-            "batch_sizes": np.asarray(sizes)}
+            "batch_sizes": np.asarray(seats_used)}
 
 
 def schedule_latency_closed_form(*, interval_s: float,

@@ -39,6 +39,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
 
 import numpy as np
 
@@ -62,7 +63,8 @@ def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
 
 
 def matmul_point(m: int, n: int, k: int, *, rng: np.random.Generator,
-                 dtype: str = "float32", n_repeats: int = 5) -> dict[str, float]:
+                 dtype: Literal["float32", "float64"] = "float32",
+                 n_repeats: int = 5) -> dict[str, float]:
     """Time C[m,n] = A[m,k] B[k,n] in numpy: FLOP, bytes (each operand once), seconds, FLOP/s.
 
     ``m = 1`` multiplies a vector (numpy then calls BLAS GEMV rather than GEMM).

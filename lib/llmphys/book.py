@@ -118,14 +118,14 @@ def explore_grid(fn: Any, controls: dict[str, Any]) -> dict[str, Any]:
     for v in values:
         n *= len(v)
     if n > MAX_SETTINGS:
-        sizes = ", ".join(f"{k}: {len(v):,}" for k, v in zip(names, values))
+        sizes = ", ".join(f"{k}: {len(v):,}" for k, v in zip(names, values, strict=True))
         raise ValueError(f"controls: {n:,} settings ({sizes}) is more than "
                          f"MAX_SETTINGS = {MAX_SETTINGS:,}; offer fewer options")
     texts: list[str] = []
     seen: dict[str, int] = {}
     index = []
     for combo in itertools.product(*values):
-        text = _run(fn, dict(zip(names, combo)))
+        text = _run(fn, dict(zip(names, combo, strict=True)))
         index.append(seen.setdefault(text, len(seen)))
         if index[-1] == len(texts):
             texts.append(text)
@@ -147,7 +147,8 @@ def explore_html(grid: dict[str, Any], *, note: str) -> str:
                          separators=(",", ":"), ensure_ascii=False)
     uid = "explore-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
     rows = []
-    for j, (name, labels, d) in enumerate(zip(grid["names"], grid["labels"], grid["default"])):
+    for j, (name, labels, d) in enumerate(zip(grid["names"], grid["labels"], grid["default"],
+                                              strict=True)):
         if len(labels) >= _SLIDER_MIN_OPTIONS:
             control = (f'<input type="range" min="0" max="{len(labels) - 1}" step="1" '
                        f'value="{d}" data-control="{j}" aria-label="{html.escape(name)}" disabled>'
@@ -188,6 +189,7 @@ def widget(fn: Any, /, **controls: Any) -> None:
     n = len(grid["index"])
     note = (f"Every one of the {n:,} settings was computed by the library when this page was "
             "built; open the chapter in Colab or Jupyter to run the function itself.")
+    bundle: dict[str, Any]  # a MIME bundle: strings, and a dict for the widget view
     bundle = {"text/plain": f"<widget {fn.__name__}: {', '.join(grid['names'])}; {n:,} settings>",
               "text/html": explore_html(grid, note=note)}
     box = _live_controls(fn, grid)
@@ -210,8 +212,8 @@ def _live_controls(fn: Any, grid: dict[str, Any]) -> Any:
         return None
     widgets = []
     for name, labels, values, d in zip(grid["names"], grid["labels"], grid["values"],
-                                       grid["default"]):
-        opts = list(zip(labels, values))
+                                       grid["default"], strict=True):
+        opts = list(zip(labels, values, strict=True))
         cls = w.SelectionSlider if len(opts) >= _SLIDER_MIN_OPTIONS else w.Dropdown
         widgets.append(cls(options=opts, value=opts[d][1], description=name,
                            style={"description_width": "initial"}))

@@ -193,7 +193,8 @@ def stdlib_compressed_bits(data: bytes) -> dict[str, float]:
             "lzma": bits * len(lzma.compress(bytes(data), preset=9 | lzma.PRESET_EXTREME))}
 
 
-def symbols_to_bytes(tokens: np.ndarray, *, alphabet: bytes = b"abcdefghijklmnopqrstuvwxyz") -> bytes:
+def symbols_to_bytes(tokens: np.ndarray, *,
+                     alphabet: bytes = b"abcdefghijklmnopqrstuvwxyz") -> bytes:
     """Render symbol ids as one ASCII letter per symbol, so every token is exactly one byte.
 
     >>> symbols_to_bytes(np.array([0, 1, 2, 1]))

@@ -49,7 +49,8 @@ def loss(n_params: float, n_tokens: float, *, fit: dict = BESIROGLU_FIT) -> floa
 
 def tokens_for_loss(n_params: float, *, target_loss: float, fit: dict = BESIROGLU_FIT) -> float:
     """Training tokens D that bring an N-parameter model to ``target_loss`` (inf if it cannot)."""
-    gap = target_loss - fit["E"] - fit["A"] * units.check_positive("n_params", n_params) ** -fit["alpha"]
+    n = units.check_positive("n_params", n_params)
+    gap = target_loss - fit["E"] - fit["A"] * n ** -fit["alpha"]
     return (fit["B"] / gap) ** (1.0 / fit["beta"]) if gap > 0 else math.inf
 
 
@@ -126,7 +127,8 @@ def rl_tokens_for_equal_cost(*, pretrain_tokens: float, train_mfu: float,
     Pretraining a token costs 6N / (P u); an RL token costs 2N / (P eta) to generate at
     decode efficiency eta plus 6N / (P u) to train on, so D_RL = D (6/u) / (2/eta + 6/u).
 
-    >>> f"{rl_tokens_for_equal_cost(pretrain_tokens=15e12, train_mfu=0.4, decode_efficiency=0.1):.3g}"
+    >>> d = rl_tokens_for_equal_cost(pretrain_tokens=15e12, train_mfu=0.4, decode_efficiency=0.1)
+    >>> f"{d:.3g}"
     '6.43e+12'
     """
     d = units.check_positive("pretrain_tokens", pretrain_tokens)
@@ -149,8 +151,9 @@ def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: dict = 
     units.check_positive("cost_ratio", cost_ratio)
 
     def gap(log_d: float) -> float:
-        return lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
-                                inference_cost_per_flop=inference_cost_per_flop)["cost_ratio"] - cost_ratio
+        opt = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
+                               inference_cost_per_flop=inference_cost_per_flop)
+        return opt["cost_ratio"] - cost_ratio
 
     # xtol 1e-12, not 1e-6: at 1e-6 Brent stopped with the ratio at 1 + 4e-8 and the
     # overtraining factor 4e-7 away from the root, a digit set by where it stopped.

@@ -48,7 +48,7 @@ def examples(batch_size, *, min_examples: float, critical_batch: float):
     return float(out) if out.ndim == 0 else out
 
 
-def kaplan_critical_batch_tokens(loss_nats) -> float:
+def kaplan_critical_batch_tokens(loss_nats: float | np.ndarray) -> float | np.ndarray:
     """Critical batch in tokens at loss L, B* / L^(1/alpha_B) (Kaplan et al. 2020, eq. 1.4).
 
     >>> f"{kaplan_critical_batch_tokens(2.0):.2e}"

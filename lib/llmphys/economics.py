@@ -90,7 +90,7 @@ def _walk(table: dict, prefix: tuple[str, ...], out: dict) -> None:
         for name, sub in table.items():
             if not isinstance(sub, dict):
                 raise ValueError(f"{where}: field {name!r} outside an entry (entries need 'value')")
-            _walk(sub, prefix + (name,), out)
+            _walk(sub, (*prefix, name), out)
         return
     p = build_spec(Price, table, where, key=".".join(prefix))
     if p.kind not in KINDS:

@@ -74,7 +74,7 @@ def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"{path}: not valid JSON ({err})") from None
     if not isinstance(raw, dict):  # bad content of a file, so ValueError
         kind = type(raw).__name__
-        raise ValueError(f"{path}: expected a JSON object, got {kind}")  # noqa: TRY004
+        raise ValueError(f"{path}: expected a JSON object, got {kind}")
     return raw
 
 
@@ -146,7 +146,7 @@ def _flag(cfg: dict, t: str, name: str, default: bool) -> bool:
         return default
     if not isinstance(v, bool):
         message = f"model_type {t!r}: {name} must be true or false, got {v!r}"
-        raise ValueError(message)  # noqa: TRY004
+        raise ValueError(message)
     return v
 
 
@@ -353,9 +353,9 @@ def _matrices(m: specs.Model, layer: int) -> list[tuple[int, int]]:
         a = m.mla
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
         q = [(a.q_lora_rank, d), (h * qk, a.q_lora_rank)] if a.q_lora_rank else [(h * qk, d)]
-        attn = q + [(a.kv_lora_rank + a.qk_rope_head_dim, d),
-                    (h * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
-                    (d, h * a.v_head_dim)]
+        attn = [*q, (a.kv_lora_rank + a.qk_rope_head_dim, d),
+                (h * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
+                (d, h * a.v_head_dim)]
     else:
         c, g = m.d_head, m.n_kv_heads
         attn = [(h * c, d), (g * c, d), (g * c, d), (d, h * c)]

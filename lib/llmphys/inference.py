@@ -57,10 +57,12 @@ def experts_touched(model: Model, *, batch_size) -> float | np.ndarray:
 
 
 def _expert_params(model: Model) -> float:
+    assert model.moe is not None, "called for MoE models only"
     return accounting.mlp_params(model, model.moe.d_ff_expert)
 
 
 def _n_moe_layers(model: Model) -> int:
+    assert model.moe is not None, "called for MoE models only"
     return model.n_layers - model.moe.n_dense_layers
 
 

@@ -136,7 +136,7 @@ def inference_optimal(law: ParametricLaw, *, target_loss: float,
 
 def versus_chinchilla(law: ParametricLaw, *, n_params: float,
                       n_inference_tokens: float) -> dict[str, float]:
-    """Sardana's comparison: a compute-optimal N-parameter model vs the lifetime optimum of equal loss.
+    """Sardana's comparison: a compute-optimal N-parameter model vs the equal-loss lifetime optimum.
 
     Returns the baseline's tokens, loss and total FLOP, the optimum's n_params, n_tokens and
     total FLOP, and the saving in FLOP and as a fraction of the baseline's total.
@@ -166,7 +166,8 @@ def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float)
     beta, not on a fixed 20 tokens per parameter, and is quoted with the law.
 
     >>> from llmphys.scaling_laws import parametric_law
-    >>> round(overtraining_factor(parametric_law("besiroglu2024"), n_params=70e9, n_tokens=1.4e12), 2)
+    >>> law = parametric_law("besiroglu2024")
+    >>> round(overtraining_factor(law, n_params=70e9, n_tokens=1.4e12), 2)
     1.1
     """
     return units.check_positive("n_tokens", n_tokens) / compute_optimal_tokens(
@@ -203,7 +204,7 @@ def cost_ratio_for_overtraining(law: ParametricLaw, *, overtraining: float) -> f
 
 
 def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
-    """Fraction of lifetime compute spent on training if (N, D) is lifetime-optimal: beta Y/(alpha X).
+    """Fraction of lifetime compute spent training if (N, D) is lifetime-optimal: beta Y/(alpha X).
 
     1 at the Chinchilla point (no inference); one half only when alpha X = 2 beta Y. An
     undertrained (N, D) is optimal for no demand and raises ValueError.
@@ -224,7 +225,7 @@ def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: 
 
 def demand_for_training_share(law: ParametricLaw, *, target_loss: float,
                              training_share: float) -> float:
-    """Lifetime inference tokens at which the optimum for ``target_loss`` spends that share on training.
+    """Lifetime inference tokens at which the ``target_loss`` optimum spends that share training.
 
     Solves beta Y / (alpha X) = share along the optimum (Brent's method on log D_inf).
     """

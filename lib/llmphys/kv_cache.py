@@ -166,7 +166,8 @@ def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
 
     >>> from llmphys import specs
     >>> f = mla_decode_flop_per_position(specs.model("deepseek_v3"))
-    >>> round(f["naive_up_projection"] / 1e6, 1), round(f["naive_up_projection"] / f["absorbed_attention"])
+    >>> naive = f["naive_up_projection"]
+    >>> round(naive / 1e6, 1), round(naive / f["absorbed_attention"])
     (33.6, 120)
     """
     if model.mla is None:

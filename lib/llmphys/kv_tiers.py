@@ -50,8 +50,9 @@ def restore_time_s(model: Model, *, context_tokens: int, bytes_per_s: float, n_l
     """
     units.check_positive("bytes_per_s", bytes_per_s)
     units.check_positive("n_links", n_links)
-    return conversation_kv_bytes(model, context_tokens=context_tokens,
-                                 kv_bytes_per_element=kv_bytes_per_element) / (n_links * bytes_per_s)
+    kv = conversation_kv_bytes(model, context_tokens=context_tokens,
+                               kv_bytes_per_element=kv_bytes_per_element)
+    return kv / (n_links * bytes_per_s)
 
 
 def recompute_time_s(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: int,
@@ -103,11 +104,13 @@ def tier_costs(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: 
     >>> h100 = specs.accelerator("h100_sxm")
     >>> t = tier_costs(specs.model("llama3_70b"), h100, context_tokens=32768, n_chips=8,
     ...                usd_per_chip_hour=2.95,
-    ...                tiers={"hbm": (float("inf"), hbm_usd_per_byte_s(h100, usd_per_chip_hour=2.95), 8)})
+    ...                tiers={"hbm": (float("inf"),
+    ...                               hbm_usd_per_byte_s(h100, usd_per_chip_hour=2.95), 8)})
     >>> round(t["hbm"]["breakeven_idle_s"])  # HBM priced per usable byte (85.5 GB per H100)
     96
     """
-    gpu_usd_per_s = n_chips * units.check_positive("usd_per_chip_hour", usd_per_chip_hour) / units.HOUR
+    rate_usd_per_h = units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
+    gpu_usd_per_s = n_chips * rate_usd_per_h / units.HOUR
     kv = conversation_kv_bytes(model, context_tokens=context_tokens,
                                kv_bytes_per_element=kv_bytes_per_element)
     t_re = recompute_time_s(model, acc, context_tokens=context_tokens, n_chips=n_chips,

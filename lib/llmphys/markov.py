@@ -112,7 +112,7 @@ def ngram_counts(tokens: np.ndarray, *, order: int, vocab_size: int) -> np.ndarr
 
 def ngram_cross_entropy_bits(train_counts: np.ndarray, tokens: np.ndarray, *,
                              add_k: float = 0.5) -> float:
-    """Bits per token that an add-k smoothed n-gram model (from ``train_counts``) spends on ``tokens``.
+    """Bits per token that an add-k smoothed n-gram model (``train_counts``) spends on ``tokens``.
 
     P(x_t | context) = (c(context, x_t) + k) / (c(context) + k V): Laplace for k = 1,
     Jeffreys-Krichevsky-Trofimov for k = 1/2.

@@ -53,7 +53,8 @@ def published_runs() -> dict[str, dict]:
             "seq_len": tuple(r["seq_len"] for r in llama),
             "context_parallel": tuple(r["cp"] for r in llama),
             "accelerator": llama[0]["accelerator"], "gpu_hours": l3["chip_hours"],
-            "train_flop": l3["train_flop"], "source": f"{llama[0]['source']}, table 4; {l3['source']}"},
+            "train_flop": l3["train_flop"],
+            "source": f"{llama[0]['source']}, table 4; {l3['source']}"},
         "deepseek_v3": {
             "gpu_hours": ds["chip_hours"], "n_tokens": ds["n_tokens"],
             "n_active_params": ds["n_active_params"], "accelerator": ds["accelerator"],

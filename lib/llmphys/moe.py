@@ -25,7 +25,8 @@ from .attention import softmax
 from .specs import Accelerator, Model
 
 
-def route(logits: np.ndarray, *, k: int, bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route(logits: np.ndarray, *, k: int,
+          bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-k routing of logits (T, E): (expert indices (T, k), gate weights (T, k)).
 
     Selection uses softmax scores plus ``bias`` (the bias steers selection only, as in
@@ -218,7 +219,7 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
     if max_nodes_per_token is None:
         out_copies, up_copies = k * (n_devices - g) / n_devices, k * (g - 1) / n_devices
     else:
-        if not 1 <= max_nodes_per_token:
+        if not max_nodes_per_token >= 1:
             raise ValueError(f"max_nodes_per_token must be at least 1, got {max_nodes_per_token!r}")
         m = min(max_nodes_per_token, n_nodes)
         out_copies, up_copies = m * (n_nodes - 1) / n_nodes, k * (g - 1) / g

@@ -121,7 +121,8 @@ def pipeline_bubble_fraction(n_stages: int, n_microbatches: int, *,
 
     GPipe (Huang et al. 2019) for v = 1; interleaved 1F1B (Narayanan et al. 2021) for v > 1.
 
-    >>> round(pipeline_bubble_fraction(16, 64), 3), round(pipeline_bubble_fraction(16, 64, n_chunks=4), 3)
+    >>> round(pipeline_bubble_fraction(16, 64), 3), round(
+    ...     pipeline_bubble_fraction(16, 64, n_chunks=4), 3)
     (0.19, 0.055)
     """
     for name, v in (("n_stages", n_stages), ("n_microbatches", n_microbatches),
@@ -186,7 +187,8 @@ def pipeline_schedule(schedule: str, *, n_stages: int, n_microbatches: int,
     >>> s = pipeline_schedule("interleaved", n_stages=16, n_microbatches=16, n_chunks=4)
     >>> round(s["bubble_fraction"], 3), round(s["activation_microbatches"], 2)
     (0.19, 19.75)
-    >>> round(pipeline_schedule("zero_bubble", n_stages=16, n_microbatches=16)["bubble_fraction"], 3)
+    >>> zb = pipeline_schedule("zero_bubble", n_stages=16, n_microbatches=16)
+    >>> round(zb["bubble_fraction"], 3)
     0.238
     """
     if schedule not in SCHEDULES:

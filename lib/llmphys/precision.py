@@ -183,10 +183,10 @@ def precision_speedup(acc: Accelerator, *, m: int, n: int, k: int, from_dtype: s
     b_from, b_to = units.bytes_per_element(from_dtype), units.bytes_per_element(to_dtype)
     compute_to = to_dtype if to_dtype in acc.matrix_dtypes else from_dtype
     flop = roofline.matmul_flop(m, n, k)
-    t_from = roofline.kernel_time_s(acc, flop=flop, dtype=from_dtype,
-                                    bytes_moved=roofline.matmul_bytes(m, n, k, bytes_per_element=b_from))
-    t_to = roofline.kernel_time_s(acc, flop=flop, dtype=compute_to,
-                                  bytes_moved=roofline.matmul_bytes(m, n, k, bytes_per_element=b_to))
+    bytes_from = roofline.matmul_bytes(m, n, k, bytes_per_element=b_from)
+    bytes_to = roofline.matmul_bytes(m, n, k, bytes_per_element=b_to)
+    t_from = roofline.kernel_time_s(acc, flop=flop, dtype=from_dtype, bytes_moved=bytes_from)
+    t_to = roofline.kernel_time_s(acc, flop=flop, dtype=compute_to, bytes_moved=bytes_to)
     return {"speedup": t_from / t_to,
             "peak_ratio": acc.peak_flop_per_s(compute_to) / acc.peak_flop_per_s(from_dtype),
             "bytes_ratio": b_from / b_to}

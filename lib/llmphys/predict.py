@@ -357,9 +357,9 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     owned = n_local / (dp if zero_stage >= 1 else 1)
     opt_s = ADAM_BYTES_PER_PARAM * owned / acc.hbm_bytes_per_s
 
-    parts = {"compute": compute, "memory_bound": memory_bound, "tp_collectives": tp_s, "pipeline_p2p": p2p_s,
-             "pipeline_bubble": bubble_s, "dp_fsdp": dp_s, "cp_attention": cp_s,
-             "ep_all_to_all": ep_s, "optimizer": opt_s}
+    parts = {"compute": compute, "memory_bound": memory_bound, "tp_collectives": tp_s,
+             "pipeline_p2p": p2p_s, "pipeline_bubble": bubble_s, "dp_fsdp": dp_s,
+             "cp_attention": cp_s, "ep_all_to_all": ep_s, "optimizer": opt_s}
     step = sum(parts.values())
 
     # --- memory per chip: model state, activations of the micro-batches in flight
@@ -463,11 +463,11 @@ def source_flop_per_token(run: TrainingRun) -> float:
     8.17
     """
     m = model_spec(run.model)
-    l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
+    n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
     if run.flop_count == "megatron_eq3":
-        return 96.0 * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
+        return 96.0 * n_l * h**2 * (1 + s / (6 * h) + v / (16 * n_l * h))
     if run.flop_count == "megatron_mfu":
-        return 72.0 * l * h**2 * (1 + s / (6 * h) + v / (12 * l * h))
+        return 72.0 * n_l * h**2 * (1 + s / (6 * h) + v / (12 * n_l * h))
     if run.flop_count == "palm_causal":
         f = model_flop_per_token(m, seq_len=s)
         return f - 6.0 * m.n_layers * m.n_heads * m.d_head * s  # attention halved by the mask

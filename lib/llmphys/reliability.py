@@ -128,7 +128,7 @@ def optimal_goodput(n_gpus: float | np.ndarray, *, gpu_mtbf_s: float, checkpoint
     0.853
     """
     def one(n: float) -> float:
-        m = job_mtbf_s(n, gpu_mtbf_s=gpu_mtbf_s)
+        m = float(job_mtbf_s(n, gpu_mtbf_s=gpu_mtbf_s))  # n is a scalar here
         return goodput(interval_s=daly_interval_s(checkpoint_s, m), checkpoint_s=checkpoint_s,
                        restart_s=restart_s, mtbf_s=m)
     out = np.vectorize(one)(np.asarray(n_gpus, dtype=float))

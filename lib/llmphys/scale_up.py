@@ -35,7 +35,8 @@ def scale_up_to_out_ratio(acc: Accelerator) -> float:
 
 
 def expert_all_to_all(model: Model, *, batch_size: float, n_chips: int, link_bytes_per_s: float,
-                      chips_per_domain: int | None = None, destinations_per_token: float | None = None,
+                      chips_per_domain: int | None = None,
+                      destinations_per_token: float | None = None,
                       dispatch_bytes: float = 1.0, combine_bytes: float = 2.0) -> dict[str, float]:
     """Bytes each chip sends per decode step for MoE dispatch and combine, and the time.
 
@@ -58,7 +59,8 @@ def expert_all_to_all(model: Model, *, batch_size: float, n_chips: int, link_byt
     m = 1 if chips_per_domain is None else chips_per_domain
     if not 1 <= m <= n_chips:
         raise ValueError(f"chips_per_domain must lie in [1, n_chips={n_chips}], got {m!r}")
-    dest = model.moe.n_experts_per_token if destinations_per_token is None else destinations_per_token
+    dest = (model.moe.n_experts_per_token if destinations_per_token is None
+            else destinations_per_token)
     layers = model.n_layers - model.moe.n_dense_layers
     per_chip = (batch_size / n_chips) * dest * model.d_model * (dispatch_bytes + combine_bytes) \
         * layers * (1.0 - m / n_chips)
@@ -92,8 +94,10 @@ def pipelined_decode(model: Model, acc: Accelerator, *, n_stages: int, chips_per
 
     >>> from llmphys import specs
     >>> p1, p4 = (pipelined_decode(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-    ...           n_stages=s, chips_per_stage=8, batch_size=64, context_tokens=4096) for s in (1, 4))
-    >>> round(p4["weight_bytes_per_chip"] / p1["weight_bytes_per_chip"], 2), p4["kv_bytes_per_chip"] == p1["kv_bytes_per_chip"]
+    ...           n_stages=s, chips_per_stage=8, batch_size=64, context_tokens=4096)
+    ...           for s in (1, 4))
+    >>> w1, w4 = p1["weight_bytes_per_chip"], p4["weight_bytes_per_chip"]
+    >>> round(w4 / w1, 2), p4["kv_bytes_per_chip"] == p1["kv_bytes_per_chip"]
     (0.25, True)
     """
     units.check_positive("n_stages", n_stages)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+from collections.abc import Iterable
 
 import numpy as np
 from scipy.optimize import minimize
@@ -78,6 +79,7 @@ def initial_grid(kind: str = "small") -> np.ndarray:
     starts over the same ranges; on the Chinchilla data one of them, (5, 10, -1, 0.5, 0.2),
     ends in a worse local minimum (beta near 1.3), which is why one start is not enough.
     """
+    axes: tuple[Iterable[float], ...]
     if kind == "hoffmann":
         axes = (np.arange(0, 30, 5), np.arange(0, 30, 5), np.arange(-1, 1.5, 0.5),
                 np.arange(0, 2.5, 0.5), np.arange(0, 2.5, 0.5))
@@ -127,6 +129,8 @@ def fit_parametric_law(*, n_params, n_tokens, loss, inits: np.ndarray | None = N
                            options={"maxiter": 2000, "ftol": 0.0, "gtol": 1e-10})
             if np.all(np.isfinite(res.x)) and (best is None or res.fun < best.fun):
                 best = res
+    if best is None:
+        raise ValueError("no start of the fit reached a finite point; pass other inits")
     return _to_law(best.x, key)
 
 
@@ -170,5 +174,6 @@ def percentile_interval(samples: np.ndarray, *, level: float = 0.8) -> np.ndarra
 
 def log_residuals(law: ParametricLaw, *, n_params, n_tokens, loss) -> np.ndarray:
     """log(observed loss) - log(predicted loss) for every run (the quantity the fit weighs)."""
-    pred = law.E + law.A / np.asarray(n_params) ** law.alpha + law.B / np.asarray(n_tokens) ** law.beta
+    n, d = np.asarray(n_params), np.asarray(n_tokens)
+    pred = law.E + law.A / n ** law.alpha + law.B / d ** law.beta
     return np.log(np.asarray(loss, dtype=float)) - np.log(pred)

@@ -362,7 +362,7 @@ def _coerce(hint, value, where: str):
     """Check ``value`` against the type hint ``hint`` and convert ints to floats."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         (hint,) = [h for h in typing.get_args(hint) if h is not type(None)]
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _build(hint, value, where)
     origin = typing.get_origin(hint)
     if origin is tuple:

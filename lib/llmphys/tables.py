@@ -53,7 +53,8 @@ def accelerator_table(accs: Sequence[Accelerator]) -> str:
     """Every chip's dense peaks, memory, ridge points and scale-up link, one row each.
 
     Units are in the header: TFLOP/s (1e12), GB (1e9 bytes) of usable HBM (what the driver
-    reports, ``Accelerator.hbm_bytes``), TB/s (1e12 bytes/s), GB/s per direction. A dash means the chip has no native matrix math at that precision.
+    reports, ``Accelerator.hbm_bytes``), TB/s (1e12 bytes/s), GB/s per direction. A dash means
+    the chip has no native matrix math at that precision.
     """
     header = ["key", "year", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM GB usable", "HBM TB/s",
               "ridge BF16 FLOP/B", "ridge FP8 FLOP/B", "scale-up GB/s/dir", "domain"]

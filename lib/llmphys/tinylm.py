@@ -130,7 +130,7 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     part added to the stream. ``ablate`` names one of them to leave out of the sum.
     """
     tokens = np.atleast_2d(np.asarray(tokens))
-    b, t = tokens.shape
+    t = tokens.shape[1]
     if t > params["pos_emb"].shape[0]:
         raise ValueError(f"tokens has {t} positions; the model has context_tokens="
                          f"{params['pos_emb'].shape[0]}")
@@ -138,7 +138,7 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
     h = writes["embed"] * (ablate != "embed")
     for i in range(n_layers(params)):
-        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
         x, n1 = _rmsnorm(h, g("attn_norm"))
         qkv = [_heads(x @ g(w), h_heads) for w in ("wq", "wk", "wv")]
         o, a = attention(*qkv, causal=causal)
@@ -194,7 +194,7 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
     grads["unembed"] = _sum_outer(f, dlogits)
     dh, grads["final_norm"] = _rmsnorm_back(dlogits @ params["unembed"].T, params["final_norm"], nf)
     for i in reversed(range(n_layers(params))):
-        g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+        g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
         x, n1, (q, k, vv), a, o, y, n2, u, z = c["layers"][i]
         # MLP: h += ReLU(RMSNorm(h) W1 + b1) W2 + b2
         grads[f"l{i}.w2"], grads[f"l{i}.b2"] = _sum_outer(z, dh), dh.sum(axis=(0, 1))
@@ -216,7 +216,8 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
         dx, grads[f"l{i}.attn_norm"] = _rmsnorm_back(dxn, g("attn_norm"), n1)
         dh = dh + dx
     tokens = c["tokens"]
-    grads["tok_emb"] = np.eye(params["tok_emb"].shape[0], dtype=dh.dtype)[tokens.ravel()].T @ dh.reshape(b * t, -1)
+    one_hot = np.eye(params["tok_emb"].shape[0], dtype=dh.dtype)[tokens.ravel()]
+    grads["tok_emb"] = one_hot.T @ dh.reshape(b * t, -1)
     grads["pos_emb"] = np.zeros_like(params["pos_emb"])
     grads["pos_emb"][:t] = dh.sum(axis=0)
     return loss, grads
@@ -231,7 +232,7 @@ def adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], st
                  weight_decay: float = 0.1) -> dict:
     """One AdamW step, in place on ``params``; returns the new optimizer state.
 
-    m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat / (sqrt(v_hat) + eps) + wd w),
+    m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat/(sqrt(v_hat) + eps) + wd w),
     with bias-corrected m_hat, v_hat (Kingma & Ba 2015, alg. 1) and the weight decay applied
     outside the adaptive step, to matrices only (Loshchilov & Hutter 2019, alg. 2). Adam keeps
     two numbers per parameter: the 8 bytes of FP32 state in training.training_state_bytes_per_param.

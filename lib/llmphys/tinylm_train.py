@@ -161,8 +161,9 @@ def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens,
            warmup_steps, weight_decay):
     params = {k: v.copy() for k, v in params.items()}
     t = params["pos_emb"].shape[0]
-    state, hist = {}, {k: [] for k in ("tokens_seen", "train_bits", "eval_tokens_seen",
-                                       "eval_bits")}
+    state: dict[str, np.ndarray] = {}
+    hist: dict[str, list[float]] = {k: [] for k in ("tokens_seen", "train_bits",
+                                                    "eval_tokens_seen", "eval_bits")}
     for step in range(n_steps):
         if eval_tokens is not None and step in eval_steps:
             hist["eval_tokens_seen"].append(step * batch_size * t)

@@ -23,6 +23,7 @@ Home: chapters/03_architecture.ipynb.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ def tiny(model: Model) -> Model:
     becomes 4 positions; MoE keeps shared experts and a leading dense layer if it had them.
     """
     g = 4 if model.n_kv_heads == model.n_heads else (1 if model.n_kv_heads == 1 else 2)
+    small: dict[str, Any]  # Model fields of several types, for dataclasses.replace
     small = dict(key=f"{model.key}_tiny", n_layers=2, d_model=32, n_heads=4, n_kv_heads=g,
                  d_head=8, d_ff=64, vocab_size=97, max_context_tokens=64,
                  sliding_window_tokens=4 if model.sliding_window_tokens else 0)
@@ -47,7 +49,8 @@ def tiny(model: Model) -> Model:
             n_shared_experts=min(model.moe.n_shared_experts, 1), d_ff_expert=16,
             n_dense_layers=min(model.moe.n_dense_layers, 1))
     if model.mla is not None:
-        small["mla"] = dataclasses.replace(model.mla, q_lora_rank=16 if model.mla.q_lora_rank else 0,
+        small["mla"] = dataclasses.replace(model.mla,
+                                           q_lora_rank=16 if model.mla.q_lora_rank else 0,
                                            kv_lora_rank=8, qk_nope_head_dim=8,
                                            qk_rope_head_dim=4, v_head_dim=8)
         small.update(n_kv_heads=4, d_head=12)
@@ -146,11 +149,13 @@ def mlp(x: np.ndarray, p: dict) -> np.ndarray:
 
 def moe_ffn(x: np.ndarray, p: dict, model: Model) -> np.ndarray:
     """Each token's output: gate-weighted sum of its k routed experts, plus the shared experts."""
+    assert model.moe is not None, "called for MoE models only"
     idx, gates = moe.route(x @ p["router"], k=model.moe.n_experts_per_token)
     y = np.zeros_like(x)
     for e in np.unique(idx):  # one expert at a time, on the tokens routed to it
         rows, slot = np.nonzero(idx == e)
-        y[rows] += gates[rows, slot, None] * mlp(x[rows], {n: a[e] for n, a in p["experts"].items()})
+        expert = {n: a[e] for n, a in p["experts"].items()}
+        y[rows] += gates[rows, slot, None] * mlp(x[rows], expert)
     for s in range(model.moe.n_shared_experts):
         y += mlp(x, {n: a[s] for n, a in p["shared"].items()})
     return y
@@ -171,10 +176,11 @@ def forward(params: dict, model: Model, tokens, cache: KVCache | None = None
     pos = cache.n_tokens + np.arange(tokens.size)
     attn = attention.mla_attention if model.mla is not None else attention.gqa_attention
     x = params["embed"][tokens]
-    for layer, slot in zip(params["layers"], cache.layers):
+    for layer, slot in zip(params["layers"], cache.layers, strict=True):
         x = x + attn(_norm(x, layer["attn_norm"]), layer["attn"], model, pos, slot)
         h = _norm(x, layer["ffn_norm"])
-        x = x + (moe_ffn(h, layer["ffn"], model) if "router" in layer["ffn"] else mlp(h, layer["ffn"]))
+        ffn = layer["ffn"]
+        x = x + (moe_ffn(h, ffn, model) if "router" in ffn else mlp(h, ffn))
     cache.n_tokens += tokens.size
     head = params["embed"].T if model.tied_embeddings else params["head"]
     return _norm(x, params["final_norm"]) @ head, cache
@@ -192,7 +198,7 @@ def greedy_decode(params: dict, model: Model, prompt, n_new: int) -> tuple[np.nd
 
 def forward_incremental(params: dict, model: Model, tokens, *, n_prefill: int = 1
                         ) -> tuple[np.ndarray, KVCache]:
-    """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one at a time."""
+    """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one by one."""
     tokens = np.asarray(tokens)
     if not 1 <= n_prefill <= tokens.size:
         raise ValueError(f"n_prefill must lie in [1, {tokens.size}], got {n_prefill!r}")

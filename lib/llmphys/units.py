@@ -140,7 +140,7 @@ def fmt_pct(fraction: float, *, decimals: int = 1) -> str:
 
 
 def uncertainty_decimals(sd: float, *, sd_digits: int = 2) -> int:
-    """Decimal places (negative: tens, hundreds) that a value with standard uncertainty ``sd`` carries.
+    """Decimal places (negative: tens, hundreds) a value with standard uncertainty ``sd`` carries.
 
     The place of the ``sd_digits``-th significant digit of ``sd`` once ``sd`` is rounded to
     that many digits: the GUM's rule (JCGM 100:2008, "Guide to the expression of uncertainty
@@ -180,5 +180,5 @@ def _sig(x: float, digits: int) -> str:
     """``x`` with ``digits`` significant figures, without switching to e-notation."""
     if x == 0:
         return "0"
-    decimals = max(digits - 1 - int(math.floor(math.log10(abs(x)))), 0)
+    decimals = max(digits - 1 - math.floor(math.log10(abs(x))), 0)
     return f"{x:.{decimals}f}"

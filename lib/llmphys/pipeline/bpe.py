@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import heapq
+import itertools
 
 import regex
 
@@ -204,7 +205,7 @@ class BytePairTokenizer:
     def _encode_chunk(self, chunk: str) -> list[int]:
         ids = list(chunk.encode("utf-8"))
         while len(ids) >= 2:
-            pair = min(zip(ids, ids[1:]), key=lambda p: self.merges.get(p, float("inf")))
+            pair = min(itertools.pairwise(ids), key=lambda p: self.merges.get(p, float("inf")))
             if pair not in self.merges:
                 break
             ids = _merge(ids, pair, self.merges[pair])
@@ -239,7 +240,7 @@ def _texts_digest(texts: list[str]) -> bytes:
 
 
 def hf_byte_level_bpe(texts: list[str], vocab_size: int):
-    """The production comparison: Hugging Face ``tokenizers`` byte-level BPE, same split, same size."""
+    """The production comparison: Hugging Face ``tokenizers`` byte-level BPE (same split, size)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())

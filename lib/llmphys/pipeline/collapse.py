@@ -98,7 +98,7 @@ def categorical_recursion(p_true: np.ndarray, *, n_samples: int, n_generations: 
             pool += rng.multinomial(n, q)
             counts = pool
         elif mode == "mix_real":
-            n_real = int(round(real_fraction * n))
+            n_real = round(real_fraction * n)
             counts = rng.multinomial(n_real, p) + rng.multinomial(n - n_real, q)
         else:
             counts = _verified_samples(p, q, n, explore, rng)

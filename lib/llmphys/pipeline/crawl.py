@@ -58,7 +58,7 @@ class Crawl:
     benchmark: tuple[str, ...]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def word_table(lang: str, n_words: int = 5000) -> tuple[tuple[str, ...], np.ndarray]:
     """The ``n_words`` most frequent words of ``lang`` and their renormalised frequencies.
 
@@ -85,7 +85,7 @@ def sample_words(lang: str, n: int, rng: np.random.Generator) -> list[str]:
     return words[cdf.searchsorted(rng.random(n), side="right")].tolist()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sampler(lang: str) -> tuple[np.ndarray, np.ndarray]:
     words, p = word_table(lang)
     cdf = np.cumsum(p)
@@ -105,7 +105,7 @@ def paragraph(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) 
     ends = np.cumsum(lengths)
     end = _END.get(lang, ".")
     return " ".join(" ".join([w[a].capitalize(), *w[a + 1: b]]) + end
-                    for a, b in zip(ends - lengths, ends))
+                    for a, b in zip(ends - lengths, ends, strict=True))
 
 
 def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]:
@@ -113,21 +113,23 @@ def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]
     blocks = [("h1", " ".join(sample_words(lang, 3 + rng.poisson(2), rng)).capitalize())]
     for i in range(2 + rng.poisson(3)):
         if i and rng.random() < 0.3:
-            blocks.append(("h2", " ".join(sample_words(lang, 2 + rng.poisson(2), rng)).capitalize()))
+            heading = " ".join(sample_words(lang, 2 + rng.poisson(2), rng))
+            blocks.append(("h2", heading.capitalize()))
         blocks.append(("p", paragraph(lang, rng)))
     return blocks
 
 
 def benchmark_items(n_items: int, rng: np.random.Generator) -> tuple[str, ...]:
     """``n_items`` English evaluation items, 20 to 40 words each, drawn like the crawl."""
-    return tuple(" ".join(sample_words("en", int(rng.integers(20, 41)), rng)) for _ in range(n_items))
+    return tuple(" ".join(sample_words("en", int(rng.integers(20, 41)), rng))
+                 for _ in range(n_items))
 
 
 def edit_words(text: str, rate: float, lang: str, rng: np.random.Generator) -> str:
     """Replace each word with probability ``rate`` by a fresh word of ``lang``."""
     w = text.split(" ")
     hit = np.flatnonzero(rng.random(len(w)) < rate)
-    for i, new in zip(hit, sample_words(lang, hit.size, rng)):
+    for i, new in zip(hit, sample_words(lang, hit.size, rng), strict=True):
         w[i] = new
     return " ".join(w)
 
@@ -151,10 +153,12 @@ def defect_blocks(defect: str, lang: str, rng: np.random.Generator) -> list[tupl
         keys = sample_words(lang, 4, rng)
         stuffed = [keys[i] for i in rng.integers(0, 4, size=180)]
         return [title] + [("p", " ".join(stuffed[i: i + 30])) for i in range(0, 180, 30)]
-    raise ValueError(f"defect={defect!r} is not known; allowed: {', '.join(DEFECTS)}, keyword_stuffing")
+    raise ValueError(f"defect={defect!r} is not known; "
+                     f"allowed: {', '.join(DEFECTS)}, keyword_stuffing")
 
 
-def template_pages(lang: str, n_pages: int, rng: np.random.Generator) -> list[list[tuple[str, str]]]:
+def template_pages(lang: str, n_pages: int,
+                   rng: np.random.Generator) -> list[list[tuple[str, str]]]:
     """``n_pages`` pages from one template: shared paragraphs with one slot each filled per page."""
     skeleton = [paragraph(lang, rng).split(" ") for _ in range(4)]
     pages = []
@@ -187,7 +191,7 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
     site_pool = sites.make_sites(max(12, n_docs // 25), LANGUAGES, rng=rng)
     langs = list(LANGUAGES)
     lang_p = np.array(list(LANGUAGES.values()))
-    counts = {k: int(round(f * n_docs)) for k, f in kinds.items()}
+    counts = {k: round(f * n_docs) for k, f in kinds.items()}
     pages: list[dict] = []  # provisional records; cluster refers to an index in `pages`
 
     def add(blocks, lang, kind, defect="", cluster=None, items=(), site=None):
@@ -209,7 +213,7 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
         blocks = article_blocks("en", rng)
         blocks.insert(1 + int(rng.integers(len(blocks) - 1)), ("p", quote))
         add(blocks, "en", "leak", "verbatim" if verbatim else "edited", items=(item,))
-    for i in range(counts.get("spam", 0)):
+    for _ in range(counts.get("spam", 0)):
         lang = lang_draw()
         add(defect_blocks("keyword_stuffing", lang, rng), lang, "spam", "keyword_stuffing")
     for i in range(counts.get("low_quality", 0)):
@@ -223,12 +227,12 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
         for blocks in template_pages(lang, n, rng):
             add(blocks, lang, "templated", cluster=first, site=site)
         left -= n
-    for i in range(counts.get("exact_dup", 0)):
+    for _ in range(counts.get("exact_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         mirror = rng.random() < 0.5
         add(src["blocks"], src["lang"], "exact_dup", "mirror" if mirror else "other_site",
             cluster=src["cluster"], site=src["site"] if mirror else None)
-    for i in range(counts.get("near_dup", 0)):
+    for _ in range(counts.get("near_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         rate = float(rng.uniform(0.005, 0.05))
         blocks = [(t, edit_words(x, rate, src["lang"], rng)) for t, x in src["blocks"]]
@@ -255,7 +259,7 @@ def _finalise(pages: list[dict], bench: tuple[str, ...], rng: np.random.Generato
 
 
 def should_remove_as_duplicate(crawl: Crawl) -> np.ndarray:
-    """Ground truth for dedup: True for every page after the first of its cluster, in crawl order."""
+    """Ground truth for dedup: True for each page after the first of its cluster, in crawl order."""
     seen: set[int] = set()
     out = np.zeros(len(crawl.documents), dtype=bool)
     for d in crawl.documents:

@@ -83,7 +83,7 @@ def detection_probability(n_words: int, n: int, edit_rate: float) -> float:
 
 
 def sweep(texts: list[str], items: list[str], truth: np.ndarray, ns: list[int]) -> dict[int, dict]:
-    """For each n: recall on the documents that truly quote an item, false-positive rate on the rest."""
+    """For each n: recall on documents that truly quote an item, false-positive rate on the rest."""
     truth = np.asarray(truth, dtype=bool)
     docs = text_mod.corpus_word_hashes(list(texts))     # split and hash the words once
     item_words = text_mod.corpus_word_hashes(list(items))

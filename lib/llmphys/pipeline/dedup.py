@@ -205,7 +205,7 @@ def candidate_pairs(sig: np.ndarray, *, n_bands: int, n_rows: int) -> np.ndarray
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         sizes = np.diff(np.r_[starts, keys.size])
-        for s0, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+        for s0, size in zip(starts[sizes > 1], sizes[sizes > 1], strict=True):
             members = np.sort(order[s0: s0 + size])
             i, j = np.triu_indices(size, k=1)
             found.append(np.stack([members[i], members[j]], axis=1))

@@ -61,7 +61,8 @@ class _Blocks:
         t = " ".join(" ".join(self.parts).split())
         if t:
             n = len(text_mod.words(t))
-            self.blocks.append(Block(t, n, min(self.link_words, n), tuple(i for _, i in self.stack)))
+            path = tuple(i for _, i in self.stack)
+            self.blocks.append(Block(t, n, min(self.link_words, n), path))
         self.parts, self.link_words = [], 0
 
     def tag(self, name: str, closing: bool):
@@ -109,7 +110,7 @@ def extract_text(html: str, *, max_link_density: float = 0.5, min_vote_words: in
     'One two three four five six seven.\\nEight nine ten eleven twelve.'
     """
     bs = blocks(html)
-    votes: collections.Counter[int] = collections.Counter()
+    votes: collections.defaultdict[int, float] = collections.defaultdict(float)  # halves
     for b in bs:
         if b.n_words >= min_vote_words and b.link_density <= max_link_density and len(b.path) >= 2:
             votes[b.path[-2]] += b.n_words - b.n_link_words

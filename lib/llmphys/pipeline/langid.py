@@ -68,14 +68,15 @@ def per_language_scores(true: list[str], predicted: list[str]) -> dict[str, dict
         prec = tp / max(float(np.sum(p == lang)), 1.0)
         rec = tp / float(np.sum(t == lang))
         f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-        out[lang] = {"precision": prec, "recall": rec, "f1": f1, "support": float(np.sum(t == lang))}
+        out[lang] = {"precision": prec, "recall": rec, "f1": f1,
+                     "support": float(np.sum(t == lang))}
     return out
 
 
 def confusions(true: list[str], predicted: list[str]) -> dict[tuple[str, str], int]:
     """Counts of every (true, predicted) pair that disagrees, largest first."""
     pairs: dict[tuple[str, str], int] = {}
-    for a, b in zip(true, predicted):
+    for a, b in zip(true, predicted, strict=True):
         if a != b:
             pairs[(a, b)] = pairs.get((a, b), 0) + 1
     return dict(sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0])))

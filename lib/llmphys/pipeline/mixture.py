@@ -19,6 +19,7 @@ Home chapter: the data chapter (chapters/02_data).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -60,7 +61,8 @@ def epochs_per_domain(weights: dict[str, float], unique_tokens: dict[str, float]
                       total_tokens: float) -> dict[str, float]:
     """Epochs over each domain's pool: w_d T / U_d.
 
-    >>> round(epochs_per_domain({"a": 0.5, "b": 0.5}, {"a": 1e9, "b": 4e9}, total_tokens=4e9)["a"], 2)
+    >>> e = epochs_per_domain({"a": 0.5, "b": 0.5}, {"a": 1e9, "b": 4e9}, total_tokens=4e9)
+    >>> round(e["a"], 2)
     2.0
     """
     _check_weights(weights)
@@ -69,7 +71,7 @@ def epochs_per_domain(weights: dict[str, float], unique_tokens: dict[str, float]
             for d, w in weights.items()}
 
 
-def unique_tokens_from_epochs(weights: dict[str, float], epochs: dict[str, float], *,
+def unique_tokens_from_epochs(weights: Mapping[str, float], epochs: Mapping[str, float], *,
                               total_tokens: float) -> dict[str, float]:
     """The pool sizes a published (weight, epochs) table implies: U_d = w_d T / epochs_d.
 
@@ -92,7 +94,8 @@ def temperature_weights(unique_tokens: dict[str, float], *, alpha: float) -> dic
     """
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
-    z = {d: units.check_positive(f"unique_tokens[{d!r}]", u) ** alpha for d, u in unique_tokens.items()}
+    z = {d: units.check_positive(f"unique_tokens[{d!r}]", u) ** alpha
+         for d, u in unique_tokens.items()}
     total = sum(z.values())
     return {d: v / total for d, v in z.items()}
 

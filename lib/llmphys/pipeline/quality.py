@@ -102,7 +102,7 @@ def signals(text: str, lang: str = "en") -> dict[str, float]:
 
 def _top_ngram_char_frac(words: list[str], n: int, chars: int) -> float:
     """Characters in all occurrences of the most common n-gram, over all word characters."""
-    grams = collections.Counter(zip(*(words[i:] for i in range(n))))
+    grams = collections.Counter(zip(*(words[i:] for i in range(n)), strict=False))
     if not grams:
         return 0.0
     gram, count = grams.most_common(1)[0]
@@ -111,7 +111,7 @@ def _top_ngram_char_frac(words: list[str], n: int, chars: int) -> float:
 
 def _dup_ngram_char_frac(words: list[str], n: int, chars: int) -> float:
     """Characters of words covered by an n-gram that occurs more than once (each word once)."""
-    grams = list(zip(*(words[i:] for i in range(n))))
+    grams = list(zip(*(words[i:] for i in range(n)), strict=False))
     if not grams:
         return 0.0
     counts = collections.Counter(grams)
@@ -134,7 +134,7 @@ def rule_table(texts: list[str], langs: list[str], *,
     rules = rules or RULES
     names = list(rules)
     out = np.zeros((len(texts), len(names)), dtype=bool)
-    for i, (t, lang) in enumerate(zip(texts, langs)):
+    for i, (t, lang) in enumerate(zip(texts, langs, strict=True)):
         for name in failed_rules(t, lang, rules=rules):
             out[i, names.index(name)] = True
     return out, names

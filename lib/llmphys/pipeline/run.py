@@ -60,7 +60,8 @@ def run(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, n_bands: int = 14, 
     dirty = np.zeros(len(docs), dtype=bool)
     dirty[idx] = decontam.contaminated([texts[i] for i in idx], list(crawl.benchmark), n=decontam_n)
     alive["decontam"] = alive["near dedup"] & ~dirty
-    return Result(texts, langs, probs, fails, names, sig, idx_pairs(pairs, alive["exact dedup"]), alive)
+    return Result(texts, langs, probs, fails, names, sig, idx_pairs(pairs, alive["exact dedup"]),
+                  alive)
 
 
 def idx_pairs(pairs: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -39,11 +39,13 @@ class Site:
     classes: tuple[str, ...]
 
 
-def make_sites(n_sites: int, languages: dict[str, float], *, rng: np.random.Generator) -> list[Site]:
+def make_sites(n_sites: int, languages: dict[str, float], *,
+               rng: np.random.Generator) -> list[Site]:
     """``n_sites`` sites, at least one per language, the rest drawn by language weight."""
     langs = list(languages)
     p = np.array(list(languages.values()))
-    chosen = langs + [langs[i] for i in rng.choice(len(langs), size=max(0, n_sites - len(langs)), p=p)]
+    extra = rng.choice(len(langs), size=max(0, n_sites - len(langs)), p=p)
+    chosen = langs + [langs[i] for i in extra]
     out = []
     for lang in chosen:
         name = "".join(crawl.sample_words("en", 2, rng)).lower()

@@ -8,14 +8,19 @@ the functions live in one submodule per topic:
 
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
-    architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
-    data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture, plot_collapse
-    economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
+    architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
+                  plot_router_balance
+    data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
+                  plot_collapse
+    economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
+                  plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
-    memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
+    memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
+                  plot_goodput
     claims        plot_claim_ratios
     predict       plot_predicted_vs_measured
-    scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
+    scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
+                  plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
 import importlib
@@ -58,16 +63,42 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
-    "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
-    "plot_attention_vs_weights", "plot_router_balance", "plot_funnel",
-    "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
-    "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
-    "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
-    "plot_residual_stream", "plot_code_lengths", "plot_growth_trends",
-    "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
-    "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
-    "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
-    "plot_scaling_lab", "plot_batch_tradeoff", "plot_claim_ratios",
+    "PALETTE",
+    "STYLE",
+    "plot_attention_vs_weights",
+    "plot_batch_tradeoff",
+    "plot_claim_ratios",
+    "plot_code_lengths",
+    "plot_collapse",
+    "plot_comm_share",
+    "plot_decode_ceilings",
+    "plot_decode_cost_latency",
+    "plot_decontam_sweep",
+    "plot_emergence",
+    "plot_epoch_value",
+    "plot_fertility",
+    "plot_fit_residuals",
+    "plot_funnel",
+    "plot_goodput",
+    "plot_growth_trends",
+    "plot_inference_optimal",
+    "plot_isoflop_curves",
+    "plot_kv_cache_by_variant",
+    "plot_kv_restore",
+    "plot_lifetime_split",
+    "plot_loss_curves",
+    "plot_measured_roofline",
+    "plot_mixture",
     "plot_predicted_vs_measured",
+    "plot_residual_stream",
+    "plot_ridge_points",
+    "plot_roofline",
+    "plot_router_balance",
+    "plot_s_curve",
+    "plot_scaling_error",
+    "plot_scaling_lab",
+    "plot_schedule_latency",
+    "series_styles",
+    "si_formatter",
+    "style",
 ]

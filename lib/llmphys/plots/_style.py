@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import Iterator
+from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import SubFigure
 from matplotlib.ticker import FuncFormatter
-
-from .. import units
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common
 # colour-vision deficiencies. Yellow is last because it is faint on white.
@@ -33,7 +33,7 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 # its 100-dpi size, which is what a phone's (2-3x) and a laptop's "retina" (2x) screen draw.
 SAVE_DPI = 200
 
-STYLE = {
+STYLE: dict[str, Any] = {  # matplotlib rcParams: values of several types
     "figure.figsize": (6.4, 3.8),
     "figure.dpi": 100,
     "savefig.dpi": SAVE_DPI,
@@ -63,9 +63,9 @@ def style() -> Iterator[None]:
 
 def series_styles(n: int) -> list[dict]:
     """``n`` distinct (colour, line style, marker) combinations, colour varying fastest."""
-    combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7]))
+    combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7], strict=True))
     return [{"color": c, "linestyle": ls, "marker": m}
-            for (ls, (c, m)), _ in zip(combos, range(n))]
+            for (ls, (c, m)), _ in zip(combos, range(n), strict=False)]
 
 
 def si_formatter(unit: str) -> FuncFormatter:
@@ -80,11 +80,23 @@ def si_formatter(unit: str) -> FuncFormatter:
     return FuncFormatter(fmt)
 
 
+def figure_of(ax: plt.Axes) -> plt.Figure:
+    """The top-level figure that holds ``ax`` (its own figure unless ``ax`` is in a subfigure).
+
+    >>> fig, ax = plt.subplots()
+    >>> figure_of(ax) is fig
+    True
+    >>> plt.close(fig)
+    """
+    fig = ax.figure  # (get_figure(root=True) says the same but needs matplotlib 3.10)
+    return fig.figure if isinstance(fig, SubFigure) else fig  # a subfigure's .figure is the root
+
+
 def new_axes(ax: plt.Axes | None,
              figsize: tuple[float, float] | None = None) -> tuple[plt.Figure, plt.Axes]:
     """The given axes and their figure, or a new figure (of ``figsize``, if given)."""
     if ax is not None:
-        return ax.figure, ax
+        return figure_of(ax), ax
     return plt.subplots(figsize=figsize) if figsize else plt.subplots()
 
 
@@ -112,7 +124,8 @@ def use_high_dpi_inline(dpi: float = SAVE_DPI) -> bool:
     cfg = InlineBackend.instance(parent=shell)
     # Assigning a new dict (not updating in place) fires the trait observer that
     # re-registers the PNG formatter with these keyword arguments.
-    cfg.print_figure_kwargs = {**cfg.print_figure_kwargs, "dpi": dpi}
+    kwargs: dict[str, Any] = {**cfg.print_figure_kwargs, "dpi": dpi}  # traitlets infers str values
+    cfg.print_figure_kwargs = kwargs
     return True
 
 

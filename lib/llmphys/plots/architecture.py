@@ -30,9 +30,9 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
                  for m in models.values()]
         y = np.arange(len(sizes))
         ax.barh(y, sizes, color=PALETTE[0])
-        for yi, s in zip(y, sizes):
+        for yi, s in enumerate(sizes):  # yi runs over y
             ax.text(s * 1.08, yi, f"{s:,.1f} GB", va="center", fontsize=8.5)
-        for acc, ls in zip(accs, ("--", "-.", ":")):
+        for acc, ls in zip(accs, ("--", "-.", ":"), strict=False):
             ax.axvline(acc.hbm_bytes / units.GB, color=PALETTE[1], linestyle=ls,
                        label=f"{acc.name.split(' ')[1]} HBM (usable)")
         ax.set_yticks(y, list(models))
@@ -48,12 +48,12 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
 
 def plot_decode_ceilings(models: Mapping[str, Model], acc: Accelerator, *,
                          contexts: np.ndarray, bytes_per_element: float = 2.0) -> plt.Figure:
-    """Batch-1 tokens/s ceiling vs context on one chip: cache only (left), cache + weights (right)."""
+    """Batch-1 tokens/s ceiling vs context, one chip: cache only (left), cache + weights (right)."""
     _check_nonempty("models", models)
     with style():
         fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.6), sharey=True)
-        for ax, weights in zip(axes, (False, True)):
-            for (label, m), st in zip(models.items(), series_styles(len(models))):
+        for ax, weights in zip(axes, (False, True), strict=True):
+            for (label, m), st in zip(models.items(), series_styles(len(models)), strict=True):
                 rate = [kv_cache.decode_tokens_per_s(m, acc, context_tokens=int(t),
                                                      bytes_per_element=bytes_per_element,
                                                      include_weights=weights) for t in contexts]
@@ -74,8 +74,9 @@ def plot_attention_vs_weights(models: Sequence[Model], *, contexts: np.ndarray,
     _check_nonempty("models", models)
     with style():
         fig, ax = new_axes(ax)
-        for m, st in zip(models, series_styles(len(models))):
-            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t)) for t in contexts]
+        for m, st in zip(models, series_styles(len(models)), strict=True):
+            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t))
+                     for t in contexts]
             ratio = [p["attention matmuls"] / p["weight matmuls"] for p in parts]
             ax.plot(contexts, ratio, label=m.key, markevery=4, markersize=4, **st)
         ax.axhline(1.0, color="0.3", linewidth=1)
@@ -92,7 +93,7 @@ def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fig
     _check_nonempty("runs", runs)
     with style():
         fig, (a, b) = plt.subplots(1, 2, figsize=(8.6, 3.4))
-        for (label, run), st in zip(runs.items(), series_styles(len(runs))):
+        for (label, run), st in zip(runs.items(), series_styles(len(runs)), strict=True):
             a.plot(run["imbalance"], label=label, color=st["color"], linestyle=st["linestyle"])
             load = np.sort(run["load"])[::-1] * run["load"].size
             b.plot(np.arange(1, load.size + 1), load, label=label, color=st["color"],

@@ -38,11 +38,11 @@ def plot_param_breakdown(models: Sequence[Model], *, ax: plt.Axes | None = None)
         y = np.arange(len(models))
         left = np.zeros(len(models))
         shares = [param_shares(m) for m in models]
-        for part, color in zip(PARTS, PALETTE):
+        for part, color in zip(PARTS, PALETTE, strict=False):
             width = np.array([100.0 * s[part] for s in shares])
             ax.barh(y, width, left=left, color=color, label=part, height=0.6)
             left += width
-        for yi, m in zip(y, models):
+        for yi, m in zip(y, models, strict=True):
             ax.text(101.5, float(yi), f"{accounting.n_params(m) / 1e9:.2f}B total, "
                     f"{accounting.n_active_params(m) / 1e9:.2f}B active", va="center",
                     fontsize=8.5)

@@ -11,7 +11,13 @@ from matplotlib.ticker import NullFormatter
 
 from ..pipeline import dedup, mixture
 from ._style import (
-    LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter,
+    LINESTYLES,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    new_axes,
+    series_styles,
+    si_formatter,
     style,
 )
 
@@ -25,8 +31,8 @@ def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int
         fig, ax = new_axes(ax, (STYLE["figure.figsize"][0], 3.8))
         bottom = np.zeros(len(stages))
         x = np.arange(len(stages))
-        for (kind, counts), color in zip(counts_by_kind.items(), PALETTE):
-            counts = np.asarray(counts, dtype=float)
+        for (kind, counts_in), color in zip(counts_by_kind.items(), PALETTE, strict=False):
+            counts = np.asarray(counts_in, dtype=float)
             ax.bar(x, counts, bottom=bottom, color=color, label=kind, width=0.7)
             bottom += counts
         ax.set_xticks(x, stages, rotation=20, ha="right")
@@ -46,7 +52,7 @@ def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarra
     s = np.linspace(0.0, 1.0, 401)
     with style():
         fig, ax = new_axes(ax)
-        for (b, r), sty in zip(band_settings, series_styles(len(band_settings))):
+        for (b, r), sty in zip(band_settings, series_styles(len(band_settings)), strict=True):
             t = dedup.lsh_threshold(n_bands=b, n_rows=r)
             ax.plot(s, dedup.s_curve(s, n_bands=b, n_rows=r), color=sty["color"],
                     linestyle=sty["linestyle"], label=f"b={b}, r={r} (threshold {t:.2f})")
@@ -74,7 +80,7 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
     """Flag rate against n for each labelled group (verbatim leaks, edited leaks, clean pages)."""
     with style():
         fig, ax = new_axes(ax)
-        for (label, by_n), sty in zip(results.items(), series_styles(len(results))):
+        for (label, by_n), sty in zip(results.items(), series_styles(len(results)), strict=True):
             ns = sorted(by_n)
             ax.plot(ns, [by_n[n] for n in ns], **sty, label=label)
         ax.set_xscale("log")
@@ -89,16 +95,18 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
     return fig
 
 
-def plot_fertility(fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | None = None) -> plt.Figure:
+def plot_fertility(fert: Mapping[str, Mapping[str, float]], *,
+                   ax: plt.Axes | None = None) -> plt.Figure:
     """Dot plot: tokens per word for each language (rows) under each tokenizer (series)."""
     with style():
         fig, ax = new_axes(ax)
         tokenizers = list(fert)
         langs = list(next(iter(fert.values())))
         y = np.arange(len(langs))
-        for i, (name, color, marker) in enumerate(zip(tokenizers, PALETTE, MARKERS)):
-            ax.plot([fert[name][lang] for lang in langs], y + 0.12 * (i - (len(tokenizers) - 1) / 2),
-                    linestyle="none", marker=marker, color=color, markersize=7, label=name)
+        for i, (name, color, marker) in enumerate(zip(tokenizers, PALETTE, MARKERS, strict=False)):
+            offset = 0.12 * (i - (len(tokenizers) - 1) / 2)
+            ax.plot([fert[name][lang] for lang in langs], y + offset, linestyle="none",
+                    marker=marker, color=color, markersize=7, label=name)
         ax.set_yticks(y, langs)
         ax.set_ylim(len(langs) - 0.5, -0.5)
         ax.set_xlabel("fertility (tokens per word)")
@@ -120,7 +128,7 @@ def plot_mixture(weights: Mapping[str, float], epochs: Mapping[str, float], *, t
         ax.barh(y - 0.2, [unique[d] for d in domains], height=0.38, color=PALETTE[0],
                 label="unique tokens in the pool")
         ax.barh(y + 0.2, trained, height=0.38, color=PALETTE[1], label="tokens trained on")
-        for yi, d, t in zip(y, domains, trained):
+        for yi, d, t in zip(y, domains, trained, strict=True):
             ax.annotate(f"{epochs[d]:.2f} epochs", (t, yi + 0.2), xytext=(4, 0),
                         textcoords="offset points", va="center", fontsize=8)
         ax.set_xscale("log")
@@ -139,7 +147,7 @@ def plot_collapse(curves: Mapping[str, np.ndarray], *, ylabel: str,
     """One metric per generation for each training regime (one line each)."""
     with style():
         fig, ax = new_axes(ax)
-        for i, ((label, y), color) in enumerate(zip(curves.items(), PALETTE)):
+        for i, ((label, y), color) in enumerate(zip(curves.items(), PALETTE, strict=False)):
             ax.plot(np.arange(len(y)), y, color=color, linestyle=LINESTYLES[i % len(LINESTYLES)],
                     label=label)
         ax.set_xlabel("generation (count)")

@@ -20,7 +20,7 @@ from .. import (
     units,
 )
 from ..specs import Accelerator, Model
-from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, new_axes, style
+from ._style import LINESTYLES, MARKERS, PALETTE, STYLE, figure_of, new_axes, style
 
 _PLAIN = FuncFormatter(lambda x, _pos: f"{x:g}")
 
@@ -45,14 +45,15 @@ def plot_decode_cost_latency(models: Sequence[Model], accs: Sequence[Accelerator
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0] * 1.5, 5.0),
                                      layout="constrained")
         ax_c, ax_t = axes
-        fig = ax_c.figure
-        for m, ls in zip(models, LINESTYLES):
+        fig = figure_of(ax_c)
+        for m, ls in zip(models, LINESTYLES, strict=False):
             dt = weight_dtypes[m.key]
-            for acc, color, marker in zip(accs, PALETTE, MARKERS):
+            for acc, color, marker in zip(accs, PALETTE, MARKERS, strict=False):
                 n = inference.min_chips(m, acc, weight_dtype=dt)
                 price = usd_per_chip_hour[acc.key]
-                cost = inference.cost_per_token_usd(m, acc, batch_size=b, context_tokens=context_tokens,
-                                                    n_chips=n, usd_per_chip_hour=price,
+                cost = inference.cost_per_token_usd(m, acc, batch_size=b,
+                                                    context_tokens=context_tokens, n_chips=n,
+                                                    usd_per_chip_hour=price,
                                                     weight_dtype=dt) * units.MEGA
                 step = inference.decode_step(m, acc, batch_size=b, context_tokens=context_tokens,
                                              n_chips=n, weight_dtype=dt)["step_time_s"] / units.MS
@@ -62,7 +63,8 @@ def plot_decode_cost_latency(models: Sequence[Model], accs: Sequence[Accelerator
                 for ax, y in ((ax_c, cost), (ax_t, step)):
                     ax.plot(b[fits], y[fits], color=color, linestyle=ls, label=label)
                     ax.plot(b[~fits], y[~fits], color=color, linestyle=":", linewidth=0.9)
-                bal = inference.balance_batch(m, acc, context_tokens=context_tokens, weight_dtype=dt)
+                bal = inference.balance_batch(m, acc, context_tokens=context_tokens,
+                                              weight_dtype=dt)
                 if np.isfinite(bal) and b[0] <= bal <= b[-1]:
                     for ax, y in ((ax_c, cost), (ax_t, step)):
                         ax.plot([bal], [np.interp(bal, b, y)], marker=marker, color=color,
@@ -102,12 +104,13 @@ def plot_schedule_latency(runs: Mapping[str, np.ndarray], *, interval_s: float,
         fig, ax = new_axes(ax)
         top = max(float(np.max(v)) for v in runs.values()) / units.MS
         bins = np.linspace(0.0, top * 1.02, 60)
-        for (label, lat), color in zip(runs.items(), PALETTE):
-            ax.hist(np.asarray(lat) / units.MS, bins=bins, density=True, histtype="step",
+        for (label, lat), color in zip(runs.items(), PALETTE, strict=False):
+            ax.hist(np.asarray(lat) / units.MS, bins=bins.tolist(), density=True, histtype="step",
                     color=color, linewidth=1.6,
                     label=f"{label}: mean {np.mean(lat) / units.MS:.1f} ms, "
                           f"max {np.max(lat) / units.MS:.1f} ms")
-        for x, text in ((interval_s / 2 + s, "closed-form mean"), (interval_s + s, "closed-form worst")):
+        for x, text in ((interval_s / 2 + s, "closed-form mean"),
+                        (interval_s + s, "closed-form worst")):
             ax.axvline(x / units.MS, color="0.3", linestyle="--", linewidth=0.9)
             ax.annotate(text, (x / units.MS, 0.3), xycoords=("data", "axes fraction"),
                         rotation=90, ha="right", va="center", fontsize=8, color="0.3")
@@ -119,8 +122,9 @@ def plot_schedule_latency(runs: Mapping[str, np.ndarray], *, interval_s: float,
 
 
 def plot_kv_restore(model: Model, acc: Accelerator, *, context_tokens: np.ndarray,
-                    tiers: Mapping[str, tuple[float, int]], n_chips: int, weight_dtype: str = "bf16",
-                    efficiency: float = 0.5, ax: plt.Axes | None = None) -> plt.Figure:
+                    tiers: Mapping[str, tuple[float, int]], n_chips: int,
+                    weight_dtype: str = "bf16", efficiency: float = 0.5,
+                    ax: plt.Axes | None = None) -> plt.Figure:
     """Time to bring back a conversation's KV cache from each tier vs recomputing it (log-log).
 
     ``tiers`` maps a name to (bytes/s per link, number of links in parallel).
@@ -128,9 +132,10 @@ def plot_kv_restore(model: Model, acc: Accelerator, *, context_tokens: np.ndarra
     t = np.asarray(context_tokens, dtype=int)
     with style():
         fig, ax = new_axes(ax)
-        for (name, (bw, links)), color, marker in zip(tiers.items(), PALETTE, MARKERS):
-            y = [kv_tiers.restore_time_s(model, context_tokens=int(x), bytes_per_s=bw, n_links=links)
-                 for x in t]
+        for (name, (bw, links)), color, marker in zip(tiers.items(), PALETTE, MARKERS,
+                                                      strict=False):
+            y = [kv_tiers.restore_time_s(model, context_tokens=int(x), bytes_per_s=bw,
+                                         n_links=links) for x in t]
             ax.plot(t, y, color=color, marker=marker, markersize=4, label=f"copy from {name}")
         y = [kv_tiers.recompute_time_s(model, acc, context_tokens=int(x), n_chips=n_chips,
                                        weight_dtype=weight_dtype, efficiency=efficiency) for x in t]
@@ -172,7 +177,7 @@ def plot_lifetime_split(target_losses: Sequence[float], *, inference_tokens: np.
     law = scaling_laws.parametric_law("besiroglu2024")
     with style():
         fig, ax = new_axes(ax)
-        for loss, color, marker in zip(target_losses, PALETTE, MARKERS):
+        for loss, color, marker in zip(target_losses, PALETTE, MARKERS, strict=False):
             rs = [compute_split.lifetime_optimum(target_loss=loss, inference_tokens=d)
                   for d in inference_tokens]
             over = [inference_optimal.overtraining_factor(law, n_params=r["n_params"],

@@ -9,7 +9,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ._style import (
-    LINESTYLES, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+    LINESTYLES,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 
@@ -28,14 +35,15 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
         raise ValueError("curves must hold at least one (tokens, bits) pair")
     with style():
         fig, ax = new_axes(ax)
-        for (label, (x, y)), sty in zip(curves.items(), series_styles(len(curves))):
-            x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        for (label, (x_in, y_in)), sty in zip(curves.items(), series_styles(len(curves)),
+                                              strict=True):
+            x, y = np.asarray(x_in, dtype=float), np.asarray(y_in, dtype=float)
             if x.shape != y.shape or np.any(x <= 0):
                 raise ValueError(f"curve {label!r}: tokens must be > 0 and match the losses")
             marker = sty["marker"] if x.size <= 30 else None
             ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], marker=marker,
                     markersize=4, label=label)
-        for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3):
+        for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3, strict=False):
             ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0,
                        label=f"{label} ({value:.2f})")
         ax.set_xscale("log")
@@ -60,7 +68,7 @@ def plot_residual_stream(write_norms: Mapping[str, float], ablation_bits: Mappin
         if axes is None:
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0], 3.2))
         left, right = axes
-        fig = left.figure
+        fig = figure_of(left)
         y = np.arange(len(names))
         left.barh(y, [write_norms[k] for k in names], color=PALETTE[0])
         left.set_yticks(y, names)
@@ -90,13 +98,13 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0],
                                             1.5 + 0.35 * len(bits_per_byte)))
-        fig = ax.figure
+        fig = figure_of(ax)
         names = list(bits_per_byte)
         y = np.arange(len(names))
         values = [bits_per_byte[k] for k in names]
         ax.barh(y, values, color=[PALETTE[4] if "model" in k or "gram" in k else PALETTE[0]
                                   for k in names])
-        for yi, v in zip(y, values):
+        for yi, v in zip(y, values, strict=True):
             ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=8)
         ax.axvline(floor_bits, color=PALETTE[1], linestyle="--", linewidth=1.2,

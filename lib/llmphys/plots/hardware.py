@@ -10,7 +10,7 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import roofline
 from ..specs import Accelerator
-from ._style import MARKERS, PALETTE, STYLE, series_styles, si_formatter, style
+from ._style import MARKERS, PALETTE, STYLE, figure_of, series_styles, si_formatter, style
 
 
 def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | None = None,
@@ -29,19 +29,19 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
     with style():
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 4.2 + 0.15 * len(accs)))
-        fig = ax.figure
+        fig = figure_of(ax)
         x = np.logspace(np.log10(lo), np.log10(hi), 400)
-        for acc, sty in zip(accs, series_styles(len(accs))):
+        for acc, sty in zip(accs, series_styles(len(accs)), strict=True):
             y = roofline.attainable_flop_per_s(acc, x, dtype)
             ridge = roofline.ridge_point(acc, dtype)
             ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"],
                     label=f"{acc.name} (ridge {ridge:.0f} FLOP/B)")
             ax.plot([ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10,
                     color=sty["color"])
-            for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
-                ax.plot([intensity], [roofline.attainable_flop_per_s(acc, intensity, dtype)],
+            for (_label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
+                ax.plot([intensity], [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
                         marker=marker, color=sty["color"], markersize=6, linestyle="none")
-        for (label, intensity), marker in zip((kernels or {}).items(), MARKERS):
+        for (label, intensity), _marker in zip((kernels or {}).items(), MARKERS, strict=False):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
             # Label at the foot of the guide, on whichever side has room.
             right_half = np.log(intensity / lo) > 0.6 * np.log(hi / lo)
@@ -73,9 +73,9 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
     with style():
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.3 * len(accs)))
-        fig = ax.figure
+        fig = figure_of(ax)
         y = np.arange(len(accs))
-        for dtype, color, marker in zip(dtypes, PALETTE, MARKERS):
+        for dtype, color, marker in zip(dtypes, PALETTE, MARKERS, strict=False):
             ridges = [_ridge_or_nan(acc, dtype) for acc in accs]
             ax.plot(ridges, y, linestyle="none", marker=marker, color=color, markersize=7,
                     label=dtype.upper())
@@ -84,7 +84,7 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
         ax.xaxis.set_minor_formatter(FuncFormatter(
-            lambda x, _pos: f"{x:g}" if str(int(round(x)))[0] in "25" else ""))
+            lambda x, _pos: f"{x:g}" if str(round(x))[0] in "25" else ""))
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
         ax.legend(loc="lower right")
         fig.tight_layout()

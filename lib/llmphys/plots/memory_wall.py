@@ -12,7 +12,14 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, PercentFormatter
 from .. import trends
 from ..specs import Accelerator
 from ._style import (
-    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 _METRIC_LABELS = {"peak_headline": "peak FLOP/s, narrowest native dtype",
@@ -33,11 +40,11 @@ def plot_growth_trends(accs: Sequence[Accelerator], *,
     if len(accs) < 2:
         raise ValueError("accs must hold at least two accelerators")
     with style():
-        fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(6.4, 4.2))
+        fig, ax = (figure_of(ax), ax) if ax is not None else plt.subplots(figsize=(6.4, 4.2))
         years = np.array([a.launch_year for a in accs], dtype=float)
         t0 = years.min()
         grid = np.linspace(t0, years.max(), 50)
-        for metric, sty in zip(metrics, series_styles(len(metrics))):
+        for metric, sty in zip(metrics, series_styles(len(metrics)), strict=True):
             values = np.array([trends.METRICS[metric](a) for a in accs])
             slope, intercept = np.polyfit(years - t0, np.log(values), 1)
             g = trends.registry_growth(accs, metric)
@@ -71,7 +78,7 @@ def plot_measured_roofline(result: Mapping, *, ax: plt.Axes | None = None) -> pl
         x = np.logspace(np.log10(lo), np.log10(hi), 200)
         ax.plot(x, np.minimum(peak, bw * x), color=PALETTE[0],
                 label=f"roof from measured P and W (ridge {result['ridge']:.1f} FLOP/B)")
-        for p, marker, color in zip(pts, MARKERS, PALETTE[1:]):
+        for p, marker, color in zip(pts, MARKERS, PALETTE[1:], strict=False):
             m, n, k = p["shape"]
             ax.plot([p["intensity"]], [p["flop_per_s"]], marker=marker, color=color,
                     linestyle="none", label=f"measured {m}x{k} @ {k}x{n}")
@@ -103,9 +110,9 @@ def plot_scaling_error(errors: Mapping[str, Mapping[str, float]], *,
         formats = list(dict.fromkeys(f for e in errors.values() for f in e))
         if ax is None:
             fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0], 1.2 + 0.45 * len(schemes)))
-        fig = ax.figure
+        fig = figure_of(ax)
         y = np.arange(len(schemes))
-        for fmt, color, marker in zip(formats, PALETTE, MARKERS):
+        for fmt, color, marker in zip(formats, PALETTE, MARKERS, strict=False):
             ax.plot([errors[s].get(fmt, np.nan) for s in schemes], y, linestyle="none",
                     marker=marker, color=color, markersize=7, label=fmt)
         ax.set_yticks(y, schemes)
@@ -128,7 +135,7 @@ def plot_comm_share(n_gpus: Sequence[float], shares: Mapping[str, Sequence[float
         raise ValueError("shares must hold at least one curve")
     with style():
         fig, ax = new_axes(ax)
-        for (label, s), sty in zip(shares.items(), series_styles(len(shares))):
+        for (label, s), sty in zip(shares.items(), series_styles(len(shares)), strict=True):
             ax.plot(n_gpus, 100 * np.asarray(s), color=sty["color"], linestyle=sty["linestyle"],
                     label=label)
         for n, text in (marks or {}).items():
@@ -155,7 +162,7 @@ def plot_goodput(n_gpus: Sequence[float], curves: Mapping[str, Sequence[float]],
     """
     with style():
         fig, ax = new_axes(ax)
-        for (label, g), sty in zip(curves.items(), series_styles(len(curves))):
+        for (label, g), sty in zip(curves.items(), series_styles(len(curves)), strict=True):
             ax.plot(n_gpus, 100 * np.asarray(g), color=sty["color"], linestyle=sty["linestyle"],
                     label=label)
             if simulated and label in simulated:

@@ -44,7 +44,7 @@ def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[fl
                     ax.plot(x[mask], y[mask], linestyle="none", marker=marker, markersize=7,
                             markerfacecolor=face, markeredgecolor=colour, label=g + suffix)
         if labels is not None:
-            for xi, yi, lab in zip(x, y, labels):
+            for xi, yi, lab in zip(x, y, labels, strict=True):
                 if abs(yi - xi) > band * xi:
                     ax.annotate(lab, (xi, yi), textcoords="offset points", xytext=(5, -10),
                                 fontsize=7.5)

@@ -8,11 +8,24 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import critical_batch, data_constrained, emergence, inference_optimal, scaling_fit
-from .. import scaling_laws
+from .. import (
+    critical_batch,
+    data_constrained,
+    emergence,
+    inference_optimal,
+    scaling_fit,
+    scaling_laws,
+)
 from ..scaling_laws import ParametricLaw
 from ._style import (
-    MARKERS, PALETTE, STYLE, new_axes, series_styles, si_formatter, style,
+    MARKERS,
+    PALETTE,
+    STYLE,
+    figure_of,
+    new_axes,
+    series_styles,
+    si_formatter,
+    style,
 )
 
 
@@ -21,7 +34,7 @@ def plot_isoflop_curves(law: ParametricLaw, budgets_flop: Sequence[float], *,
     """Loss against model size at fixed compute (D = C/6N), N from N*/span to N* span per budget."""
     with style():
         fig, ax = new_axes(ax)
-        for c, sty in zip(budgets_flop, series_styles(len(budgets_flop))):
+        for c, sty in zip(budgets_flop, series_styles(len(budgets_flop)), strict=True):
             opt = scaling_laws.compute_optimal(law, train_flop=c)
             n = opt["n_params"] * np.logspace(-np.log10(span), np.log10(span), 200)
             ax.plot(n, scaling_laws.isoflop_loss(law, train_flop=c, n_params=n),
@@ -39,11 +52,11 @@ def plot_isoflop_curves(law: ParametricLaw, budgets_flop: Sequence[float], *,
 
 def plot_fit_residuals(runs: Mapping[str, np.ndarray], laws: Mapping[str, ParametricLaw], *,
                        ax: plt.Axes | None = None) -> plt.Figure:
-    """Log-loss residuals of each law on the extracted Chinchilla runs, against tokens per parameter."""
+    """Log-loss residuals of each law on the extracted Chinchilla runs vs tokens per parameter."""
     with style():
         fig, ax = new_axes(ax)
         tpp = runs["n_tokens"] / runs["n_params"]
-        for (label, law), color, marker in zip(laws.items(), PALETTE, MARKERS):
+        for (label, law), color, marker in zip(laws.items(), PALETTE, MARKERS, strict=False):
             r = scaling_fit.log_residuals(law, n_params=runs["n_params"],
                                           n_tokens=runs["n_tokens"], loss=runs["loss"])
             ax.plot(tpp, 100 * r, linestyle="none", marker=marker, markersize=3.5, color=color,
@@ -60,7 +73,7 @@ def plot_fit_residuals(runs: Mapping[str, np.ndarray], laws: Mapping[str, Parame
 def plot_inference_optimal(law: ParametricLaw, *, n_params: float,
                            inference_tokens: Sequence[float],
                            ax: plt.Axes | None = None) -> plt.Figure:
-    """Lifetime-optimal size, tokens and total compute relative to a compute-optimal model of equal loss."""
+    """Lifetime-optimal size, tokens and total compute relative to compute-optimal at equal loss."""
     with style():
         fig, ax = new_axes(ax)
         rows = [inference_optimal.versus_chinchilla(law, n_params=n_params, n_inference_tokens=d)
@@ -70,8 +83,9 @@ def plot_inference_optimal(law: ParametricLaw, *, n_params: float,
                   "training tokens D / D_Chinchilla": [r["opt_n_tokens"] / d0 for r in rows],
                   "lifetime FLOP / Chinchilla's": [r["opt_total_flop"] / r["base_total_flop"]
                                                    for r in rows]}
-        for (label, y), sty in zip(series.items(), series_styles(3)):
-            ax.plot(inference_tokens, y, color=sty["color"], linestyle=sty["linestyle"], label=label)
+        for (label, y), sty in zip(series.items(), series_styles(3), strict=True):
+            ax.plot(inference_tokens, y, color=sty["color"], linestyle=sty["linestyle"],
+                    label=label)
         ax.axhline(1, color="0.4", linewidth=0.8)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -114,9 +128,9 @@ def plot_emergence(n_params: np.ndarray, *, answer_tokens: Sequence[int] = (1, 5
     with style():
         if axes is None:
             fig, axes = plt.subplots(1, 2, figsize=(STYLE["figure.figsize"][0], 3.4))
-        fig = axes[0].figure
+        fig = figure_of(axes[0])
         p = emergence.token_accuracy(emergence.per_token_loss(n_params))
-        for k, sty in zip(answer_tokens, series_styles(len(answer_tokens))):
+        for k, sty in zip(answer_tokens, series_styles(len(answer_tokens)), strict=True):
             axes[0].plot(n_params, emergence.exact_match(p, answer_tokens=k), color=sty["color"],
                          linestyle=sty["linestyle"], label=f"{k}-token answers")
         axes[1].plot(n_params, emergence.token_edit_distance(p, answer_tokens=1), color="0.2",
@@ -139,7 +153,7 @@ def plot_scaling_lab(grid: Mapping[str, np.ndarray], law: ParametricLaw, *, entr
         fig, ax = new_axes(ax)
         sizes = np.unique(grid["n_params"])
         d = np.logspace(np.log10(grid["n_tokens"].min()), np.log10(grid["n_tokens"].max()), 100)
-        for n, sty in zip(sizes, series_styles(len(sizes))):
+        for n, sty in zip(sizes, series_styles(len(sizes)), strict=True):
             sel = grid["n_params"] == n
             ax.plot(grid["n_tokens"][sel], grid["loss"][sel] - entropy_nats, marker=sty["marker"],
                     color=sty["color"], linestyle="none", label=f"N = {n:,.0f}")
