@@ -139,7 +139,7 @@ class BytePairTokenizer:
         where: collections.defaultdict[tuple[int, int], set[int]] = collections.defaultdict(set)
         for wi, w in enumerate(words):
             n = counts[wi]
-            for p in zip(w, w[1:]):
+            for p in itertools.pairwise(w):
                 pair_count[p] += n
                 where[p].add(wi)
         heap = [(-c, p) for p, c in pair_count.items()]

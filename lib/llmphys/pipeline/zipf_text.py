@@ -141,7 +141,7 @@ def documents(n_docs: int, *, rng: np.random.Generator, a: float = 1.4,
             src = docs[int(rng.integers(0, i))].split(" ")
             edit = np.flatnonzero(rng.random(len(src)) < edit_fraction)
             fresh = words(edit.size, rng=rng, a=a)
-            for j, w in zip(edit.tolist(), fresh):
+            for j, w in zip(edit.tolist(), fresh, strict=True):
                 src[j] = w
             docs.append(" ".join(src))
         else:
