@@ -18,6 +18,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -155,3 +156,41 @@ def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: dict = 
     r = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
                          inference_cost_per_flop=inference_cost_per_flop)
     return {**r, "inference_tokens": math.exp(log_d)}
+
+
+@functools.cache
+def optimum_grid(*, target_loss: float = 2.0, n_points: int = 41) -> tuple[dict[str, float], ...]:
+    """:func:`lifetime_optimum` at ``n_points`` served-token counts from 1e12 to 1e16, log-spaced.
+
+    Cached, since several claims and a chapter read the same grid; do not mutate the rows.
+
+    >>> len(optimum_grid(n_points=3))
+    3
+    """
+    return tuple(lifetime_optimum(target_loss=target_loss, inference_tokens=d)
+                 for d in np.logspace(12, 16, n_points))
+
+
+def cost_ratio_for_overtraining(factor: float, *, target_loss: float = 2.0) -> float:
+    """Lifetime inference over pretraining cost at the optimum that is ``factor`` overtrained.
+
+    Interpolated in log-log on :func:`optimum_grid` (target loss 2.0, 1e12 to 1e16 served
+    tokens); dimensionless.
+
+    >>> cost_ratio_for_overtraining(100.0) > 1
+    True
+    """
+    grid = optimum_grid(target_loss=target_loss)
+    return float(np.exp(np.interp(np.log(factor), np.log([g["overtraining"] for g in grid]),
+                                  np.log([g["cost_ratio"] for g in grid]))))
+
+
+def cost_ratio_range(*, target_loss: float = 2.0) -> tuple[float, float]:
+    """Least and greatest inference/pretraining cost ratio over :func:`optimum_grid`.
+
+    >>> lo, hi = cost_ratio_range()
+    >>> bool(lo < 1 < hi)
+    True
+    """
+    ratios = [g["cost_ratio"] for g in optimum_grid(target_loss=target_loss)]
+    return float(min(ratios)), float(max(ratios))

@@ -169,3 +169,16 @@ def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
     header = ["model", "attention", "KV per token (KiB)", "max context (tokens)",
               "KV at max context (GB)", "weights (GB)", "KV / weights"]
     return tables.markdown_table(header, rows)
+
+
+def fraction_of_mha(model: Model, variant: str, *, n_tokens: int) -> float:
+    """``model``'s KV cache with its attention swapped for ``variant``, over that with full MHA.
+
+    Both caches for ``n_tokens`` tokens of one sequence (:func:`with_attention`); dimensionless.
+
+    >>> from llmphys import specs
+    >>> fraction_of_mha(specs.model("llama3_70b"), "gqa", n_tokens=128_000)
+    0.125
+    """
+    return (kv_cache_bytes(with_attention(model, variant), n_tokens=n_tokens)
+            / kv_cache_bytes(with_attention(model, "mha"), n_tokens=n_tokens))

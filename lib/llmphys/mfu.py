@@ -89,3 +89,57 @@ def mfu_from_chip_hours(train_flop: float, *, chip_hours: float, peak_flop_per_s
     units.check_positive("chip_hours", chip_hours)
     units.check_positive("peak_flop_per_s", peak_flop_per_s)
     return train_flop / (chip_hours * units.HOUR * peak_flop_per_s)
+
+
+def palm_540b_mfu() -> float:
+    """PaLM 540B's MFU recomputed from its published throughput on 6,144 TPU v4 (fraction).
+
+    :func:`mfu_from_throughput` with :func:`palm_flop_per_token` (Chowdhery et al. 2022,
+    arXiv:2204.02311, app. B).
+
+    >>> round(100 * palm_540b_mfu(), 1)
+    46.2
+    """
+    from . import specs
+
+    r = PUBLISHED_RUNS["palm_540b"]
+    flop = palm_flop_per_token(r["n_params"], n_layers=r["n_layers"], n_heads=r["n_heads"],
+                               d_head=r["d_head"], seq_len=r["seq_len"])
+    return mfu_from_throughput(r["tokens_per_s"], flop_per_token=flop, n_chips=r["n_chips"],
+                               peak_flop_per_s=specs.accelerator("tpu_v4").peak_bf16_flop_per_s)
+
+
+def run_level_mfu(run_key: str) -> float:
+    """A published run's MFU from its total FLOP over its GPU-hours at the H100's dense BF16 peak.
+
+    ``run_key``: ``"llama3_405b"`` (the published training FLOP) or ``"deepseek_v3"`` (the FLOP
+    counted by :func:`~llmphys.accounting.deepseek_v3_flop_per_token` over the run's tokens).
+
+    >>> round(100 * run_level_mfu("llama3_405b"), 1)
+    34.6
+    """
+    from . import accounting, specs
+
+    peak = specs.accelerator("h100_sxm").peak_bf16_flop_per_s
+    r = PUBLISHED_RUNS[run_key]
+    if run_key == "llama3_405b":
+        return mfu_from_chip_hours(r["train_flop"], chip_hours=r["gpu_hours"], peak_flop_per_s=peak)
+    if run_key == "deepseek_v3":
+        flop = accounting.deepseek_v3_flop_per_token()
+        return mfu_from_chip_hours(flop * r["n_tokens"], chip_hours=r["gpu_hours"],
+                                   peak_flop_per_s=peak)
+    raise ValueError(f"run_key must be 'llama3_405b' or 'deepseek_v3', got {run_key!r}")
+
+
+def published_mfu_range() -> tuple[float, float]:
+    """Lowest and highest MFU (percent) recomputed for published runs.
+
+    The lowest run-level figure of Llama 3.1 405B and DeepSeek-V3 (:func:`run_level_mfu`), and
+    PaLM 540B's from its measured throughput (:func:`palm_540b_mfu`).
+
+    >>> lo, hi = published_mfu_range()
+    >>> lo < hi
+    True
+    """
+    low = min(run_level_mfu("llama3_405b"), run_level_mfu("deepseek_v3"))
+    return 100 * low, 100 * palm_540b_mfu()

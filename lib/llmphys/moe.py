@@ -171,3 +171,16 @@ def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devi
                                                      bytes_per_element=bytes_per_element)
     return {"compute_s": n_tokens * expert_flop_per_token(model) / acc.peak_bf16_flop_per_s,
             "all_to_all_s": traffic / links[fabric]}
+
+
+def all_to_all_over_compute(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
+                            fabric: str) -> float:
+    """An MoE layer's all-to-all time over its expert compute time (:func:`moe_layer_times_s`).
+
+    >>> from llmphys import specs
+    >>> all_to_all_over_compute(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
+    ...                         n_tokens=4096, n_devices=64, fabric="scale_out") > 1
+    True
+    """
+    t = moe_layer_times_s(model, acc, n_tokens=n_tokens, n_devices=n_devices, fabric=fabric)
+    return t["all_to_all_s"] / t["compute_s"]

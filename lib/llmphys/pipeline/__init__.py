@@ -12,6 +12,7 @@
     mixture   domain weights, epochs per domain, annealing, the value of repeated tokens
     collapse  recursive training on a model's own samples: replace, accumulate, verify
     run       all stages in order, scored against the crawl's labels
+    studies   the data chapter's fixed-seed runs, shared with the claims ledger
 
 Stages take and return plain Python and numpy values; randomness comes in as
 ``rng: np.random.Generator``.
