@@ -11,47 +11,83 @@ hardware repeats for rematerialisation does not count (that is "hardware FLOP
 utilisation"). Over a whole run, the same ratio from total model FLOP and chip-hours also
 charges downtime, restarts and slow steps.
 
-Published anchors are kept below with their sources; the chapter recomputes each ratio.
+Published anchors live in the registries with their sources (``data/training_runs.toml`` for
+measured throughput; GPU-hours in ``prices.toml``; training FLOP and tokens in
+``models.toml``); the chapter recomputes each ratio.
 
 Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations
 
-from . import units
+import dataclasses
+import functools
+import tomllib
 
-PUBLISHED_RUNS = {
-    "palm_540b": {
-        "n_params": 540.35e9, "n_layers": 118, "n_heads": 48, "d_head": 256, "seq_len": 2048,
-        "tokens_per_s": 238.3e3, "n_chips": 6144, "accelerator": "tpu_v4", "reported_mfu": 0.462,
-        "source": "Chowdhery et al. 2022 (arXiv:2204.02311), app. B: 238.3K tokens/s "
-                  "on 6144 TPU v4 chips, 46.2% MFU (57.8% hardware FLOP utilisation).",
-    },
-    "llama3_405b": {
-        "n_gpus": (8192, 16_384, 16_384), "tflop_per_s_per_gpu": (430.0, 400.0, 380.0),
-        "reported_mfu": (0.43, 0.41, 0.38), "accelerator": "h100_sxm",
-        "gpu_hours": 30.84e6, "train_flop": 3.8e25,
-        "source": "Dubey et al. 2024 (arXiv:2407.21783), table 4 (BF16 TFLOP/s per GPU and MFU "
-                  "for three 405B configurations; the third uses 128K-token context); "
-                  "3.8e25 FLOP of pre-training as the paper states; 30.84M H100 GPU-hours on "
-                  "the Llama 3.1 model card.",
-    },
-    "deepseek_v3": {
-        "gpu_hours": 2.664e6, "n_tokens": 14.8e12, "n_active_params": 37e9,
-        "accelerator": "h100_sxm",
-        "source": "DeepSeek-AI 2024 (arXiv:2412.19437), table 1 and sec. 1: pre-training on "
-                  "14.8T tokens took 2664K H800 GPU-hours (2.788M with context extension and "
-                  "post-training), trained in FP8. The H800 has the H100 SXM's tensor cores.",
-    },
-}
+from . import units
+from .specs import build_spec, data_dir
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MeasuredThroughput:
+    """A run's measured tokens/s on ``n_chips`` chips, with the shape PaLM's FLOP count needs."""
+
+    key: str
+    accelerator: str
+    n_chips: int
+    n_params: float
+    n_layers: int
+    n_heads: int
+    d_head: int
+    seq_len: int
+    tokens_per_s: float
+    reported_mfu: float
+    source: str
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ReportedConfigs:
+    """Per-GPU throughput and MFU a paper reports for several configurations of one run."""
+
+    key: str
+    accelerator: str
+    n_gpus: tuple[int, ...]
+    context: tuple[str, ...]
+    tflop_per_s_per_gpu: tuple[float, ...]
+    reported_mfu: tuple[float, ...]
+    source: str
+
+
+_KINDS = {"palm_540b": MeasuredThroughput, "llama3_405b": ReportedConfigs}
+
+
+@functools.cache
+def _runs(path: str) -> dict:
+    with open(path, "rb") as f:
+        table = tomllib.load(f)
+    unknown = set(table) - set(_KINDS)
+    if unknown:
+        raise ValueError(f"training_runs.toml: unknown run(s) {sorted(unknown)}; known: {sorted(_KINDS)}")
+    return {k: build_spec(_KINDS[k], v, f"training_runs.toml: {k}", key=k) for k, v in table.items()}
+
+
+def training_run(key: str) -> MeasuredThroughput | ReportedConfigs:
+    """A published run's measured throughput from ``data/training_runs.toml``.
+
+    >>> training_run("palm_540b").n_chips
+    6144
+    """
+    runs = _runs(str(data_dir() / "training_runs.toml"))
+    if key not in runs:
+        raise KeyError(f"unknown training run {key!r}; known: {', '.join(runs)}")
+    return runs[key]
 
 
 def palm_flop_per_token(n_params: float, *, n_layers: int, n_heads: int, d_head: int,
                         seq_len: int) -> float:
     """Training FLOP per token in PaLM's MFU: 6 N + 12 L H Q T (Chowdhery et al. 2022, app. B).
 
-    >>> r = PUBLISHED_RUNS["palm_540b"]
-    >>> round(palm_flop_per_token(r["n_params"], n_layers=118, n_heads=48, d_head=256,
+    >>> r = training_run("palm_540b")
+    >>> round(palm_flop_per_token(r.n_params, n_layers=118, n_heads=48, d_head=256,
     ...                           seq_len=2048) / 1e12, 3)  # TFLOP per token
     3.278
     """
@@ -102,32 +138,35 @@ def palm_540b_mfu() -> float:
     """
     from . import specs
 
-    r = PUBLISHED_RUNS["palm_540b"]
-    flop = palm_flop_per_token(r["n_params"], n_layers=r["n_layers"], n_heads=r["n_heads"],
-                               d_head=r["d_head"], seq_len=r["seq_len"])
-    return mfu_from_throughput(r["tokens_per_s"], flop_per_token=flop, n_chips=r["n_chips"],
-                               peak_flop_per_s=specs.accelerator("tpu_v4").peak_bf16_flop_per_s)
+    r = training_run("palm_540b")
+    flop = palm_flop_per_token(r.n_params, n_layers=r.n_layers, n_heads=r.n_heads,
+                               d_head=r.d_head, seq_len=r.seq_len)
+    return mfu_from_throughput(r.tokens_per_s, flop_per_token=flop, n_chips=r.n_chips,
+                               peak_flop_per_s=specs.accelerator(r.accelerator).peak_bf16_flop_per_s)
 
 
-def run_level_mfu(run_key: str) -> float:
+def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
     """A published run's MFU from its total FLOP over its GPU-hours at the H100's dense BF16 peak.
 
-    ``run_key``: ``"llama3_405b"`` (the published training FLOP) or ``"deepseek_v3"`` (the FLOP
-    counted by :func:`~llmphys.accounting.deepseek_v3_flop_per_token` over the run's tokens).
+    ``run_key``: ``"llama3_405b"`` (the published training FLOP over the model card's 30.84M
+    GPU-hours) or ``"deepseek_v3"`` (:func:`~llmphys.accounting.deepseek_v3_train_flop` over
+    the 2.664M GPU-hours of pre-training); ``dtype`` names the H100 peak it is measured against.
 
     >>> round(100 * run_level_mfu("llama3_405b"), 1)
     34.6
     """
-    from . import accounting, specs
+    from . import accounting, economics, specs
 
-    peak = specs.accelerator("h100_sxm").peak_bf16_flop_per_s
-    r = PUBLISHED_RUNS[run_key]
+    peak = specs.accelerator("h100_sxm").peak_flop_per_s(dtype)
     if run_key == "llama3_405b":
-        return mfu_from_chip_hours(r["train_flop"], chip_hours=r["gpu_hours"], peak_flop_per_s=peak)
-    if run_key == "deepseek_v3":
-        flop = accounting.deepseek_v3_flop_per_token()
-        return mfu_from_chip_hours(flop * r["n_tokens"], chip_hours=r["gpu_hours"],
+        return mfu_from_chip_hours(specs.model("llama31_405b").published_train_flop,
+                                   chip_hours=economics.price("training_gpu_hours.llama31_405b").value,
                                    peak_flop_per_s=peak)
+    if run_key == "deepseek_v3":
+        return mfu_from_chip_hours(
+            accounting.deepseek_v3_train_flop(),
+            chip_hours=economics.price("training_gpu_hours.deepseek_v3_pretraining").value,
+            peak_flop_per_s=peak)
     raise ValueError(f"run_key must be 'llama3_405b' or 'deepseek_v3', got {run_key!r}")
 
 

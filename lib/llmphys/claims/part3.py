@@ -113,18 +113,9 @@ def m08() -> Check:
 
 @check
 def m09() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    mfu_published_runs = mfu.PUBLISHED_RUNS["llama3_405b"]
     return Check(
         value=100 * mfu.palm_540b_mfu(),
-        numbers={
-            "mfu_from_chip_hours_train_flop": 100
-            * mfu.mfu_from_chip_hours(
-                mfu_published_runs["train_flop"],
-                chip_hours=mfu_published_runs["gpu_hours"],
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-            )
-        },
+        numbers={"llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b")},
     )
 
 
@@ -141,18 +132,9 @@ def m10() -> Check:
 
 @check
 def m11() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    mfu_published_runs = mfu.PUBLISHED_RUNS["llama3_405b"]
     return Check(
         value=100 * mfu.palm_540b_mfu(),
-        numbers={
-            "mfu_from_chip_hours_train_flop": 100
-            * mfu.mfu_from_chip_hours(
-                mfu_published_runs["train_flop"],
-                chip_hours=mfu_published_runs["gpu_hours"],
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-            )
-        },
+        numbers={"llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b")},
     )
 
 
