@@ -33,7 +33,7 @@ __all__ = ["APPROX_BAND", "Assessment", "Bound", "Check", "Claim", "Compare", "R
            "Verdict", "assess", "call_source", "fill", "half_unit", "note_fields", "SOURCES",
            "Source", "claims", "claim", "ledger", "verdict_counts", "ledger_markdown",
            "details_markdown", "summary_markdown", "ratio_points", "CROSS", "cross_references",
-           "data_file"]
+           "data_file", "verdict_table_markdown"]
 
 
 @dataclass(frozen=True)
@@ -282,6 +282,20 @@ def details_markdown(assessments: list[Assessment]) -> str:
             block += f"\n\n  The call:\n\n  ```python\n{code}\n  ```"
         blocks.append(block)
     return "\n\n".join(blocks)
+
+
+def verdict_table_markdown(assessments: list[Assessment]) -> str:
+    """A compact MyST table for a chapter: id, claim, the source's figure, ours, verdict.
+
+    The chapter lists the ledger entries that its sections derive; the full notes stay on the
+    ledger page.
+    """
+    lines = ["| | claim | the source says | we compute | verdict |", "|:--|:--|:--|:--|:--|"]
+    for a in assessments:
+        c = a.claim
+        lines.append(f"| **{c.id}** | {_cell(c.claim)} | {_cell(c.stated)} | "
+                     f"{_cell(a.shown or 'n/a')} | {a.verdict.value} |")
+    return "\n".join(lines)
 
 
 def summary_markdown(assessments: list[Assessment]) -> str:

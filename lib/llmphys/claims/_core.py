@@ -165,6 +165,9 @@ class _Grading:
     fmt: str = "{:.3g}"
     unit: str = ""
     approx: float = APPROX_BAND   # relative distance still judged "approximately"
+    # A value that depends on a choice the source leaves free (which chips enter a fit) is at
+    # best "approximately" (rule 6 of the ledger): the choice, in words, caps the grade.
+    free_choice: str = ""
 
     def show(self, value: Any) -> str:
         text = " / ".join(self.fmt.format(v) for v in _as_tuple(value))
@@ -352,6 +355,8 @@ def assess(claim: Claim) -> Assessment:
             raise ValueError(f"{claim.id}: a computed threshold needs a bound with none stated")
         grading = replace(grading, threshold=float(result.threshold))
     grade = grading.grade(result.value)
+    if grade == "exact" and grading.free_choice:
+        grade = "approx"
     verdict = {"exact": Verdict.ASSUMPTION if claim.assumptions else Verdict.EXACT,
                "approx": Verdict.APPROX, "miss": Verdict.DISPUTED}[grade]
     return Assessment(claim, result.value, grading.show(result.value), verdict, result.numbers,

@@ -121,7 +121,17 @@ def l05() -> Check:
 
 @check
 def l06() -> Check:
-    return Check(value=serving.step_time_growth(2.0))
+    llama70 = specs.model("llama3_70b")
+    h100 = specs.accelerator("h100_sxm")
+    step = inference.decode_step(llama70, h100, batch_size=32, context_tokens=0, n_chips=8)
+    return Check(
+        value=1 - step["memory_time_s"] / step["step_time_s"],
+        numbers={
+            "tensor_busy_pct": 100 * step["compute_time_s"] / step["step_time_s"],
+            "balance_batch": inference.balance_batch(llama70, h100),
+            "growth_at_2x": serving.step_time_growth(2.0),
+        },
+    )
 
 
 @check
@@ -180,13 +190,21 @@ def l10() -> Check:
 def l12() -> Check:
     h100 = specs.accelerator("h100_sxm")
     b200 = specs.accelerator("b200")
+    blackwell_800g = (
+        b200.scale_up_bytes_per_s_per_direction
+        / economics.price("link_bytes_per_s.connectx8_800g").value
+    )
     return Check(
-        value=(scale_up.scale_up_to_out_ratio(h100), scale_up.scale_up_to_out_ratio(b200)),
+        value=(scale_up.scale_up_to_out_ratio(h100), blackwell_800g),
         numbers={
+            "up_over_out_h100": scale_up.scale_up_to_out_ratio(h100),
+            "blackwell_800g": blackwell_800g,
+            "up_over_out_b200": scale_up.scale_up_to_out_ratio(b200),
+            "up_over_out_a100": scale_up.scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
             "price_link_bytes_per_s_h800_nvlink_achieved": economics.price(
                 "link_bytes_per_s.h800_nvlink_achieved"
             ).value
-            / economics.price("link_bytes_per_s.h800_infiniband").value
+            / economics.price("link_bytes_per_s.h800_infiniband").value,
         },
     )
 
@@ -313,7 +331,7 @@ def l20() -> Check:
 @check
 def l21() -> Check:
     return Check(
-        value=(100 * compute_split.cost_minimising_shares([1.0, 1.0, 1.0])).tolist(),
+        value=None,
         numbers={
             "optimum_at_cost_ratio_2p0_1p0_overtraining": compute_split.optimum_at_cost_ratio(
                 target_loss=2.0, cost_ratio=1.0
@@ -384,27 +402,25 @@ def l25() -> Check:
 
 @check
 def l26() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    h200 = specs.accelerator("h200")
-    b200 = specs.accelerator("b200")
-    gb200 = specs.accelerator("gb200")
+    ridge = {
+        k: roofline.ridge_point(specs.accelerator(k)) for k in ("h100_sxm", "h200", "b200", "gb200")
+    }
     return Check(
-        value=(
-            roofline.ridge_point(h100),
-            roofline.ridge_point(h200),
-            roofline.ridge_point(b200),
-            roofline.ridge_point(gb200),
-        ),
-        numbers={"ridge_point_h100_fp8": roofline.ridge_point(h100, "fp8")},
+        value=float(np.median(list(ridge.values()))),
+        numbers={
+            "ridge_h100": ridge["h100_sxm"],
+            "ridge_h200": ridge["h200"],
+            "ridge_b200": ridge["b200"],
+            "ridge_gb200": ridge["gb200"],
+            "ridge_point_h100_fp8": roofline.ridge_point(specs.accelerator("h100_sxm"), "fp8"),
+        },
     )
 
 
 @check
 def l27() -> Check:
+    price_ratio, latency_ratio = serving.slow_mode_ratios()
     return Check(
-        value=serving.slow_mode_batch(),
-        numbers={
-            "slow_mode_ratios_0": serving.slow_mode_ratios()[0],
-            "slow_mode_ratios_1": serving.slow_mode_ratios()[1],
-        },
+        value=price_ratio,
+        numbers={"slow_batch": serving.slow_mode_batch(), "slow_mode_ratios_1": latency_ratio},
     )

@@ -10,6 +10,7 @@ import numpy as np
 
 from llmphys import (
     accounting,
+    compute_split,
     data_constrained,
     economics,
     emergence,
@@ -305,7 +306,8 @@ def o27() -> Check:
         value=training_bill_usd / units.MEGA,
         numbers={
             "training_bill_usd_llama31_405b": training_bill_usd_llama31_405b_3 / units.MEGA,
-            "llama_over_deepseek_flop": llama405.published_train_flop / accounting.deepseek_v3_train_flop(),
+            "llama_over_deepseek_flop": llama405.published_train_flop
+            / accounting.deepseek_v3_train_flop(),
             "training_bill_usd_llama31_405b_2": training_bill_usd_llama31_405b_3
             / units.MEGA
             / (training_bill_usd / units.MEGA),
@@ -349,8 +351,10 @@ def o32() -> Check:
         "price_performance_doubling_years.gpu"
     )
     return Check(
-        value=economics.economic_life_range(),
+        value=None,
         numbers={
+            "life_hi": economics.economic_life_range()[1],
+            "life_lo": economics.economic_life_range()[0],
             "price_price_performance_doubling_years_gpu_0": price_price_performance_doubling_years_gpu.range[
                 0
             ],
@@ -447,11 +451,20 @@ def o36() -> Check:
 def o37() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     llama8 = specs.model("llama3_8b")
+    d_inf, step = 1e15, 1e-4
+    best = compute_split.lifetime_optimum(target_loss=2.0, inference_tokens=d_inf)
+    n0, n1 = best["n_params"], best["n_params"] * (1 - step)  # a smaller model, trained longer
+    d0, d1 = (compute_split.tokens_for_loss(n, target_loss=2.0) for n in (n0, n1))
+    extra_training = 6 * (n1 * d1 - n0 * d0)
+    inference_saved = 2 * d_inf * (n0 - n1)
     return Check(
-        value=1000000000000000.0
-        / inference_optimal.break_even_inference_tokens(
-            besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
-        )
+        value=inference_saved / extra_training,
+        numbers={
+            "l8_return": d_inf
+            / inference_optimal.break_even_inference_tokens(
+                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+            )
+        },
     )
 
 
@@ -494,7 +507,12 @@ def o41() -> Check:
 
 @check
 def o42() -> Check:
-    return Check(value=max((m.max_context_tokens for m in specs.models().values())))
+    registry_longest = max(m.max_context_tokens for m in specs.models().values())
+    gemini = economics.price("context_tokens.gemini_15_pro").value
+    return Check(
+        value=max(registry_longest, gemini),
+        numbers={"registry_longest": registry_longest, "gemini": gemini},
+    )
 
 
 @check
@@ -503,14 +521,31 @@ def o44() -> Check:
     h100 = specs.accelerator("h100_sxm")
     train_flop = accounting.train_flop(accounting.n_params(llama405), llama405.n_training_tokens)
     return Check(
-        value=training.training_time_s(
-            train_flop, n_chips=100, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
-        )
-        / units.YEAR,
+        value=None,
         numbers={
+            "years_on_100": training.training_time_s(
+                train_flop, n_chips=100, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
+            )
+            / units.YEAR,
             "training_time_s_100000_0p4": training.training_time_s(
                 train_flop, n_chips=100000, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
             )
-            / units.DAY
+            / units.DAY,
+        },
+    )
+
+
+@check
+def o45() -> Check:
+    state = training.training_state_bytes_per_param()
+    optimizer_bytes = state["master_weights"] + state["optimizer_states"]
+    stage1_bytes = parallelism.zero_bytes_per_param(1, 64)
+    return Check(
+        value=(stage1_bytes - state["weights"] - state["gradients"]) / optimizer_bytes,
+        numbers={
+            "stage0_bytes": parallelism.zero_bytes_per_param(0, 64),
+            "optimizer_bytes": optimizer_bytes,
+            "stage1_bytes": stage1_bytes,
+            "stage3_bytes": parallelism.zero_bytes_per_param(3, 64),
         },
     )

@@ -241,12 +241,12 @@ def m17() -> Check:
 def m18() -> Check:
     llama70 = specs.model("llama3_70b")
     dsv3 = specs.model("deepseek_v3")
+    window = kv_cache.with_attention(llama70, "swa")
     return Check(
-        value=[
-            kv_cache.fraction_of_mha(llama70, v, n_tokens=128000)
-            for v in ("mqa", "gqa", "mla", "swa")
-        ],
+        value=[kv_cache.fraction_of_mha(llama70, v, n_tokens=128000) for v in ("mqa", "gqa", "mla")]
+        + [kv_cache.cached_positions(window, n_tokens=128000) / 128000],
         numbers={
+            "window_with_gqa": kv_cache.fraction_of_mha(llama70, "swa", n_tokens=128000),
             "attn_intensity_mha": kv_cache.decode_attention_intensity(
                 kv_cache.with_attention(llama70, "mha")
             ),
@@ -285,8 +285,12 @@ def m21() -> Check:
     return Check(
         value=float_format_e4m3.max_value,
         numbers={
-            "e4m3_range_bits": np.log2(float_format_e4m3.max_value / float_format_e4m3.min_subnormal),
-            "bf16_range_bits": np.log2(float_format_bf16.max_value / float_format_bf16.min_subnormal),
+            "e4m3_range_bits": np.log2(
+                float_format_e4m3.max_value / float_format_e4m3.min_subnormal
+            ),
+            "bf16_range_bits": np.log2(
+                float_format_bf16.max_value / float_format_bf16.min_subnormal
+            ),
         },
     )
 
@@ -333,19 +337,13 @@ def m25() -> Check:
 
 @check
 def m26() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    a100 = specs.accelerator("a100_sxm")
-    fp8_speedup_h100_8192 = precision.precision_speedup(h100, m=8192, n=8192, k=8192)
-    fp8_speedup_a100_1 = precision.precision_speedup(a100, m=1, n=8192, k=8192)
-    fp8_speedup_h100_1 = precision.precision_speedup(h100, m=1, n=8192, k=8192)
+    def gain(chip: str, m: int) -> float:
+        r = precision.precision_speedup(specs.accelerator(chip), m=m, n=8192, k=8192)
+        return r["speedup"] / r["peak_ratio"]
+
     return Check(
-        value=fp8_speedup_a100_1["speedup"] / fp8_speedup_a100_1["peak_ratio"],
-        numbers={
-            "fp8_speedup_h100_1_speedup": fp8_speedup_h100_1["speedup"]
-            / fp8_speedup_h100_1["peak_ratio"],
-            "fp8_speedup_h100_8192_speedup": fp8_speedup_h100_8192["speedup"]
-            / fp8_speedup_h100_8192["peak_ratio"],
-        },
+        value=(gain("h100_sxm", 1), gain("h100_sxm", 8192)),
+        numbers={"b200_ratio": gain("b200", 1), "a100_ratio": gain("a100_sxm", 1)},
     )
 
 

@@ -2,8 +2,8 @@
 
 The book's synthetic crawl of 800 pages (seed 2) through every stage (seed 3), the
 decontamination sweep on its leaking pages, a BPE tokenizer trained on the survivors, and the
-model-collapse recursion of a 2,000-word Zipf unigram model (seed 5). The runs are cached: the
-crawl takes seconds and several claims read the same run.
+model-collapse recursion of a 2,000-word Zipf unigram model (seed 5). The runs are cached: they
+are deterministic, take seconds, and several claims read the same run.
 
 Home chapter: the data chapter (chapters/02_data).
 """
@@ -64,6 +64,7 @@ def lsh_candidate_probability(jaccard: float, *, n_bands: int = 14, n_rows: int 
     return float(dedup.s_curve(jaccard, n_bands=n_bands, n_rows=n_rows))
 
 
+@cache
 def decontam_recall(n: int, *, edited: bool = True) -> float:
     """Recall of an n-gram decontamination check on :func:`book_crawl`'s leaking pages.
 
@@ -79,6 +80,7 @@ def decontam_recall(n: int, *, edited: bool = True) -> float:
     return float(decontam.sweep(texts, list(web.benchmark), truth[keep], [n])[n]["recall"])
 
 
+@cache
 def fertility_premium() -> float:
     """Worst language's tokens per word over English's, for the book's 768-token BPE.
 
