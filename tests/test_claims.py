@@ -5,6 +5,7 @@ claim. Ledger values that the chapters also glue into their prose must equal the
 the two cannot drift apart.
 """
 
+import ast
 import json
 import re
 from functools import cache
@@ -13,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from llmphys import claims
-from llmphys.claims import Bound, Claim, Compare, Range, Verdict, assess, half_unit
+from llmphys.claims import Bound, Check, Claim, Compare, Range, Verdict, assess, half_unit
 
 ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "lib" / "llmphys"
 SEEDS = ROOT.parent / "shared" / "seeds"
 CHAPTERS = ROOT / "chapters"
 ALL = claims.claims()
@@ -73,14 +75,65 @@ def test_claim_is_complete(c: Claim):
     for other in c.see_also:
         assert other in IDS and other != c.id, (c.id, other)
     if c.verdict is Verdict.UNCHECKABLE:
-        assert c.check is None and c.note, f"{c.id}: say why no number settles it"
+        assert c.grading is None and c.note, f"{c.id}: say why no number settles it"
     else:
-        assert c.check is not None
+        assert c.grading is not None
     if c.verdict is Verdict.ASSUMPTION:
         assert c.assumptions, f"{c.id}: state the assumption"
     if c.verdict is Verdict.DISPUTED:
         assert c.note, f"{c.id}: a disputed claim carries the computation against it"
-    claims.fill(c.note + c.assumptions)   # every [[expr|fmt]] placeholder evaluates
+
+
+@pytest.mark.parametrize("c", ALL, ids=IDS)
+def test_claim_has_a_check_function_or_is_not_checkable(c: Claim):
+    if c.grading is not None:
+        assert c.checker is not None, f"{c.id}: graded, but no def {c.id.lower()}() -> Check"
+        assert c.checker.__name__ == c.id.lower()
+        assert c.checker.__annotations__.get("return") in ("Check", Check)
+    else:
+        assert c.verdict is Verdict.UNCHECKABLE
+        if c.checker is not None:   # it only supplies the numbers its notes quote
+            assert c.checker().value is None, f"{c.id}: not checkable, yet returns a value"
+
+
+@pytest.mark.parametrize("c", ALL, ids=IDS)
+def test_notes_fill_without_missing_or_unused_numbers(c: Claim):
+    a = assess(c)
+    fields = claims.note_fields(c.note) | claims.note_fields(c.assumptions)
+    assert fields <= set(a.numbers), f"{c.id}: no number for {sorted(fields - set(a.numbers))}"
+    assert set(a.numbers) <= fields, f"{c.id}: numbers no note quotes: {sorted(set(a.numbers) - fields)}"
+    for text in (c.note, c.assumptions):
+        filled = a.filled(text)
+        assert "{" not in filled and "}" not in filled, (c.id, filled)
+
+
+def _calls(tree: ast.AST) -> list[str]:
+    return [n.func.id for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+
+
+def test_the_library_has_no_eval_exec_or_compile():
+    """Checks are code a linter and a type checker can see: no string is ever run as Python."""
+    offenders = []
+    for path in sorted(LIB.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for name in _calls(tree):
+            if name in ("eval", "exec", "compile", "__import__"):
+                offenders.append(f"{path.relative_to(LIB)}: {name}()")
+    assert not offenders, offenders
+
+
+def test_the_no_eval_test_can_fail():
+    assert _calls(ast.parse("x = eval('1 + 1')")) == ["eval"]
+
+
+def test_notes_hold_no_expressions():
+    """A note's fields are names the check returns, never expressions to evaluate."""
+    for c in ALL:
+        for text in (c.note, c.assumptions, c.claim, c.stated):
+            assert "[[" not in text, c.id
+            for m in re.finditer(r"\{([^{}]*)\}", text):
+                assert re.fullmatch(r"[A-Za-z_]\w*(:[^{}]*)?", m.group(1)), (c.id, m.group(0))
 
 
 @pytest.mark.parametrize("c", [c for c in ALL if c.glue], ids=[c.id for c in ALL if c.glue])
@@ -126,16 +179,17 @@ def test_half_unit_reads_the_stated_precision():
 
 
 def test_grading_bands():
-    exact = Compare(expr="295.6", target="296")
-    approx = Compare(expr="295.3", target="296")
-    assert exact.grade(295.6) == "exact"
-    assert approx.grade(295.3) == "approx" and approx.grade(100.0) == "miss"
-    assert Range(expr="", lo=2000, hi=3000).grade((2500, 3100)) == "approx"
-    assert Range(expr="", lo=2000, hi=3000, approx=0.0).grade(3100) == "miss"
-    assert Bound(expr="", op=">", threshold=5000).grade(5461) == "exact"
-    assert Bound(expr="", op=">", threshold=5000, approx=0.1).grade(1820) == "miss"
+    near = Compare(target="296")
+    assert near.grade(295.6) == "exact"
+    assert near.grade(295.3) == "approx" and near.grade(100.0) == "miss"
+    assert Range(lo=2000, hi=3000).grade((2500, 3100)) == "approx"
+    assert Range(lo=2000, hi=3000, approx=0.0).grade(3100) == "miss"
+    assert Bound(op=">", threshold=5000).grade(5461) == "exact"
+    assert Bound(op=">", threshold=5000, approx=0.1).grade(1820) == "miss"
     with pytest.raises(ValueError, match="op"):
-        Bound(expr="", op="=>", threshold=1)
+        Bound(op="=>", threshold=1)
+    with pytest.raises(ValueError, match="threshold"):
+        Bound(op="<").grade(1.0)
 
 
 def test_unknown_names_are_explained():
@@ -143,8 +197,21 @@ def test_unknown_names_are_explained():
         claims.claim("Z99")
     with pytest.raises(KeyError, match="known"):
         claims.claims("nonexistent.txt")
-    with pytest.raises(NameError, match="llmphys"):
-        claims.evaluate("nosuchmodule.f()")
+    with pytest.raises(KeyError, match="M01.*'ridge'"):
+        claims.fill("{ridge:.1f}", {"peak": 1.0}, claim_id="M01")
+
+
+def test_the_data_files_are_checked_field_by_field(tmp_path, monkeypatch):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data", data)
+    text = (data / "claims" / "part3.toml").read_text(encoding="utf-8")
+    (data / "claims" / "part3.toml").write_text(
+        text.replace('[M01]\nwhere = ', '[M01]\nwher = ', 1), encoding="utf-8")
+    monkeypatch.setenv("LLMPHYS_DATA", str(data))
+    with pytest.raises(ValueError, match=r"part3.toml: M01.*wher"):
+        claims.claims("M")
 
 
 def test_markdown_has_one_row_and_anchor_per_claim():

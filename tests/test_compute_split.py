@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from llmphys import compute_split as cs
+from llmphys import scaling_laws
 
 
 def test_besiroglu_fit_is_compute_optimal_near_twenty_tokens_per_parameter():
@@ -17,7 +18,7 @@ def test_besiroglu_fit_is_compute_optimal_near_twenty_tokens_per_parameter():
 def test_hoffmann_fit_puts_its_own_optimum_far_above_twenty():
     # The published eq. 10 constants give ~80-120 tokens/param: the inconsistency
     # Besiroglu et al. report, and the reason the book uses their refit.
-    r = cs.lifetime_optimum(target_loss=2.0, inference_tokens=0.0, fit=cs.HOFFMANN_FIT)
+    r = cs.lifetime_optimum(target_loss=2.0, inference_tokens=0.0, fit=scaling_laws.parametric_law("hoffmann2022"))
     assert r["tokens_per_param"] > 60
 
 

@@ -157,3 +157,21 @@ def test_bad_arguments_are_named(h100):
         inference.experts_touched(LLAMA, batch_size=4)
     with pytest.raises(ValueError, match="headroom"):
         inference.min_chips(LLAMA, h100, headroom=1.0)
+
+
+def test_moe_decode_reads_active_weights_at_batch_one_and_all_of_them_at_large_batch():
+    # moved from test_kv_cache: inference.weight_bytes_read is the one count of streamed weights
+    m = specs.model("deepseek_v3")
+    streamed = accounting.n_params(m) - accounting.embedding_params(m)
+    one = inference.weight_bytes_read(m, batch_size=1)
+    assert one == pytest.approx(2 * (accounting.n_active_params(m) - accounting.embedding_params(m)))
+    assert inference.weight_bytes_read(m, batch_size=4096) == pytest.approx(2 * streamed, rel=1e-3)
+
+
+def test_kv_cache_ceiling_counts_the_weights_inference_counts():
+    # one formula: the decode ceiling's weight bytes are inference.weight_bytes_read's
+    m, h100 = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    with_w = kv_cache.decode_tokens_per_s(m, h100, context_tokens=1024, batch_size=64)
+    q = (kv_cache.kv_cache_bytes(m, n_tokens=1024, batch_size=64)
+         + inference.weight_bytes_read(m, batch_size=64))
+    assert with_w <= 64 / (q / h100.hbm_bytes_per_s) * (1 + 1e-12)

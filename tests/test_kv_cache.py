@@ -145,14 +145,6 @@ def test_absorbed_mla_attention_sits_near_the_h100_ridge(h100):
     assert 0.5 < i / roofline.ridge_point(h100) < 1.0
 
 
-def test_moe_decode_reads_active_weights_at_batch_one_and_all_of_them_at_large_batch():
-    m = specs.model("deepseek_v3")
-    streamed = accounting.n_params(m) - accounting.embedding_params(m)
-    one = kv_cache.weight_bytes_read_per_step(m, batch_size=1)
-    assert one == pytest.approx(2 * (accounting.n_active_params(m) - accounting.embedding_params(m)))
-    assert kv_cache.weight_bytes_read_per_step(m, batch_size=4096) == pytest.approx(2 * streamed, rel=1e-3)
-
-
 def test_batching_raises_the_ceiling_until_the_cache_dominates(h100):
     m = specs.model("llama3_8b")
     rates = [kv_cache.decode_tokens_per_s(m, h100, context_tokens=4096, batch_size=b)

@@ -7,13 +7,14 @@ from llmphys import accounting, mfu, specs
 
 def test_palm_540b_mfu_is_46_point_2_percent():
     # Chowdhery et al. 2022: 46.2% from 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s).
-    r = mfu.PUBLISHED_RUNS["palm_540b"]
-    f = mfu.palm_flop_per_token(r["n_params"], n_layers=r["n_layers"], n_heads=r["n_heads"],
-                                d_head=r["d_head"], seq_len=r["seq_len"])
-    peak = specs.accelerator(r["accelerator"]).peak_bf16_flop_per_s
-    got = mfu.mfu_from_throughput(r["tokens_per_s"], flop_per_token=f, n_chips=r["n_chips"],
+    r = mfu.training_run("palm_540b")
+    f = mfu.palm_flop_per_token(r.n_params, n_layers=r.n_layers, n_heads=r.n_heads,
+                                d_head=r.d_head, seq_len=r.seq_len)
+    peak = specs.accelerator(r.accelerator).peak_bf16_flop_per_s
+    got = mfu.mfu_from_throughput(r.tokens_per_s, flop_per_token=f, n_chips=r.n_chips,
                                   peak_flop_per_s=peak)
-    assert got == pytest.approx(r["reported_mfu"], abs=5e-4)  # the paper's rounding
+    assert got == pytest.approx(r.reported_mfu, abs=5e-4)  # the paper's rounding
+    assert mfu.palm_540b_mfu() == got
 
 
 def test_palm_attention_term_is_about_one_percent_of_6n():
@@ -23,29 +24,32 @@ def test_palm_attention_term_is_about_one_percent_of_6n():
 
 def test_llama3_table4_mfu_is_tflops_over_the_dense_bf16_peak():
     # Table 4 quotes whole percents; 400/989.4 = 40.4% is printed as 41%, so allow 1 point.
-    r = mfu.PUBLISHED_RUNS["llama3_405b"]
-    peak = specs.accelerator(r["accelerator"]).peak_bf16_flop_per_s
-    for tflops, reported in zip(r["tflop_per_s_per_gpu"], r["reported_mfu"]):
+    r = mfu.training_run("llama3_405b")
+    peak = specs.accelerator(r.accelerator).peak_bf16_flop_per_s
+    for tflops, reported in zip(r.tflop_per_s_per_gpu, r.reported_mfu):
         assert tflops * 1e12 / peak == pytest.approx(reported, abs=0.01)
 
 
 def test_run_level_mfu_is_below_step_level_mfu():
-    r = mfu.PUBLISHED_RUNS["llama3_405b"]
-    peak = specs.accelerator(r["accelerator"]).peak_bf16_flop_per_s
-    run = mfu.mfu_from_chip_hours(r["train_flop"], chip_hours=r["gpu_hours"], peak_flop_per_s=peak)
-    assert 0.30 < run < min(r["reported_mfu"])
+    # the run's FLOP (models.toml) over its GPU-hours (prices.toml) charges every stall
+    run = mfu.run_level_mfu("llama3_405b")
+    assert 0.30 < run < min(mfu.training_run("llama3_405b").reported_mfu)
 
 
 def test_deepseek_v3_run_level_mfu_against_bf16_and_fp8_peaks():
-    r = mfu.PUBLISHED_RUNS["deepseek_v3"]
+    # DeepSeek-AI 2024: 14.8T tokens (models.toml) in 2.664M H800 GPU-hours (prices.toml)
     model = specs.model("deepseek_v3")
     flop = 3 * accounting.forward_flop_per_token(model, context_tokens=(4096 + 1) / 2)
-    h100 = specs.accelerator(r["accelerator"])
-    bf16 = mfu.mfu_from_chip_hours(flop * r["n_tokens"], chip_hours=r["gpu_hours"],
-                                   peak_flop_per_s=h100.peak_bf16_flop_per_s)
-    fp8 = mfu.mfu_from_chip_hours(flop * r["n_tokens"], chip_hours=r["gpu_hours"],
-                                  peak_flop_per_s=h100.peak_fp8_flop_per_s)
+    assert accounting.deepseek_v3_train_flop() == pytest.approx(flop * 14.8e12, rel=1e-12)
+    bf16 = mfu.run_level_mfu("deepseek_v3")
+    h100 = specs.accelerator("h100_sxm")
+    fp8 = bf16 * h100.peak_bf16_flop_per_s / h100.peak_fp8_flop_per_s
     assert 0.35 < bf16 < 0.45 and fp8 == pytest.approx(bf16 / 2, rel=1e-3)
+
+
+def test_training_runs_registry_names_unknown_runs():
+    with pytest.raises(KeyError, match="palm_540b"):
+        mfu.training_run("gpt4")
 
 
 def test_bad_inputs_name_the_argument():

@@ -37,7 +37,6 @@ def test_the_citation_pattern_finds_citations():
     assert "williams2009roofline" in _cited_keys()
 
 
-CLAIMS = Path(__file__).resolve().parents[1] / "lib" / "llmphys" / "claims"
 PAPER_TYPES = {"article", "inproceedings", "incollection"}
 # Papers that have neither a DOI nor an arXiv id; they must carry a url to a stable copy.
 NO_IDENTIFIER = {
@@ -90,12 +89,10 @@ def _entries() -> dict[str, tuple[str, dict[str, str]]]:
 
 
 def _claim_keys() -> set[str]:
-    """Keys cited by the claims ledger: every quoted string inside a ``refs=(...)`` tuple."""
-    keys = set()
-    for path in CLAIMS.glob("*.py"):
-        for group in re.findall(r"refs\s*=\s*\(([^)]*)\)", path.read_text(encoding="utf-8")):
-            keys |= set(re.findall(r"[\"']([^\"']+)[\"']", group))
-    return keys
+    """Keys cited by the claims ledger: the ``refs`` of every claim in ``data/claims``."""
+    from llmphys import claims
+
+    return {k for c in claims.claims() for k in c.refs}
 
 
 def test_the_entry_parser_reads_every_entry():

@@ -25,6 +25,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 def normalize(nb: dict) -> dict:
     """Return ``nb`` without timing stamps and widget state (in place, and returned)."""
     nb.get("metadata", {}).pop("widgets", None)
+    nb.get("metadata", {}).pop("nbdime-conflicts", None)  # left behind by nbdime's merge driver
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
         for out in cell.get("outputs", []):

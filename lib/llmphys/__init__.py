@@ -13,7 +13,7 @@ Modules (one concept each; import modules, not names)::
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
     inference   decode-step and prefill time and cost vs batch; balance batch and context
-    serving     per-operator balance batch, batch-1 latency floors, output/input cost ratio
+    serving     serving studies: per-operator balance batch, batch-1 floors, cost at the batch memory allows
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
@@ -41,7 +41,7 @@ Modules (one concept each; import modules, not names)::
     book        what a chapter needs from its notebook: glue without myst-nb
     pipeline    (package) the data chapter's pretraining data pipeline, one module per stage
     plots       (package) the book-wide figure style and every figure of the book
-    claims      (package) the claims ledger: every checkable claim of the series, recomputed
+    claims      (package) the claims ledger: claims as data (data/claims), one typed check each
 
 Every quantity is a plain float in SI base units with the unit in its name
 (``hbm_bytes_per_s``, ``step_time_s``); see chapters/notation.md.

@@ -316,3 +316,60 @@ def design_table(models) -> str:
     header = ["model", "year", "attention (q/kv heads)", "window", "position", "norm", "MLP",
               "FFN", "N (B)", "active (B)", "T* (k tokens)"]
     return tables.markdown_table(header, rows, align="lllrllllrrr")
+
+
+def modern_feature_counts(*, since_year: int = 2023) -> dict[str, int]:
+    """How many registry models released in ``since_year`` or later use each modern feature.
+
+    Keys: ``n_models`` (all of them), ``rope``, ``rmsnorm``, ``swiglu``, ``shared_kv`` (GQA,
+    MQA or MLA) and ``moe``.
+
+    >>> c = modern_feature_counts()
+    >>> c["rope"] <= c["n_models"]
+    True
+    """
+    from . import specs
+
+    modern = [m for m in specs.models().values() if m.release_year >= since_year]
+    return {"n_models": len(modern), "rope": sum(m.position == "rope" for m in modern),
+            "rmsnorm": sum(m.norm == "rmsnorm" for m in modern),
+            "swiglu": sum(m.mlp == "swiglu" for m in modern),
+            "shared_kv": sum(m.n_kv_heads < m.n_heads or m.mla is not None for m in modern),
+            "moe": sum(m.moe is not None for m in modern)}
+
+
+def sparsity(model: Model) -> float:
+    """Weights a batch reads once every expert is touched over the weights one token multiplies.
+
+    (N - N_emb) / (N_active - N_emb): total over active parameters, both without the embedding
+    table (which a token looks up, not multiplies); 1 for a dense model.
+
+    >>> from llmphys import specs
+    >>> round(sparsity(specs.model("llama3_70b")), 6), round(sparsity(specs.model("deepseek_v3")), 1)
+    (1.0, 18.3)
+    """
+    emb = embedding_params(model)
+    return (n_params(model) - emb) / (n_active_params(model) - emb)
+
+
+def deepseek_v3_flop_per_token() -> float:
+    """DeepSeek-V3's training FLOP per token: 3 x forward FLOP at the mean position of a
+    4,096-token sequence (backward = 2 x forward; DeepSeek-AI 2024, arXiv:2412.19437).
+
+    >>> round(deepseek_v3_flop_per_token() / 1e9)
+    250
+    """
+    from . import specs
+
+    return 3 * forward_flop_per_token(specs.model("deepseek_v3"), context_tokens=(4096 + 1) / 2)
+
+
+def deepseek_v3_train_flop() -> float:
+    """DeepSeek-V3's training FLOP counted from its architecture over its 14.8T tokens.
+
+    >>> f"{deepseek_v3_train_flop():.2e}"
+    '3.71e+24'
+    """
+    from . import specs
+
+    return deepseek_v3_flop_per_token() * specs.model("deepseek_v3").n_training_tokens

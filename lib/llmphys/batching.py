@@ -104,3 +104,21 @@ def interval_for_batch_s(*, rate_per_s: float, batch_size: float) -> float:
     """
     return units.check_positive("batch_size", batch_size) / units.check_positive(
         "rate_per_s", rate_per_s)
+
+
+def seat_limit_study(rng: np.random.Generator, *, rate_per_s: float, interval_s: float,
+                     horizon_s: float, seats: int) -> dict[str, dict[str, np.ndarray]]:
+    """The same timetable run twice from one generator: unlimited seats, then ``seats`` seats.
+
+    :func:`simulate_schedule` with service time equal to the interval, drawn in that order, so
+    one seed fixes both runs. Returns ``{"unlimited": ..., "limited": ...}``.
+
+    >>> sim = seat_limit_study(np.random.default_rng(2026), rate_per_s=5000.0,
+    ...                        interval_s=0.02, horizon_s=2.0, seats=104)
+    >>> round(float(sim["unlimited"]["latency_s"].max()) * 1e3), float(
+    ...     sim["limited"]["latency_s"].max()) > 0.04
+    (40, True)
+    """
+    kw = dict(rate_per_s=rate_per_s, interval_s=interval_s, horizon_s=horizon_s)
+    free = simulate_schedule(rng, **kw)
+    return {"unlimited": free, "limited": simulate_schedule(rng, seats=seats, **kw)}

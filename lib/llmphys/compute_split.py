@@ -19,42 +19,49 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
 
-from . import units
+from . import scaling_laws, units
+from .scaling_laws import ParametricLaw
 
-# Besiroglu et al. 2024, "Chinchilla Scaling: A replication attempt" (arXiv:2404.10102),
-# eq. 4: the refit of Hoffmann et al.'s approach 3, whose optimum is ~20 tokens/param
-# like Hoffmann's approaches 1 and 2. Hoffmann's own fit (eq. 10) is kept for comparison;
-# its optimum sits near 80-120 tokens/param, which Besiroglu et al. trace to a fitting error.
-BESIROGLU_FIT = {"E": 1.8172, "A": 482.01, "B": 2085.43, "alpha": 0.3478, "beta": 0.3658}
-HOFFMANN_FIT = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}
+# The loss law is the registry's (data/scaling_laws.toml), at the paper's own precision: by
+# default Besiroglu et al. 2024's refit of Hoffmann et al.'s approach 3 (arXiv:2404.10102,
+# table 1), whose optimum is ~20 tokens/param like Hoffmann's approaches 1 and 2. Hoffmann's
+# own fit ("hoffmann2022") sits near 80-120 tokens/param, which Besiroglu et al. trace to a
+# fitting error.
+DEFAULT_LAW = "besiroglu2024"
+
+
+def _law(fit: ParametricLaw | None) -> ParametricLaw:
+    return scaling_laws.parametric_law(DEFAULT_LAW) if fit is None else fit
 # Hoffmann et al. 2022, table 3: compute-optimal models see about 20 tokens per parameter.
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 
 
-def loss(n_params: float, n_tokens: float, *, fit: dict = BESIROGLU_FIT) -> float:
+def loss(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) -> float:
     """Predicted loss in nats/token: E + A N^-alpha + B D^-beta.
 
     >>> round(loss(70e9, 1.4e12), 3)  # Chinchilla's N and D
-    1.974
+    1.977
     """
+    fit = _law(fit)
     units.check_positive("n_params", n_params)
     units.check_positive("n_tokens", n_tokens)
-    return fit["E"] + fit["A"] * n_params ** -fit["alpha"] + fit["B"] * n_tokens ** -fit["beta"]
+    return fit.E + fit.A * n_params ** -fit.alpha + fit.B * n_tokens ** -fit.beta
 
 
-def tokens_for_loss(n_params: float, *, target_loss: float, fit: dict = BESIROGLU_FIT) -> float:
+def tokens_for_loss(n_params: float, *, target_loss: float, fit: ParametricLaw | None = None) -> float:
     """Training tokens D that bring an N-parameter model to ``target_loss`` (inf if it cannot)."""
-    n = units.check_positive("n_params", n_params)
-    gap = target_loss - fit["E"] - fit["A"] * n ** -fit["alpha"]
-    return (fit["B"] / gap) ** (1.0 / fit["beta"]) if gap > 0 else math.inf
+    fit = _law(fit)
+    gap = target_loss - fit.E - fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
+    return (fit.B / gap) ** (1.0 / fit.beta) if gap > 0 else math.inf
 
 
-def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: dict = BESIROGLU_FIT,
+def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: ParametricLaw | None = None,
                      inference_cost_per_flop: float = 1.0) -> dict[str, float]:
     """Model size and data that reach ``target_loss`` at least lifetime cost.
 
@@ -64,15 +71,16 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: dict =
 
     >>> r = lifetime_optimum(target_loss=2.0, inference_tokens=0.0)
     >>> round(r["tokens_per_param"], 1)  # compute-optimal: Besiroglu's fit gives ~20
-    18.8
+    18.7
     """
-    if target_loss <= fit["E"]:
-        raise ValueError(f"target_loss must exceed the irreducible loss E={fit['E']}, "
+    fit = _law(fit)
+    if target_loss <= fit.E:
+        raise ValueError(f"target_loss must exceed the irreducible loss E={fit.E}, "
                          f"got {target_loss!r}")
     if inference_tokens < 0 or not math.isfinite(inference_tokens):
         raise ValueError(f"inference_tokens must be >= 0 and finite, got {inference_tokens!r}")
     c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
-    n_min = (fit["A"] / (target_loss - fit["E"])) ** (1.0 / fit["alpha"])  # D -> inf here
+    n_min = (fit.A / (target_loss - fit.E)) ** (1.0 / fit.alpha)  # D -> inf here
 
     def log_cost(x: float) -> float:
         n = math.exp(x)
@@ -94,15 +102,16 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: dict =
             "cost_ratio": inf / pre, "tokens_per_param": d / n, "overtraining": d / n / ratio0}
 
 
-def cost_ratio_at_optimum(n_params: float, n_tokens: float, *, fit: dict = BESIROGLU_FIT) -> float:
+def cost_ratio_at_optimum(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) -> float:
     """C_inf / C_pre implied by the first-order condition at (N, D): alpha X / (beta Y) - 1.
 
     X = A N^-alpha and Y = B D^-beta are the two reducible loss terms. An independent
     check of ``lifetime_optimum``, which finds the optimum numerically.
     """
-    x = fit["A"] * units.check_positive("n_params", n_params) ** -fit["alpha"]
-    y = fit["B"] * units.check_positive("n_tokens", n_tokens) ** -fit["beta"]
-    return fit["alpha"] * x / (fit["beta"] * y) - 1.0
+    fit = _law(fit)
+    x = fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
+    y = fit.B * units.check_positive("n_tokens", n_tokens) ** -fit.beta
+    return fit.alpha * x / (fit.beta * y) - 1.0
 
 
 def cost_minimising_shares(elasticities: list[float] | np.ndarray) -> np.ndarray:
@@ -137,7 +146,7 @@ def rl_tokens_for_equal_cost(*, pretrain_tokens: float, train_mfu: float,
     return d * (6.0 / u) / (2.0 / eta + 6.0 / u)
 
 
-def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: dict = BESIROGLU_FIT,
+def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: ParametricLaw | None = None,
                           inference_cost_per_flop: float = 1.0) -> dict[str, float]:
     """The lifetime optimum whose inference-to-pretraining cost ratio is ``cost_ratio``.
 
@@ -161,3 +170,41 @@ def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: dict = 
     r = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
                          inference_cost_per_flop=inference_cost_per_flop)
     return {**r, "inference_tokens": math.exp(log_d)}
+
+
+@functools.cache
+def optimum_grid(*, target_loss: float = 2.0, n_points: int = 41) -> tuple[dict[str, float], ...]:
+    """:func:`lifetime_optimum` at ``n_points`` served-token counts from 1e12 to 1e16, log-spaced.
+
+    Cached, since several claims and a chapter read the same grid; do not mutate the rows.
+
+    >>> len(optimum_grid(n_points=3))
+    3
+    """
+    return tuple(lifetime_optimum(target_loss=target_loss, inference_tokens=d)
+                 for d in np.logspace(12, 16, n_points))
+
+
+def cost_ratio_for_overtraining(factor: float, *, target_loss: float = 2.0) -> float:
+    """Lifetime inference over pretraining cost at the optimum that is ``factor`` overtrained.
+
+    Interpolated in log-log on :func:`optimum_grid` (target loss 2.0, 1e12 to 1e16 served
+    tokens); dimensionless.
+
+    >>> cost_ratio_for_overtraining(100.0) > 1
+    True
+    """
+    grid = optimum_grid(target_loss=target_loss)
+    return float(np.exp(np.interp(np.log(factor), np.log([g["overtraining"] for g in grid]),
+                                  np.log([g["cost_ratio"] for g in grid]))))
+
+
+def cost_ratio_range(*, target_loss: float = 2.0) -> tuple[float, float]:
+    """Least and greatest inference/pretraining cost ratio over :func:`optimum_grid`.
+
+    >>> lo, hi = cost_ratio_range()
+    >>> bool(lo < 1 < hi)
+    True
+    """
+    ratios = [g["cost_ratio"] for g in optimum_grid(target_loss=target_loss)]
+    return float(min(ratios)), float(max(ratios))

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import accounting, kv_cache, units
+from . import accounting, kv_cache, moe, units
 from .specs import Accelerator, Model
 
 
@@ -42,7 +42,8 @@ def _out(x: np.ndarray):
 def experts_touched(model: Model, *, batch_size) -> float | np.ndarray:
     """Expected routed experts per MoE layer that at least one of B tokens uses.
 
-    E (1 - (1 - k/E)^B), assuming each token picks k of E experts uniformly
+    E (1 - (1 - k/E)^B) (:func:`~llmphys.moe.expected_experts_touched` for the model's E and
+    k), assuming each token picks k of E experts uniformly
     (DeepSeek-V3's auxiliary-loss-free balancing aims at this; sec. 2.1.2).
 
     >>> from llmphys import specs
@@ -52,8 +53,8 @@ def experts_touched(model: Model, *, batch_size) -> float | np.ndarray:
     b = _positive_array("batch_size", batch_size)
     if model.moe is None:
         raise ValueError(f"{model.key} is dense: it has no routed experts")
-    e, k = model.moe.n_experts, model.moe.n_experts_per_token
-    return _out(e * (1.0 - (1.0 - k / e) ** b))
+    return _out(np.asarray(moe.expected_experts_touched(
+        n_experts=model.moe.n_experts, k=model.moe.n_experts_per_token, n_tokens=b)))
 
 
 def _expert_params(model: Model) -> float:
@@ -69,7 +70,13 @@ def _n_moe_layers(model: Model) -> int:
 def weight_bytes_read(model: Model, *, batch_size, weight_bytes_per_param: float = 2.0):
     """Bytes of weights one decode step of B tokens reads (embedding rows excluded).
 
-    Dense: every non-embedding weight. MoE: all but the routed experts no token uses.
+    Dense: every non-embedding weight. MoE: all but the routed experts no token uses, under
+    uniform routing (:func:`experts_touched`). Input embeddings are looked up, not streamed.
+    The one count of streamed weights: :func:`llmphys.kv_cache.decode_tokens_per_s` uses it too.
+
+    >>> from llmphys import specs
+    >>> round(weight_bytes_read(specs.model("llama3_70b"), batch_size=1) / 1e9, 1)
+    139.0
     """
     b = units.check_positive("weight_bytes_per_param", weight_bytes_per_param)
     batch = _positive_array("batch_size", batch_size)

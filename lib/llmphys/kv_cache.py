@@ -91,26 +91,6 @@ def with_attention(model: Model, variant: str, *, window_tokens: int = 4096,
                                d_head=model.d_head + rope_head_dim)
 
 
-def weight_bytes_read_per_step(model: Model, *, batch_size: int = 1,
-                               bytes_per_element: float = 2.0) -> float:
-    """Weight bytes one decode step streams from HBM (each weight once, shared by the batch).
-
-    Dense: all N. MoE: everything but the routed experts, plus the experts the batch
-    touches under uniform routing (``moe.expected_experts_touched``). Input embeddings
-    are looked up, not streamed, and are excluded.
-    """
-    b = units.check_positive("bytes_per_element", bytes_per_element)
-    units.check_positive("batch_size", batch_size)
-    n = accounting.n_params(model) - accounting.embedding_params(model)
-    if model.moe is not None:
-        m = model.moe
-        expert = accounting.mlp_params(model, m.d_ff_expert)
-        touched = moe.expected_experts_touched(n_experts=m.n_experts, k=m.n_experts_per_token,
-                                               n_tokens=batch_size)
-        n -= (model.n_layers - m.n_dense_layers) * (m.n_experts - touched) * expert
-    return n * b
-
-
 def decode_tokens_per_s(model: Model, acc: Accelerator, *, context_tokens: int,
                         batch_size: int = 1, bytes_per_element: float = 2.0,
                         include_weights: bool = True) -> float:
@@ -129,8 +109,10 @@ def decode_tokens_per_s(model: Model, acc: Accelerator, *, context_tokens: int,
     q = kv_cache_bytes(model, n_tokens=context_tokens, batch_size=batch_size,
                        bytes_per_element=bytes_per_element)
     if include_weights:
-        q += weight_bytes_read_per_step(model, batch_size=batch_size,
-                                        bytes_per_element=bytes_per_element)
+        from . import inference  # inference builds on this module; import at call time
+
+        q += inference.weight_bytes_read(model, batch_size=batch_size,
+                                         weight_bytes_per_param=bytes_per_element)
     f = batch_size * accounting.forward_flop_per_token(model, context_tokens=context_tokens)
     return batch_size / roofline.kernel_time_s(acc, flop=f, bytes_moved=q)
 
@@ -192,3 +174,16 @@ def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
     header = ["model", "attention", "KV per token (KiB)", "max context (tokens)",
               "KV at max context (GB)", "weights (GB)", "KV / weights"]
     return tables.markdown_table(header, rows)
+
+
+def fraction_of_mha(model: Model, variant: str, *, n_tokens: int) -> float:
+    """``model``'s KV cache with its attention swapped for ``variant``, over that with full MHA.
+
+    Both caches for ``n_tokens`` tokens of one sequence (:func:`with_attention`); dimensionless.
+
+    >>> from llmphys import specs
+    >>> fraction_of_mha(specs.model("llama3_70b"), "gqa", n_tokens=128_000)
+    0.125
+    """
+    return (kv_cache_bytes(with_attention(model, variant), n_tokens=n_tokens)
+            / kv_cache_bytes(with_attention(model, "mha"), n_tokens=n_tokens))

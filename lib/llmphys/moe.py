@@ -229,3 +229,16 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
     scale_up = traffic * n_tokens * up_copies * d * b / acc.scale_up_bytes_per_s_per_direction
     return {"compute_s": compute, "scale_up_s": scale_up, "scale_out_s": scale_out,
             "all_to_all_s": max(scale_up, scale_out)}
+
+
+def all_to_all_over_compute(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
+                            fabric: str) -> float:
+    """An MoE layer's all-to-all time over its expert compute time (:func:`moe_layer_times_s`).
+
+    >>> from llmphys import specs
+    >>> all_to_all_over_compute(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"),
+    ...                         n_tokens=4096, n_devices=64, fabric="scale_out") > 1
+    True
+    """
+    t = moe_layer_times_s(model, acc, n_tokens=n_tokens, n_devices=n_devices, fabric=fabric)
+    return t["all_to_all_s"] / t["compute_s"]

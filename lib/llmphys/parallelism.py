@@ -223,3 +223,46 @@ def tokens_per_chip(global_batch_tokens: float, *, n_chips: int) -> float:
     units.check_positive("global_batch_tokens", global_batch_tokens)
     units.check_positive("n_chips", n_chips)
     return global_batch_tokens / n_chips
+
+
+def llama405_tp_time_over_step(link: str) -> float:
+    """Tensor-parallel traffic time over step compute in Llama 3 405B's layout (dimensionless).
+
+    TP 8, PP 16, DP 128 on 16,384 H100s, 16M-token steps of 8,192-token sequences at 40% MFU
+    (Dubey et al. 2024, arXiv:2407.21783, sec. 3.3); ``link`` is ``"scale_up"`` (NVLink) or
+    ``"scale_out"`` (a 400 Gb/s network card).
+
+    >>> round(llama405_tp_time_over_step("scale_out"), 2), round(llama405_tp_time_over_step("scale_up"), 3)
+    (0.75, 0.084)
+    """
+    from . import accounting, comms, specs
+
+    if link not in ("scale_up", "scale_out"):
+        raise ValueError(f"link must be 'scale_up' or 'scale_out', got {link!r}")
+    h100, m = specs.accelerator("h100_sxm"), specs.model("llama31_405b")
+    tp, pp, dp, tokens = 8, 16, 128, 16 * 2**20
+    per_layer = tp_bytes_per_layer(tokens=8192, d_model=m.d_model, tp=tp)
+    traffic = per_layer * (m.n_layers / pp) * (tokens / 8192 / dp)
+    bw = {"scale_up": h100.scale_up_bytes_per_s_per_direction,
+          "scale_out": h100.scale_out_bytes_per_s_per_direction}[link]
+    step = comms.dp_compute_time_s(n_gpus=tp * pp * dp, n_params=accounting.n_params(m),
+                                   tokens_per_step=tokens,
+                                   peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4)
+    return traffic / bw / step
+
+
+def llama405_activation_bytes(recompute: str) -> float:
+    """Activation bytes per GPU on Llama 3.1 405B's first pipeline stage.
+
+    8,192-token sequences, micro-batch 1, TP 8, PP 16 with 1F1B: the first stage holds p = 16
+    micro-batches of its L / p layers (:func:`activation_bytes_per_layer`).
+
+    >>> llama405_activation_bytes("full") < llama405_activation_bytes("none")
+    True
+    """
+    from . import specs
+
+    m, pp = specs.model("llama31_405b"), 16
+    per_layer = activation_bytes_per_layer(seq_len=8192, micro_batch=1, d_model=m.d_model,
+                                           n_heads=m.n_heads, tp=8, recompute=recompute)
+    return per_layer * (m.n_layers / pp) * pp

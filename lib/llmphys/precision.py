@@ -190,3 +190,15 @@ def precision_speedup(acc: Accelerator, *, m: int, n: int, k: int, from_dtype: s
     return {"speedup": t_from / t_to,
             "peak_ratio": acc.peak_flop_per_s(compute_to) / acc.peak_flop_per_s(from_dtype),
             "bytes_ratio": b_from / b_to}
+
+
+def unscaled_flush_pct(fmt: str, *, rms: float = 1e-4, n: int = 100_000, seed: int = 0) -> float:
+    """Percent of normal values of RMS ``rms`` that round to zero when cast to ``fmt`` unscaled.
+
+    No scaling, as when a gradient tensor is cast to FP8 directly (:func:`flushed_fraction`).
+
+    >>> unscaled_flush_pct("e4m3") > unscaled_flush_pct("e5m2")
+    True
+    """
+    x = rms * np.random.default_rng(seed).standard_normal(n)
+    return 100 * flushed_fraction(x, fake_quantize(x, fmt, scaled=False))

@@ -438,7 +438,7 @@ def training_runs() -> dict[str, TrainingRun]:
         raw = tomllib.load(f)
     runs = {}
     for key, entry in raw.items():
-        if key == "run_totals":  # whole-run facts, read by mfu.py
+        if key == "run_totals":  # (no longer in the file: whole-run facts live in models/prices.toml)
             continue
         run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
         for field, allowed in (("flop_count", FLOP_COUNTS), ("measured_unit", MEASURED_UNITS),

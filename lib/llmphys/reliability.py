@@ -201,3 +201,30 @@ def checkpoint_bytes_per_s(n_params: float, *, checkpoint_s: float,
     units.check_positive("n_params", n_params)
     units.check_positive("bytes_per_param", bytes_per_param)
     return n_params * bytes_per_param / units.check_positive("checkpoint_s", checkpoint_s)
+
+
+def llama3_job_mtbf_s(n_gpus: float) -> float:
+    """Seconds between interruptions of a job on ``n_gpus`` GPUs at Llama 3's per-GPU rate.
+
+    The per-GPU MTBF of :data:`LLAMA3_405B_INTERRUPTIONS` (:func:`gpu_mtbf_from_run_s`),
+    divided by the job's GPU count (:func:`job_mtbf_s`).
+
+    >>> round(llama3_job_mtbf_s(16_384) / units.HOUR, 1)
+    3.1
+    """
+    r = LLAMA3_405B_INTERRUPTIONS
+    gpu_mtbf = gpu_mtbf_from_run_s(r["n_unexpected"], n_gpus=r["n_gpus"],
+                                   duration_s=r["duration_s"])
+    return job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf)
+
+
+def llama3_goodput_pct(checkpoint_s: float = 60.0, restart_s: float = 600.0) -> float:
+    """Goodput, percent, at Llama 3's scale and failure rate with Daly's checkpoint interval.
+
+    >>> 80 < llama3_goodput_pct() < 100
+    True
+    """
+    mtbf = llama3_job_mtbf_s(LLAMA3_405B_INTERRUPTIONS["n_gpus"])
+    tau = daly_interval_s(checkpoint_s, mtbf)
+    return 100 * goodput(interval_s=tau, checkpoint_s=checkpoint_s, restart_s=restart_s,
+                         mtbf_s=mtbf)

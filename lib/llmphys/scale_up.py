@@ -132,3 +132,104 @@ def pipeline_boundary_slack(model: Model, acc: Accelerator, *, layers_per_stage:
         raise ValueError(f"{model.key} is dense: no expert traffic to hide behind")
     units.check_positive("layers_per_stage", layers_per_stage)
     return 2 * model.moe.n_experts_per_token * layers_per_stage / scale_up_to_out_ratio(acc)
+
+
+def expert_all_to_all_over_compute(chip_key: str = "h100_sxm", *, fabric: str,
+                                   destinations_per_token: float | None = None) -> float:
+    """DeepSeek-V3's expert all-to-all time over its FP8 compute time per decode step.
+
+    Batch 4,096 on 320 chips, FP8 dispatch and BF16 combine (:func:`expert_all_to_all`).
+    ``fabric="scale_up"``: every chip reaches every expert over its scale-up links;
+    ``"scale_out"``: 8-GPU nodes joined by one NIC per GPU, at most ``destinations_per_token``
+    nodes per token if given. Dimensionless.
+
+    >>> round(expert_all_to_all_over_compute("h100_sxm", fabric="scale_up"), 2)
+    0.6
+    """
+    from . import specs
+
+    if fabric not in ("scale_up", "scale_out"):
+        raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
+    dsv3, a = specs.model("deepseek_v3"), specs.accelerator(chip_key)
+    up = fabric == "scale_up"
+    c = expert_all_to_all(
+        dsv3, batch_size=4096, n_chips=320,
+        link_bytes_per_s=(a.scale_up_bytes_per_s_per_direction if up
+                          else a.scale_out_bytes_per_s_per_direction),
+        chips_per_domain=1 if up else 8, destinations_per_token=destinations_per_token)["time_s"]
+    comp = inference.decode_step(dsv3, a, batch_size=4096, context_tokens=0, n_chips=320,
+                                 weight_dtype="fp8")["compute_time_s"]
+    return c / comp
+
+
+def pipelining_ratio(quantity: str, *, n_stages: int = 4) -> float:
+    """A pipelined decode's ``quantity`` with ``n_stages`` stages over its value with one.
+
+    Llama 3 70B, stages of 8 H100s, micro-batches of 32 at 8,192 tokens. ``quantity`` is a key
+    of :func:`pipelined_decode` (``"weight_bytes_per_chip"``, ``"kv_bytes_per_chip"``,
+    ``"token_latency_s"``, ``"tokens_per_s_per_chip"``, ...).
+
+    >>> pipelining_ratio("weight_bytes_per_chip"), pipelining_ratio("kv_bytes_per_chip")
+    (0.25, 1.0)
+    """
+    from . import specs
+
+    llama, h100 = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+    p1, ps = (pipelined_decode(llama, h100, n_stages=s, chips_per_stage=8, batch_size=32,
+                               context_tokens=8192)[quantity] for s in (1, n_stages))
+    return ps / p1
+
+
+def domain_growth(quantity: str) -> float:
+    """Growth of a scale-up domain from an HGX H100 server (8 GPUs) to a GB200 NVL72 rack.
+
+    quantity: "gpus", "hbm_bandwidth" or "hbm_capacity" (summed over the domain), or "link"
+    (one GPU's scale-up bandwidth, one way). Dimensionless.
+
+    >>> domain_growth("gpus"), domain_growth("link")
+    (9.0, 2.0)
+    """
+    from . import specs
+
+    h100, gb200 = specs.accelerator("h100_sxm"), specs.accelerator("gb200")
+    if quantity == "link":
+        return (gb200.scale_up_bytes_per_s_per_direction
+                / h100.scale_up_bytes_per_s_per_direction)
+    per_gpu = {"gpus": lambda a: 1.0, "hbm_bandwidth": lambda a: a.hbm_bytes_per_s,
+               "hbm_capacity": lambda a: a.hbm_bytes}
+    if quantity not in per_gpu:
+        raise ValueError(f"quantity must be gpus, hbm_bandwidth, hbm_capacity or link, "
+                         f"got {quantity!r}")
+    f = per_gpu[quantity]
+    return (gb200.scale_up_domain_size * f(gb200)) / (h100.scale_up_domain_size * f(h100))
+
+
+def pipeline_product_needed(chip_key: str) -> float:
+    """Smallest k_e x L_stage for which a pipeline boundary hides behind DeepSeek-V3's expert traffic.
+
+    :func:`pipeline_boundary_slack` is 2 k_e L_stage W_out / W_up; the product that makes it 1
+    is W_up / (2 W_out).
+
+    >>> pipeline_product_needed("h100_sxm")
+    4.5
+    """
+    from . import specs
+
+    dsv3 = specs.model("deepseek_v3")
+    return dsv3.moe.n_experts_per_token / pipeline_boundary_slack(
+        dsv3, specs.accelerator(chip_key), layers_per_stage=1)
+
+
+def size_over_domain_hbm(model_key: str, chip_key: str = "h100_sxm") -> float:
+    """A model's FP8 weights over the whole HBM of one scale-up domain of ``chip_key``.
+
+    One byte per parameter against every byte of HBM in the domain (8 GPUs for an HGX H100).
+
+    >>> round(size_over_domain_hbm("deepseek_v3"), 2)
+    1.05
+    """
+    from . import accounting, specs
+
+    a = specs.accelerator(chip_key)
+    return accounting.n_params(specs.model(model_key)) / max_total_params(
+        a, n_chips=a.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0)

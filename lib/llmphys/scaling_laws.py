@@ -184,3 +184,34 @@ def kaplan_optimal_n_params(law: KaplanLaw, *, train_flop: float) -> float:
     """
     c = units.check_positive("train_flop", train_flop) / PF_DAY_FLOP
     return law.n_opt_e * c ** law.n_opt_exponent
+
+
+def doubling_gain_ratio(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
+    """Loss gained by doubling the tokens over that gained by doubling the size (dimensionless).
+
+    Both doublings cost the same FLOP (6ND doubles either way); above 1, tokens buy more:
+    [L(N, D) - L(N, 2D)] / [L(N, D) - L(2N, D)].
+
+    >>> m = specs.model("chinchilla_70b")
+    >>> round(doubling_gain_ratio(parametric_law("besiroglu2024"), n_params=m.published_n_params,
+    ...                           n_tokens=m.n_training_tokens), 2)
+    0.96
+    """
+    base = loss(law, n_params=n_params, n_tokens=n_tokens)
+    return ((base - loss(law, n_params=n_params, n_tokens=2 * n_tokens))
+            / (base - loss(law, n_params=2 * n_params, n_tokens=n_tokens)))
+
+
+def isoflop_waste_pct(law: ParametricLaw, *, size_factor: float, train_flop: float) -> float:
+    """Compute wasted, percent, by a model ``size_factor`` times the compute-optimal size.
+
+    At a fixed budget C the off-optimum model reaches a higher loss; the compute-optimal
+    allocation reaches that loss with C' < C, and the waste is 1 - C'/C.
+
+    >>> isoflop_waste_pct(parametric_law("besiroglu2024"), size_factor=1.0,
+    ...                   train_flop=5.76e23) < 1e-6
+    True
+    """
+    n_opt = compute_optimal(law, train_flop=train_flop)["n_params"]
+    lost = isoflop_loss(law, train_flop=train_flop, n_params=size_factor * n_opt)
+    return 100 * (1 - flop_for_loss(law, target_loss=float(lost)) / train_flop)

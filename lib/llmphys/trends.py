@@ -90,6 +90,18 @@ def registry_growth(accs: Sequence[Accelerator], metric: str, *,
                              period_years=period_years)
 
 
+def registry_growth_all(metric: str, *, period_years: float = 2.0) -> float:
+    """:func:`registry_growth` over every accelerator of the registry, in launch order.
+
+    >>> registry_growth_all("peak_bf16") > registry_growth_all("hbm_bandwidth") > 1
+    True
+    """
+    from . import specs
+
+    accs = sorted(specs.accelerators().values(), key=lambda a: (a.launch_year, a.key))
+    return registry_growth(accs, metric, period_years=period_years)
+
+
 def hbm_stack_bytes_per_s(generation: str) -> float:
     """Peak bandwidth of one HBM stack in bytes/s: pin rate (bit/s) x width (bits) / 8.
 

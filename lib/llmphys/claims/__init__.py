@@ -1,11 +1,12 @@
 """The claims ledger: every checkable statement of the source series, recomputed and judged.
 
 The series this book follows is four documents (kept in ``shared/seeds``); :data:`SOURCES` names
-them. Each document's claims live in their own module (:mod:`~llmphys.claims.part3`,
+them. Each document's claims are data, ``data/claims/<module>.toml``; each claim's check is one
+typed function in the document's module (:mod:`~llmphys.claims.part3`,
 :mod:`~llmphys.claims.overview`, :mod:`~llmphys.claims.podcast`,
-:mod:`~llmphys.claims.lecture`); multi-step recomputations that several documents need live once
-in :mod:`~llmphys.claims.recompute`. :func:`claims` returns all of them in ledger order, with the
-cross-document links of :data:`CROSS` added, and :func:`assess` recomputes one.
+:mod:`~llmphys.claims.lecture`) that calls the library's study functions, the same ones the
+chapters call. :func:`claims` returns all of them in ledger order, with the cross-document links
+of :data:`CROSS` added, and :func:`assess` recomputes one.
 
 >>> c = claim("M01")
 >>> c.verdict.value
@@ -16,16 +17,23 @@ cross-document links of :data:`CROSS` added, and :func:`assess` recomputes one.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-from ._core import (APPROX_BAND, Assessment, Bound, Claim, Compare, Range, Verdict, assess, evaluate, fill,
-                    half_unit)
+from .. import specs
+from ._core import (APPROX_BAND, Assessment, Bound, Check, Claim, Compare, Range, Registry,
+                    Verdict, assess, call_source, fill, half_unit, note_fields)
 
-__all__ = ["APPROX_BAND", "Assessment", "Bound", "Claim", "Compare", "Range", "Verdict", "assess", "evaluate",
-           "fill", "half_unit", "SOURCES", "Source", "claims", "claim", "ledger", "verdict_counts",
-           "ledger_markdown", "details_markdown", "summary_markdown", "ratio_points",
-           "CROSS", "cross_references"]
+__all__ = ["APPROX_BAND", "Assessment", "Bound", "Check", "Claim", "Compare", "Range", "Registry",
+           "Verdict", "assess", "call_source", "fill", "half_unit", "note_fields", "SOURCES",
+           "Source", "claims", "claim", "ledger", "verdict_counts", "ledger_markdown",
+           "details_markdown", "summary_markdown", "ratio_points", "CROSS", "cross_references",
+           "data_file", "verdict_table_markdown"]
 
 
 @dataclass(frozen=True)
@@ -110,10 +118,79 @@ def cross_references() -> list[tuple[str, str, str]]:
     return list(CROSS)
 
 
+_VERDICTS = {v.name.lower(): v for v in Verdict}
+_REQUIRED = ("where", "claim", "stated", "verdict", "section")
+_OPTIONAL = ("assumptions", "note", "see_also", "refs", "glue", "check")
+_GRADINGS: dict[str, type] = {"compare": Compare, "range": Range, "bound": Bound}
+
+
+def data_file(letter: str) -> Path:
+    """The TOML file holding one document's claims: ``data/claims/<module>.toml``."""
+    return specs.data_dir() / "claims" / f"{SOURCES[letter].module}.toml"
+
+
+def _grading(table: Any, where: str) -> Compare | Range | Bound:
+    if not isinstance(table, dict) or table.get("kind") not in _GRADINGS:
+        raise ValueError(f"{where}.check: a table whose kind is one of {sorted(_GRADINGS)}, "
+                         f"got {table!r}")
+    args = {k: v for k, v in table.items() if k != "kind"}
+    cls = _GRADINGS[table["kind"]]
+    if "target" in args and isinstance(args["target"], list):
+        args["target"] = tuple(args["target"])
+    try:
+        return cls(**args)
+    except TypeError as exc:
+        raise ValueError(f"{where}.check: {exc}") from None
+
+
+def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: str) -> Claim:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where}: expected a table, got {type(entry).__name__}")
+    unknown = set(entry) - set(_REQUIRED) - set(_OPTIONAL)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: "
+                         f"{sorted(_REQUIRED + _OPTIONAL)}")
+    missing = [k for k in _REQUIRED if k not in entry]
+    if missing:
+        raise ValueError(f"{where}: missing required field(s) {missing}")
+    if entry["verdict"] not in _VERDICTS:
+        raise ValueError(f"{where}.verdict: {entry['verdict']!r} is not one of {sorted(_VERDICTS)}")
+    glue, scale = None, 1.0
+    if "glue" in entry:
+        g = entry["glue"]
+        if not isinstance(g, dict) or set(g) - {"notebook", "names", "scale"} or not g.get("names"):
+            raise ValueError(f"{where}.glue: a table with notebook, names and optional scale, "
+                             f"got {g!r}")
+        glue, scale = (g["notebook"], tuple(g["names"])), float(g.get("scale", 1.0))
+    return Claim(id=claim_id, source=source, where=entry["where"], claim=entry["claim"],
+                 stated=entry["stated"], verdict=_VERDICTS[entry["verdict"]],
+                 section=entry["section"],
+                 grading=_grading(entry["check"], where) if "check" in entry else None,
+                 assumptions=entry.get("assumptions", ""), note=entry.get("note", ""),
+                 see_also=tuple(entry.get("see_also", ())), glue=glue, glue_scale=scale,
+                 refs=tuple(entry.get("refs", ())),
+                 checker=checks[claim_id] if claim_id in checks else None)
+
+
+@functools.cache
+def _load(path: Path, letter: str) -> tuple[Claim, ...]:
+    src = SOURCES[letter]
+    with open(path, "rb") as f:
+        table = tomllib.load(f)
+    if table.pop("source", None) != src.file:
+        raise ValueError(f"{path}: source must be {src.file!r}")
+    checks: Registry = importlib.import_module(f"llmphys.claims.{src.module}").CHECKS
+    out = tuple(_claim(k, v, source=src.file, checks=checks, where=f"{path.name}: {k}")
+                for k, v in table.items())
+    orphans = set(checks.ids()) - {c.id for c in out}
+    if orphans:
+        raise ValueError(f"{src.module}.py has check functions for claims {sorted(orphans)} "
+                         f"that {path.name} does not hold")
+    return out
+
+
 def claims(source: str | None = None) -> list[Claim]:
     """All claims in ledger order, or those of one source (its letter or file name)."""
-    import importlib
-
     if source is not None:
         letters = [k for k, s in SOURCES.items() if source in (k, s.file)]
         if not letters:
@@ -127,9 +204,8 @@ def claims(source: str | None = None) -> list[Claim]:
         links.setdefault(b, []).append(a)
     out: list[Claim] = []
     for letter in letters:
-        module = importlib.import_module(f"llmphys.claims.{SOURCES[letter].module}")
         out.extend(replace(c, see_also=c.see_also + tuple(links[c.id])) if c.id in links else c
-                   for c in module.CLAIMS)
+                   for c in _load(data_file(letter), letter))
     return out
 
 
@@ -187,23 +263,39 @@ def ledger_markdown(assessments: list[Assessment]) -> str:
 
 
 def details_markdown(assessments: list[Assessment]) -> str:
-    """A MyST definition list: the call, assumptions, the contradicting computation, links."""
+    """A MyST definition list: assumptions, the contradicting computation, links, the call."""
     blocks = []
     for a in assessments:
         c = a.claim
         parts = [f"*{c.where}.*"]
-        if c.check is not None:
-            parts.append(f"Call: `{c.check.expr}`.")
         if c.assumptions:
-            parts.append(f"Assumes: {fill(c.assumptions)}")
+            parts.append(f"Assumes: {a.filled(c.assumptions)}")
         if c.note:
-            parts.append(fill(c.note))
+            parts.append(a.filled(c.note))
         if c.see_also:
             parts.append("See also " + ", ".join(_link(i) for i in c.see_also) + ".")
         if c.refs:
             parts.append("Sources: " + "; ".join(f"{{cite:t}}`{k}`" for k in c.refs) + ".")
-        blocks.append(f"{_link(c.id)} ({a.verdict.value})\n: " + " ".join(parts))
+        block = f"{_link(c.id)} ({a.verdict.value})\n: " + " ".join(parts)
+        if c.checker is not None:
+            code = "\n".join("  " + ln if ln else "" for ln in call_source(c.checker).splitlines())
+            block += f"\n\n  The call:\n\n  ```python\n{code}\n  ```"
+        blocks.append(block)
     return "\n\n".join(blocks)
+
+
+def verdict_table_markdown(assessments: list[Assessment]) -> str:
+    """A compact MyST table for a chapter: id, claim, the source's figure, ours, verdict.
+
+    The chapter lists the ledger entries that its sections derive; the full notes stay on the
+    ledger page.
+    """
+    lines = ["| | claim | the source says | we compute | verdict |", "|:--|:--|:--|:--|:--|"]
+    for a in assessments:
+        c = a.claim
+        lines.append(f"| **{c.id}** | {_cell(c.claim)} | {_cell(c.stated)} | "
+                     f"{_cell(a.shown or 'n/a')} | {a.verdict.value} |")
+    return "\n".join(lines)
 
 
 def summary_markdown(assessments: list[Assessment]) -> str:

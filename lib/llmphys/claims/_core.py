@@ -1,37 +1,36 @@
 """The machinery of the claims ledger: a claim, the check that recomputes it, and its verdict.
 
-A :class:`Claim` records one quantitative or checkable statement of the source series in our own
-words, the number as the source states it, the library expression that recomputes it, the
-assumptions under which the source's number comes out, and the verdict we reached. The verdict is
-*declared* in the ledger and *derived* again by :func:`assess` from the library's current output,
-so a library change that moves a number across a tolerance band fails the test suite.
+A :class:`Claim` records one checkable statement of the source series: the statement in our own
+words, the figure as the source states it, how that figure is graded (:class:`Compare`,
+:class:`Range` or :class:`Bound`), the assumptions under which it comes out, and the verdict we
+reached. The records are data, one TOML file per document in ``data/claims/``.
 
-The expression is a string of Python evaluated against the library's modules (``roofline``,
-``specs``, ``units``, ...), ``np``, and the ledger's own modules (``part3``, ``overview``,
-``podcast``, ``lecture``, and ``recompute``, which holds the chapter computations several
-documents share) for the few multi-step recomputations. The ledger prints that same string, so
-the reader sees exactly the call that produced the value.
+The recomputation is code: one typed function per claim, ``def m01() -> Check``, registered in
+the document's module (:mod:`~llmphys.claims.part3`, ...) with :meth:`Registry.register`. It
+returns a :class:`Check`: the value to grade and the named numbers that the claim's notes quote
+as ``{name:fmt}`` fields (:func:`fill`). The verdict is *declared* in the data and *derived*
+again by :func:`assess` from the library's current output, so a library change that moves a
+number across a tolerance band fails the test suite. The ledger prints the function's source
+(:func:`call_source`) as "the call".
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
-import importlib
+import inspect
 import math
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-__all__ = ["APPROX_BAND", "Verdict", "Compare", "Range", "Bound", "Claim", "Assessment", "assess",
-           "evaluate", "fill", "half_unit"]
+__all__ = ["APPROX_BAND", "ROUNDING_SLACK", "Verdict", "Check", "Registry", "Compare", "Range", "Bound", "Claim",
+           "Assessment", "assess", "fill", "call_source", "half_unit"]
 
 APPROX_BAND = 0.25   # relative distance from the stated figure still judged "approximately"
-_PLACEHOLDER = re.compile(r"\[\[(.+?)\|([^\]]*)\]\]")
-
-
+ROUNDING_SLACK = 1e-12  # relative slack on the half-unit band, so 295.5 against "296" is exact
+_FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?::[^{}]*)?\}")
 class Verdict(str, Enum):
     """How the source's number fares against the recomputation."""
 
@@ -71,56 +70,86 @@ def half_unit(number: str) -> float:
     return 0.5 * 10.0 ** exponent
 
 
-def _module(name: str) -> Any:
-    """``np``, or the llmphys (or llmphys.claims) module called ``name``; None if neither."""
-    if name == "np":
-        import numpy
-        return numpy
-    for prefix in ("llmphys.", "llmphys.claims."):
-        try:
-            return importlib.import_module(prefix + name)
-        except ModuleNotFoundError:
-            continue
-    return None
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """What a claim's check function returns.
 
-
-def evaluate(expr: str) -> Any:
-    """Evaluate a claim expression against the library and return its value.
-
-    Every bare name in ``expr`` that is not a builtin must be ``np`` or a module of llmphys or
-    llmphys.claims; those modules are imported and put in the expression's globals, so they are
-    visible inside comprehensions too.
-
-    >>> evaluate("max(len(units.BYTES_PER_ELEMENT), 1) > 0")
-    True
+    ``value`` is graded against the stated figure (a number, or one per stated number; None for
+    a claim no number settles, whose function only supplies its notes' numbers). ``numbers``
+    are the named values that the claim's notes and assumptions quote as ``{name:fmt}``.
+    ``threshold`` is set only by a :class:`Bound` whose threshold the library computes.
     """
-    names = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
-    scope: dict[str, Any] = {"__builtins__": builtins}
-    bound = {a.arg for n in ast.walk(ast.parse(expr, mode="eval"))
-             if isinstance(n, ast.Lambda) for a in n.args.args}
-    bound |= {t.id for n in ast.walk(ast.parse(expr, mode="eval"))
-              if isinstance(n, ast.comprehension) for t in ast.walk(n.target)
-              if isinstance(t, ast.Name)}
-    for name in sorted(names - bound - set(dir(builtins))):
-        module = _module(name)
-        if module is None:
-            raise NameError(f"claim expression uses {name!r}, which is neither 'np' nor a "
-                            "module of llmphys or llmphys.claims")
-        scope[name] = module
-    return eval(compile(expr, "<claim>", "eval"), scope)  # noqa: S307 (constant strings)
+
+    value: Any
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    threshold: float | None = None
 
 
-def fill(text: str) -> str:
-    """Replace each ``[[expression|format]]`` in a note by the library's value, formatted.
+class Registry:
+    """One document's check functions, by claim id: ``def m01() -> Check`` checks claim M01.
 
-    Notes are prose, and prose numbers come from code: a note writes
-    ``[[roofline.ridge_point(specs.accelerator('h100_sxm'))|.1f]]`` where it would otherwise
-    type 295.3.
+    >>> reg = Registry("example")
+    >>> @reg.register
+    ... def x01() -> Check:
+    ...     return Check(value=1.0)
+    >>> reg["X01"]().value
+    1.0
+    """
 
-    >>> fill("2 + 2 = [[2 + 2|d]]")
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self._checks: dict[str, Callable[[], Check]] = {}
+
+    def register(self, fn: Callable[[], Check]) -> Callable[[], Check]:
+        claim_id = fn.__name__.upper()
+        if not re.fullmatch(r"[A-Z]\d\d", claim_id):
+            raise ValueError(f"a check function is named after its claim id in lower case "
+                             f"('m01'), got {fn.__name__!r}")
+        if claim_id in self._checks:
+            raise ValueError(f"{self.document}: two check functions for {claim_id}")
+        self._checks[claim_id] = fn
+        return fn
+
+    def __getitem__(self, claim_id: str) -> Callable[[], Check]:
+        return self._checks[claim_id]
+
+    def __contains__(self, claim_id: object) -> bool:
+        return claim_id in self._checks
+
+    def ids(self) -> list[str]:
+        return list(self._checks)
+
+
+def fill(text: str, numbers: Mapping[str, Any], *, claim_id: str = "") -> str:
+    """Fill each ``{name:fmt}`` field of a note with the named number, formatted (str.format).
+
+    Notes are prose, and prose numbers come from code: a note writes ``{ridge:.1f}`` where it
+    would otherwise type 295.3, and the claim's check function returns ``ridge``. A field with
+    no number raises a KeyError naming the claim and the numbers there are.
+
+    >>> fill("2 + 2 = {four:d}", {"four": 4})
     '2 + 2 = 4'
     """
-    return _PLACEHOLDER.sub(lambda m: format(evaluate(m.group(1)), m.group(2)), text)
+    try:
+        return text.format(**numbers)
+    except KeyError as exc:
+        raise KeyError(f"{claim_id or 'note'}: field {exc.args[0]!r} is not among the numbers its "
+                       f"check returns ({', '.join(sorted(numbers)) or 'none'})") from None
+
+
+def note_fields(text: str) -> set[str]:
+    """The names of the ``{name:fmt}`` fields in a note.
+
+    >>> sorted(note_fields("{a:.1f} and {b}"))
+    ['a', 'b']
+    """
+    return set(_FIELD.findall(text))
+
+
+def call_source(fn: Callable[[], Check]) -> str:
+    """The source of a check function as the ledger prints it: "the call", decorator dropped."""
+    lines = inspect.getsource(fn).splitlines()
+    return "\n".join(ln for ln in lines if not ln.lstrip().startswith("@"))
 
 
 def _as_tuple(value: Any) -> tuple[float, ...]:
@@ -129,39 +158,45 @@ def _as_tuple(value: Any) -> tuple[float, ...]:
     return (float(value),)
 
 
-@dataclass(frozen=True)
-class _Check:
-    expr: str
+@dataclass(frozen=True, kw_only=True)
+class _Grading:
+    """How our value is shown (``fmt`` per number, ``unit``) and how far "approximately" goes."""
+
     fmt: str = "{:.3g}"
     unit: str = ""
     approx: float = APPROX_BAND   # relative distance still judged "approximately"
+    # A value that depends on a choice the source leaves free (which chips enter a fit) is at
+    # best "approximately" (rule 6 of the ledger): the choice, in words, caps the grade.
+    free_choice: str = ""
 
     def show(self, value: Any) -> str:
         text = " / ".join(self.fmt.format(v) for v in _as_tuple(value))
         return f"{text} {self.unit}".strip()
 
 
-@dataclass(frozen=True)
-class Compare(_Check):
+@dataclass(frozen=True, kw_only=True)
+class Compare(_Grading):
     """The source states a number (or one per element of a tuple): ``target`` as written.
 
     A value that rounds to the stated figure (within :func:`half_unit` of it, or within ``tol``
     when given) matches exactly; one within ``approx`` (relative) matches approximately.
     """
 
-    target: str | tuple[str, ...] = ""
+    target: str | tuple[str, ...]
     tol: float | None = None
 
+    def _targets(self) -> tuple[str, ...]:
+        return (self.target,) if isinstance(self.target, str) else tuple(self.target)
+
     def grade(self, value: Any) -> str:
-        targets = (self.target,) if isinstance(self.target, str) else tuple(self.target)
-        values = _as_tuple(value)
+        targets, values = self._targets(), _as_tuple(value)
         if len(values) != len(targets):
-            raise ValueError(f"expression gave {len(values)} values for {len(targets)} targets")
+            raise ValueError(f"the check gave {len(values)} values for {len(targets)} targets")
         grades = []
         for v, t in zip(values, targets):
             x = float(t.replace(",", ""))
             band = self.tol if self.tol is not None else half_unit(t)
-            if abs(v - x) <= band * (1 + 1e-12):
+            if abs(v - x) <= band * (1 + ROUNDING_SLACK):
                 grades.append("exact")
             elif abs(v - x) <= self.approx * abs(x):
                 grades.append("approx")
@@ -170,12 +205,12 @@ class Compare(_Check):
         return _worst(grades)
 
     def ratios(self, value: Any) -> tuple[float, ...]:
-        targets = (self.target,) if isinstance(self.target, str) else tuple(self.target)
-        return tuple(v / float(t.replace(",", "")) for v, t in zip(_as_tuple(value), targets))
+        return tuple(v / float(t.replace(",", ""))
+                     for v, t in zip(_as_tuple(value), self._targets()))
 
 
-@dataclass(frozen=True)
-class Range(_Check):
+@dataclass(frozen=True, kw_only=True)
+class Range(_Grading):
     """The source states a range ``lo`` to ``hi``; a value inside it matches exactly."""
 
     lo: float = -math.inf
@@ -196,20 +231,32 @@ class Range(_Check):
         return tuple(v / min(max(v, self.lo), self.hi) for v in _as_tuple(value))
 
 
-@dataclass(frozen=True)
-class Bound(_Check):
-    """The source states an inequality: the value is ``op`` (one of < <= > >=) ``threshold``."""
+BOUND_OPS = ("<", "<=", ">", ">=")
 
-    op: str = "<"
-    threshold: float = 0.0
+
+@dataclass(frozen=True, kw_only=True)
+class Bound(_Grading):
+    """The source states an inequality: the value is ``op`` (one of < <= > >=) ``threshold``.
+
+    ``threshold`` None means the check function computes it (:attr:`Check.threshold`).
+    """
+
+    op: str
+    threshold: float | None = None
 
     def __post_init__(self) -> None:
-        if self.op not in ("<", "<=", ">", ">="):
-            raise ValueError(f"op must be one of '<', '<=', '>', '>=', got {self.op!r}")
+        if self.op not in BOUND_OPS:
+            raise ValueError(f"op must be one of {', '.join(BOUND_OPS)}, got {self.op!r}")
+
+    def _threshold(self) -> float:
+        if self.threshold is None:
+            raise ValueError("this bound's threshold comes from its check function, which "
+                             "returned none")
+        return self.threshold
 
     def grade(self, value: Any) -> str:
         grades = []
-        t = self.threshold
+        t = self._threshold()
         for v in _as_tuple(value):
             holds = {"<": v < t, "<=": v <= t, ">": v > t, ">=": v >= t}[self.op]
             near = abs(v - t) <= self.approx * abs(t)
@@ -217,8 +264,11 @@ class Bound(_Check):
         return _worst(grades)
 
     def ratios(self, value: Any) -> tuple[float, ...]:
-        return tuple(1.0 if g == "exact" else v / self.threshold
+        return tuple(1.0 if g == "exact" else v / self._threshold()
                      for v, g in ((v, self.grade(v)) for v in _as_tuple(value)))
+
+
+Grading = Compare | Range | Bound
 
 
 def _worst(grades: list[str]) -> str:
@@ -228,16 +278,17 @@ def _worst(grades: list[str]) -> str:
     raise ValueError("no values to grade")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """One checkable statement of the source series.
+    """One checkable statement of the source series, as ``data/claims/<document>.toml`` holds it.
 
     ``id`` is a letter for the document and a number (``M03``); ``source`` the document's file
     name in ``shared/seeds``; ``where`` the passage (section heading or timestamp); ``claim`` the
-    statement in our own words; ``stated`` the source's figure as it gives it. ``check`` is
+    statement in our own words; ``stated`` the source's figure as it gives it. ``grading`` is
     ``None`` for a claim no number can settle. ``section`` is the MyST label of the chapter
     section that derives the number; ``glue`` names the chapter's glued values (notebook stem,
     names) that must equal this claim's value, so prose and ledger cannot drift apart.
+    ``checker`` is the claim's check function (None when nothing is computed for it).
     """
 
     id: str
@@ -245,7 +296,7 @@ class Claim:
     where: str
     claim: str
     stated: str
-    check: Compare | Range | Bound | None
+    grading: Grading | None
     verdict: Verdict
     section: str
     assumptions: str = ""
@@ -253,7 +304,13 @@ class Claim:
     see_also: tuple[str, ...] = ()
     glue: tuple[str, tuple[str, ...]] | None = None
     glue_scale: float = 1.0   # claim value = glue value x glue_scale (e.g. 100 for percent)
-    refs: tuple[str, ...] = field(default=())  # bibliography keys of primary sources
+    refs: tuple[str, ...] = ()  # bibliography keys of primary sources
+    checker: Callable[[], Check] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def check(self) -> Grading | None:
+        """The grading of the stated figure (an alias of :attr:`grading`)."""
+        return self.grading
 
 
 @dataclass(frozen=True)
@@ -262,6 +319,8 @@ class Assessment:
     value: Any
     shown: str
     verdict: Verdict
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    grading: Grading | None = None   # as applied, with a computed threshold filled in
 
     @property
     def ratios(self) -> tuple[float, ...]:
@@ -270,17 +329,35 @@ class Assessment:
         For a range, the distance to its nearer end (1.0 inside it); for a bound, 1.0 when it
         holds and value / threshold when it does not. Empty for an uncheckable claim.
         """
-        if self.claim.check is None:
+        if self.grading is None:
             return ()
-        return self.claim.check.ratios(self.value)
+        return self.grading.ratios(self.value)
+
+    def filled(self, text: str) -> str:
+        """``text`` (the claim's note or assumptions) with its number fields filled."""
+        return fill(text, self.numbers, claim_id=self.claim.id)
 
 
 def assess(claim: Claim) -> Assessment:
     """Recompute ``claim`` with the library and derive its verdict from the value."""
-    if claim.check is None:
-        return Assessment(claim, None, "", Verdict.UNCHECKABLE)
-    value = evaluate(claim.check.expr)
-    grade = claim.check.grade(value)
+    result = claim.checker() if claim.checker is not None else Check(value=None)
+    if not isinstance(result, Check):
+        raise TypeError(f"{claim.id}: its check function must return a Check, "
+                        f"got {type(result).__name__}")
+    if claim.grading is None:
+        if result.value is not None:
+            raise ValueError(f"{claim.id} is not checkable numerically, but its check function "
+                             "returned a value to grade")
+        return Assessment(claim, None, "", Verdict.UNCHECKABLE, result.numbers)
+    grading = claim.grading
+    if result.threshold is not None:
+        if not isinstance(grading, Bound) or grading.threshold is not None:
+            raise ValueError(f"{claim.id}: a computed threshold needs a bound with none stated")
+        grading = replace(grading, threshold=float(result.threshold))
+    grade = grading.grade(result.value)
+    if grade == "exact" and grading.free_choice:
+        grade = "approx"
     verdict = {"exact": Verdict.ASSUMPTION if claim.assumptions else Verdict.EXACT,
                "approx": Verdict.APPROX, "miss": Verdict.DISPUTED}[grade]
-    return Assessment(claim, value, claim.check.show(value), verdict)
+    return Assessment(claim, result.value, grading.show(result.value), verdict, result.numbers,
+                      grading)

@@ -14,6 +14,7 @@
     run       all stages in order, scored against the crawl's labels
     zipf_text text whose Zipf vocabulary keeps growing (Heaps' law), for benchmarks
     speed     the dedup and BPE benchmarks against datasketch and tokenizers, and their table
+    studies   the data chapter's fixed-seed runs, shared with the claims ledger
 
 Stages take and return plain Python and numpy values; randomness comes in as
 ``rng: np.random.Generator``.
