@@ -255,7 +255,8 @@ def llama405_activation_bytes(recompute: str) -> float:
     """Activation bytes per GPU on Llama 3.1 405B's first pipeline stage.
 
     8,192-token sequences, micro-batch 1, TP 8, PP 16 with 1F1B: the first stage holds p = 16
-    micro-batches of its L / p layers (:func:`activation_bytes_per_layer`).
+    micro-batches of its L / p layers (:func:`activation_bytes_per_layer` with Llama's GQA,
+    SwiGLU and no dropout; GPT-3's formula would give more than twice as much).
 
     >>> llama405_activation_bytes("full") < llama405_activation_bytes("none")
     True
@@ -264,5 +265,7 @@ def llama405_activation_bytes(recompute: str) -> float:
 
     m, pp = specs.model("llama31_405b"), 16
     per_layer = activation_bytes_per_layer(seq_len=8192, micro_batch=1, d_model=m.d_model,
-                                           n_heads=m.n_heads, tp=8, recompute=recompute)
+                                           n_heads=m.n_heads, tp=8, recompute=recompute,
+                                           n_kv_heads=m.n_kv_heads, d_ff=m.d_ff, gated_mlp=True,
+                                           dropout=False)  # Llama's layer: GQA, SwiGLU, no dropout
     return per_layer * (m.n_layers / pp) * pp
