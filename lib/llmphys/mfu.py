@@ -52,6 +52,8 @@ class ReportedConfigs:
     accelerator: str
     n_gpus: tuple[int, ...]
     context: tuple[str, ...]
+    seq_len: tuple[int, ...]
+    context_parallel: tuple[int, ...]
     tflop_per_s_per_gpu: tuple[float, ...]
     reported_mfu: tuple[float, ...]
     source: str
@@ -86,6 +88,7 @@ def _runs(path: str) -> dict:
             key="llama3_405b", accelerator=rows[0]["accelerator"],
             n_gpus=tuple(r["n_chips"] for r in rows),
             context=tuple(f"{r['seq_len'] // 1024}K" for r in rows),
+            seq_len=tuple(r["seq_len"] for r in rows), context_parallel=tuple(r["cp"] for r in rows),
             tflop_per_s_per_gpu=tuple(r["measured_value"] for r in rows),
             reported_mfu=tuple(r["published_mfu"] for r in rows),
             source=f"{rows[0]['source']}, table 4"),
