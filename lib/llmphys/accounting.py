@@ -372,4 +372,5 @@ def deepseek_v3_train_flop() -> float:
     """
     from . import specs
 
-    return deepseek_v3_flop_per_token() * specs.model("deepseek_v3").n_training_tokens
+    return deepseek_v3_flop_per_token() * specs.recorded(specs.model("deepseek_v3"),
+                                                          "n_training_tokens")

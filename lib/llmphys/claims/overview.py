@@ -63,17 +63,17 @@ def o04() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     chinchilla = specs.model("chinchilla_70b")
     doubling_gain_ratio_besiroglu = scaling_laws.doubling_gain_ratio(
-        besiroglu, n_params=llama70.published_n_params, n_tokens=llama70.n_training_tokens
+        besiroglu, n_params=llama70.published_n_params, n_tokens=specs.recorded(llama70, "n_training_tokens")
     )
     return Check(
         value=doubling_gain_ratio_besiroglu,
         numbers={
-            "llama70_n_training_tokens": llama70.n_training_tokens / 1000000000000.0,
+            "llama70_n_training_tokens": specs.recorded(llama70, "n_training_tokens") / 1000000000000.0,
             "doubling_gain_ratio_besiroglu": doubling_gain_ratio_besiroglu,
             "doubling_gain_ratio_besiroglu_2": scaling_laws.doubling_gain_ratio(
                 besiroglu,
                 n_params=chinchilla.published_n_params,
-                n_tokens=chinchilla.n_training_tokens,
+                n_tokens=specs.recorded(chinchilla, "n_training_tokens"),
             ),
         },
     )
@@ -175,7 +175,7 @@ def o15() -> Check:
 def o16() -> Check:
     modern_feature_counts = accounting.modern_feature_counts()
     return Check(
-        value=tuple((modern_feature_counts[k] for k in ("rope", "rmsnorm", "swiglu", "shared_kv"))),
+        value=tuple(modern_feature_counts[k] for k in ("rope", "rmsnorm", "swiglu", "shared_kv")),
         numbers={
             "modern_feature_counts_n_models": modern_feature_counts["n_models"],
             "modern_feature_counts_moe": modern_feature_counts["moe"],
@@ -306,7 +306,7 @@ def o27() -> Check:
         value=training_bill_usd / units.MEGA,
         numbers={
             "training_bill_usd_llama31_405b": training_bill_usd_llama31_405b_3 / units.MEGA,
-            "llama_over_deepseek_flop": llama405.published_train_flop
+            "llama_over_deepseek_flop": specs.recorded(llama405, "published_train_flop")
             / accounting.deepseek_v3_train_flop(),
             "training_bill_usd_llama31_405b_2": training_bill_usd_llama31_405b_3
             / units.MEGA
@@ -410,11 +410,11 @@ def o35() -> Check:
     return Check(
         value=100
         * inference_optimal.training_share_at_optimum(
-            besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+            besiroglu, n_params=llama8.published_n_params, n_tokens=specs.recorded(llama8, "n_training_tokens")
         ),
         numbers={
             "break_even_inference_tokens_besiroglu": inference_optimal.break_even_inference_tokens(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu, n_params=llama8.published_n_params, n_tokens=specs.recorded(llama8, "n_training_tokens")
             )
             / 1000000000000.0
         },
@@ -438,10 +438,10 @@ def o36() -> Check:
             ]
             / 1000000000.0,
             "overtraining_factor_besiroglu": inference_optimal.overtraining_factor(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu, n_params=llama8.published_n_params, n_tokens=specs.recorded(llama8, "n_training_tokens")
             ),
             "overtraining_factor_hoffmann": inference_optimal.overtraining_factor(
-                hoffmann, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                hoffmann, n_params=llama8.published_n_params, n_tokens=specs.recorded(llama8, "n_training_tokens")
             ),
         },
     )
@@ -462,7 +462,7 @@ def o37() -> Check:
         numbers={
             "l8_return": d_inf
             / inference_optimal.break_even_inference_tokens(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu, n_params=llama8.published_n_params, n_tokens=specs.recorded(llama8, "n_training_tokens")
             )
         },
     )
@@ -519,7 +519,7 @@ def o42() -> Check:
 def o44() -> Check:
     llama405 = specs.model("llama31_405b")
     h100 = specs.accelerator("h100_sxm")
-    train_flop = accounting.train_flop(accounting.n_params(llama405), llama405.n_training_tokens)
+    train_flop = accounting.train_flop(accounting.n_params(llama405), specs.recorded(llama405, "n_training_tokens"))
     return Check(
         value=None,
         numbers={
