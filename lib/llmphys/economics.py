@@ -289,8 +289,9 @@ def economic_life_range() -> tuple[float, float]:
     energy = owned_h100_hour()["energy"]
     rent = price("gpu_hour_usd.h100_sxm").value
     lo, hi = price("price_performance_doubling_years.gpu").range
-    return tuple(economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
-                                     doubling_years=d) for d in (lo, hi))
+    short, long = (economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
+                                       doubling_years=d) for d in (lo, hi))
+    return short, long
 
 
 def training_bill_usd(model_key: str = "deepseek_v3") -> float:

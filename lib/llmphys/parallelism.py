@@ -248,7 +248,7 @@ def llama405_tp_time_over_step(link: str) -> float:
     step = comms.dp_compute_time_s(n_gpus=tp * pp * dp, n_params=accounting.n_params(m),
                                    tokens_per_step=tokens,
                                    peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4)
-    return traffic / bw / step
+    return float(traffic / bw / step)  # step is a scalar: one GPU count
 
 
 def llama405_activation_bytes(recompute: str) -> float:

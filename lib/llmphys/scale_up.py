@@ -216,6 +216,8 @@ def pipeline_product_needed(chip_key: str) -> float:
     from . import specs
 
     dsv3 = specs.model("deepseek_v3")
+    if dsv3.moe is None:
+        raise ValueError("the registry's deepseek_v3 entry has no MoE block")
     return dsv3.moe.n_experts_per_token / pipeline_boundary_slack(
         dsv3, specs.accelerator(chip_key), layers_per_stage=1)
 

@@ -25,6 +25,7 @@ import os
 import statistics
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -197,9 +198,11 @@ def load(path: str | os.PathLike | None = None) -> Table:
         if missing or unknown:
             raise KeyError(f"{path}: row {i} has missing fields {sorted(missing)} "
                            f"and unknown fields {sorted(unknown)}")
-        rows.append(Row(**{k: (tuple(float(x) for x in v) if k.endswith(("_wall_s", "_cpu_s"))
-                               else float(v) if k in ("size",) or k.endswith("_bytes") else v)
-                           for k, v in r.items()}))
+        fields: dict[str, Any] = {
+            k: (tuple(float(x) for x in v) if k.endswith(("_wall_s", "_cpu_s"))
+                else float(v) if k in ("size",) or k.endswith("_bytes") else v)
+            for k, v in r.items()}
+        rows.append(Row(**fields))  # the field names were checked against Row just above
     return Table(machine=dict(raw["machine"]), versions=dict(raw["versions"]), rows=tuple(rows),
                  n_repeats=int(raw["n_repeats"]), date=str(raw["date"]))
 

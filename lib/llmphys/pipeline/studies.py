@@ -16,9 +16,18 @@ import numpy as np
 
 from . import bpe, collapse, crawl, decontam, dedup, mixture, run
 
-__all__ = ["book_crawl", "book_run", "dedup_removals", "near_over_exact",
-           "lsh_candidate_probability", "decontam_recall", "fertility_premium",
-           "collapse_survivors", "collapse_words_lost", "code_shares"]
+__all__ = [
+    "book_crawl",
+    "book_run",
+    "code_shares",
+    "collapse_survivors",
+    "collapse_words_lost",
+    "decontam_recall",
+    "dedup_removals",
+    "fertility_premium",
+    "lsh_candidate_probability",
+    "near_over_exact",
+]
 
 
 @cache
@@ -76,7 +85,7 @@ def decontam_recall(n: int, *, edited: bool = True) -> float:
     leak = np.array([d.kind == "leak" for d in docs])
     truth = np.array([d.defect == ("edited" if edited else "verbatim") for d in docs]) & leak
     keep = truth | ~leak
-    texts = [d.main_text for d, k in zip(docs, keep) if k]
+    texts = [d.main_text for d, k in zip(docs, keep, strict=True) if k]
     return float(decontam.sweep(texts, list(web.benchmark), truth[keep], [n])[n]["recall"])
 
 
