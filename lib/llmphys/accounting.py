@@ -345,7 +345,8 @@ def sparsity(model: Model) -> float:
     table (which a token looks up, not multiplies); 1 for a dense model.
 
     >>> from llmphys import specs
-    >>> round(sparsity(specs.model("llama3_70b")), 6), round(sparsity(specs.model("deepseek_v3")), 1)
+    >>> (round(sparsity(specs.model("llama3_70b")), 6),
+    ...  round(sparsity(specs.model("deepseek_v3")), 1))
     (1.0, 18.3)
     """
     emb = embedding_params(model)

@@ -234,10 +234,11 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
 
     Each held-out kernel gets ``predicted_time_s`` = max(F / P, Q / W) from the best rates,
     and ``error``: the median over rounds of (prediction from that round's own P and W) over
-    (that round's measured time), minus 1, which cancels the load common to one round. Returns ``peak_flop_per_s``, ``bytes_per_s``,
-    ``stream_bytes_per_s`` (the triad in STREAM's 24-byte convention), ``ridge``, ``kernels``
-    (every held-out kernel) and ``points`` (the matmuls, with their ``shape``, for
-    ``plots.plot_measured_roofline``). Ten to twenty seconds at the defaults.
+    (that round's measured time), minus 1, which cancels the load common to one round.
+    Returns ``peak_flop_per_s``, ``bytes_per_s``, ``stream_bytes_per_s`` (the triad in
+    STREAM's 24-byte convention), ``ridge``, ``kernels`` (every held-out kernel) and
+    ``points`` (the matmuls, with their ``shape``, for ``plots.plot_measured_roofline``).
+    Ten to twenty seconds at the defaults.
     """
     n_threads = n_cpus() if n_threads is None else int(units.check_positive("n_threads", n_threads))
     units.check_positive("n_rounds", n_rounds)
@@ -269,11 +270,13 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
     roof = {"n_threads": n_threads, "peak_flop_per_s": gemm["flop_per_s"],
             "bytes_per_s": triad["bytes_per_s"], "stream_bytes_per_s": triad["bytes_per_s"],
             "ridge": gemm["flop_per_s"] / triad["bytes_per_s"]}
-    kernels: list[dict[str, Any]] = [{**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
-               for name in stream]
-    points: list[dict[str, Any]] = [{**_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
-               "shape": tuple(s), "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
-               "key": ("held out", tuple(s))} for s in shapes]
+    kernels: list[dict[str, Any]] = [
+        {**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
+        for name in stream]
+    points: list[dict[str, Any]] = [
+        {**_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
+         "shape": tuple(s), "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
+         "key": ("held out", tuple(s))} for s in shapes]
     for p in kernels + points:
         p["predicted_time_s"] = predicted_time_s(flop=p["flop"], bytes_moved=p["bytes"],
                                                  peak_flop_per_s=roof["peak_flop_per_s"],

@@ -318,8 +318,8 @@ def api_output_over_input() -> dict[str, float]:
     >>> max(api_output_over_input().values())
     5.0
     """
-    return {k: price(f"api_usd_per_mtok.{k}.output").value / price(f"api_usd_per_mtok.{k}.input").value
-            for k in API_MODELS}
+    return {k: price(f"api_usd_per_mtok.{k}.output").value
+            / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS}
 
 
 def cached_input_pct() -> tuple[float, float]:
@@ -328,6 +328,6 @@ def cached_input_pct() -> tuple[float, float]:
     >>> cached_input_pct()
     (10.0, 50.0)
     """
-    r = [price(f"api_usd_per_mtok.{k}.cached_input").value / price(f"api_usd_per_mtok.{k}.input").value
-         for k in API_MODELS]
+    r = [price(f"api_usd_per_mtok.{k}.cached_input").value
+         / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS]
     return min(r) * 100, max(r) * 100

@@ -184,7 +184,8 @@ def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
 
     peak = specs.accelerator("h100_sxm").peak_flop_per_s(dtype)
     if run_key == "llama3_405b":
-        return mfu_from_chip_hours(specs.recorded(specs.model("llama31_405b"), "published_train_flop"),
+        flop = specs.recorded(specs.model("llama31_405b"), "published_train_flop")
+        return mfu_from_chip_hours(flop,
                                    chip_hours=economics.price("training_gpu_hours.llama31_405b").value,
                                    peak_flop_per_s=peak)
     if run_key == "deepseek_v3":

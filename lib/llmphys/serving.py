@@ -330,7 +330,8 @@ def rl_token_share_pct(mode: str) -> float:
     st = deepseek_on_h200(slow_mode_batch() if mode == "slow" else 16)
     d = specs.recorded(specs.model("deepseek_v3"), "n_training_tokens")
     rl = compute_split.rl_tokens_for_equal_cost(
-        pretrain_tokens=d, train_mfu=0.4, decode_efficiency=st["compute_time_s"] / st["step_time_s"])
+        pretrain_tokens=d, train_mfu=0.4,
+        decode_efficiency=st["compute_time_s"] / st["step_time_s"])
     return rl / d * 100
 
 
@@ -438,7 +439,8 @@ def batch1_latency_floor_s(model: Model, acc: Accelerator, *, n_chips: int,
     """
     n = units.check_positive("n_chips", n_chips)
     if collective_latency_s < 0 or not math.isfinite(collective_latency_s):
-        raise ValueError(f"collective_latency_s must be >= 0 and finite, got {collective_latency_s!r}")
+        raise ValueError(f"collective_latency_s must be >= 0 and finite, "
+                         f"got {collective_latency_s!r}")
     bw = units.bytes_per_element(weight_dtype)
     n_collectives = 2 * model.n_layers
     if model.moe is None or not expert_parallel:
@@ -489,8 +491,9 @@ def cost_per_token_at_max_batch_usd(model: Model, acc: Accelerator, *, context_t
     ``inference.cost_per_token_usd`` at B = ``inference.max_batch_by_memory``.
 
     >>> from llmphys import specs
-    >>> c = cost_per_token_at_max_batch_usd(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-    ...                                     context_tokens=1024, n_chips=8, usd_per_chip_hour=2.95)
+    >>> c = cost_per_token_at_max_batch_usd(specs.model("llama3_70b"),
+    ...                                     specs.accelerator("h100_sxm"), context_tokens=1024,
+    ...                                     n_chips=8, usd_per_chip_hour=2.95)
     >>> round(c * 1e6, 3)  # USD per million tokens
     0.117
     """
@@ -521,7 +524,8 @@ def decode_efficiency(model: Model, acc: Accelerator, *, context_tokens: float, 
         b = inference.max_batch_by_memory(model, acc, context_tokens=context_tokens,
                                           n_chips=n_chips, weight_dtype=weight_dtype)
         if b < 1:
-            raise ValueError(f"no sequence of {context_tokens} tokens fits on {n_chips} x {acc.key}")
+            raise ValueError(f"no sequence of {context_tokens} tokens fits on "
+                             f"{n_chips} x {acc.key}")
     s = inference.decode_step(model, acc, batch_size=b, context_tokens=context_tokens,
                               n_chips=n_chips, weight_dtype=weight_dtype)
     return s["compute_time_s"] / s["step_time_s"]

@@ -53,7 +53,8 @@ def bpe_corpus(n_bytes: float, *, seed: int = 0) -> list[str]:
 def llmphys_near_dedup(texts: list[str]) -> np.ndarray:
     """Candidate pairs (i < j) of the book's numpy MinHash-LSH: shingles, signatures, bands."""
     flat, offsets = dedup.shingles(texts, k=SHINGLE_K)
-    sig = dedup.signatures(flat, offsets, dedup.permutations(N_HASHES, rng=np.random.default_rng(0)))
+    perms = dedup.permutations(N_HASHES, rng=np.random.default_rng(0))
+    sig = dedup.signatures(flat, offsets, perms)
     return dedup.candidate_pairs(sig, n_bands=N_BANDS, n_rows=N_ROWS)
 
 
@@ -85,7 +86,10 @@ def llmphys_bpe(texts: list[str]) -> int:
 
 
 def tokenizers_bpe(texts: list[str]) -> int:
-    """Train Hugging Face's byte-level BPE to ``BPE_VOCAB``; set RAYON_NUM_THREADS=1 for one thread."""
+    """Train Hugging Face's byte-level BPE to ``BPE_VOCAB``.
+
+    Set RAYON_NUM_THREADS=1 for one thread.
+    """
     return bpe.hf_byte_level_bpe(texts, BPE_VOCAB).get_vocab_size() - 256
 
 

@@ -111,8 +111,9 @@ def fertility_premium() -> float:
 def collapse_survivors(mode: str) -> tuple[int, ...]:
     """Words a 2,000-word Zipf model can still produce, per generation of 100 (seed 5).
 
-    Each generation is fitted on 20,000 samples of the last (:func:`collapse.categorical_recursion`);
-    ``mode`` is ``"replace"``, ``"accumulate"``, ``"mix_real"`` or ``"verified"``.
+    Each generation is fitted on 20,000 samples of the last
+    (:func:`collapse.categorical_recursion`); ``mode`` is ``"replace"``, ``"accumulate"``,
+    ``"mix_real"`` or ``"verified"``.
     """
     q = collapse.categorical_recursion(collapse.zipf(2000), n_samples=20_000, n_generations=100,
                                        rng=np.random.default_rng(5), mode=mode)
