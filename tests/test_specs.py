@@ -98,3 +98,15 @@ def test_build_spec_serves_other_loaders_with_the_same_checks():
     table["beta"] = 0.28
     law = specs.build_spec(scaling_laws.ParametricLaw, table, "laws[x]", key="x")
     assert law.A == 406.0 and isinstance(law.A, float)
+
+
+def test_recorded_gives_the_number_and_names_what_is_missing():
+    # Meta's Llama 3 model card: "over 15T tokens", recorded as 15e12. Mistral AI has not
+    # published Mistral 7B's training token count (data/models.toml notes).
+    assert specs.recorded(specs.model("llama3_8b"), "n_training_tokens") == 15e12
+    with pytest.raises(ValueError, match=r"mistral_7b\.n_training_tokens is not recorded"):
+        specs.recorded(specs.model("mistral_7b"), "n_training_tokens")
+    with pytest.raises(ValueError, match=r"tpu_v4\.tdp_w is not recorded"):
+        specs.recorded(specs.accelerator("tpu_v4"), "tdp_w")
+    with pytest.raises(TypeError, match="entry must be a Model or an Accelerator"):
+        specs.recorded({"n_training_tokens": 1.0}, "n_training_tokens")  # type: ignore[arg-type]

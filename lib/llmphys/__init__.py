@@ -13,7 +13,8 @@ Modules (one concept each; import modules, not names)::
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
     inference   decode-step and prefill time and cost vs batch; balance batch and context
-    serving     serving studies: per-operator balance batch, batch-1 floors, cost at the batch memory allows
+    serving     serving studies: per-operator balance batch, batch-1 floors, cost at the
+                largest batch that memory allows
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining

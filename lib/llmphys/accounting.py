@@ -345,7 +345,8 @@ def sparsity(model: Model) -> float:
     table (which a token looks up, not multiplies); 1 for a dense model.
 
     >>> from llmphys import specs
-    >>> round(sparsity(specs.model("llama3_70b")), 6), round(sparsity(specs.model("deepseek_v3")), 1)
+    >>> (round(sparsity(specs.model("llama3_70b")), 6),
+    ...  round(sparsity(specs.model("deepseek_v3")), 1))
     (1.0, 18.3)
     """
     emb = embedding_params(model)
@@ -372,4 +373,5 @@ def deepseek_v3_train_flop() -> float:
     """
     from . import specs
 
-    return deepseek_v3_flop_per_token() * specs.model("deepseek_v3").n_training_tokens
+    return deepseek_v3_flop_per_token() * specs.recorded(specs.model("deepseek_v3"),
+                                                          "n_training_tokens")

@@ -119,6 +119,8 @@ def seat_limit_study(rng: np.random.Generator, *, rate_per_s: float, interval_s:
     ...     sim["limited"]["latency_s"].max()) > 0.04
     (40, True)
     """
-    kw = dict(rate_per_s=rate_per_s, interval_s=interval_s, horizon_s=horizon_s)
-    free = simulate_schedule(rng, **kw)
-    return {"unlimited": free, "limited": simulate_schedule(rng, seats=seats, **kw)}
+    free = simulate_schedule(rng, rate_per_s=rate_per_s, interval_s=interval_s,
+                             horizon_s=horizon_s)
+    limited = simulate_schedule(rng, rate_per_s=rate_per_s, interval_s=interval_s,
+                                horizon_s=horizon_s, seats=seats)
+    return {"unlimited": free, "limited": limited}

@@ -34,12 +34,13 @@ Home: chapters/04_memory_wall.ipynb.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -175,7 +176,7 @@ class _Streams:
                 return list(self.pool.map(slice_k, range(self.n_threads)))
         return run
 
-    def point(self, name: str, time_s: float) -> dict[str, float]:
+    def point(self, name: str, time_s: float) -> dict[str, Any]:
         flop_per, bytes_per = STREAM_KERNELS[name]
         flop, q = flop_per * self.n, bytes_per * self.n
         return {"name": name, "flop": flop, "bytes": q, "intensity": flop / q, "time_s": time_s,
@@ -194,7 +195,7 @@ def _default_stream_bytes(n_bytes: float | None) -> float:
 
 
 def stream_point(name: str, *, n_bytes: float | None = None, n_threads: int = 1,
-                 n_repeats: int = 5) -> dict[str, float]:
+                 n_repeats: int = 5) -> dict[str, Any]:
     """Time streaming kernel ``name`` (see STREAM_KERNELS) on float64 arrays of ``n_bytes`` each.
 
     ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule), so the data
@@ -233,22 +234,24 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
 
     Each held-out kernel gets ``predicted_time_s`` = max(F / P, Q / W) from the best rates,
     and ``error``: the median over rounds of (prediction from that round's own P and W) over
-    (that round's measured time), minus 1, which cancels the load common to one round. Returns ``peak_flop_per_s``, ``bytes_per_s``,
-    ``stream_bytes_per_s`` (the triad in STREAM's 24-byte convention), ``ridge``, ``kernels``
-    (every held-out kernel) and ``points`` (the matmuls, with their ``shape``, for
-    ``plots.plot_measured_roofline``). Ten to twenty seconds at the defaults.
+    (that round's measured time), minus 1, which cancels the load common to one round.
+    Returns ``peak_flop_per_s``, ``bytes_per_s``, ``stream_bytes_per_s`` (the triad in
+    STREAM's 24-byte convention), ``ridge``, ``kernels`` (every held-out kernel) and
+    ``points`` (the matmuls, with their ``shape``, for ``plots.plot_measured_roofline``).
+    Ten to twenty seconds at the defaults.
     """
     n_threads = n_cpus() if n_threads is None else int(units.check_positive("n_threads", n_threads))
     units.check_positive("n_rounds", n_rounds)
     for name in stream:
         _check_stream(name)
     streams = _Streams(int(_default_stream_bytes(stream_bytes) // 8), n_threads)
-    mats = {("ceiling", (gemm_size,) * 3): _matmul_operands(gemm_size, gemm_size, gemm_size, rng)}
+    mats: dict[tuple[str, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {
+        ("ceiling", (gemm_size,) * 3): _matmul_operands(gemm_size, gemm_size, gemm_size, rng)}
     for shape in shapes:
         mats[("held out", tuple(shape))] = _matmul_operands(*shape, rng)
     runs: dict[tuple, Callable[[], object]] = {("ceiling", "triad"): streams.runner("triad")}
     runs.update({("held out", name): streams.runner(name) for name in stream})
-    runs.update({key: (lambda a=a, b=b, out=out: np.matmul(a, b, out=out))
+    runs.update({key: functools.partial(np.matmul, a, b, out=out)
                  for key, (a, b, out) in mats.items()})
     times: dict[tuple, list[float]] = {key: [] for key in runs}
     with streams.pool, _blas_threads(n_threads):
@@ -262,15 +265,18 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
     t_triad = np.array(times[("ceiling", "triad")])
     t_gemm = np.array(times[("ceiling", (gemm_size,) * 3)])
     triad = streams.point("triad", best[("ceiling", "triad")])
-    gemm = _matmul_result(*mats[("ceiling", (gemm_size,) * 3)][:2], best[("ceiling", (gemm_size,) * 3)])
+    gemm_key = ("ceiling", (gemm_size,) * 3)
+    gemm = _matmul_result(*mats[gemm_key][:2], best[gemm_key])
     roof = {"n_threads": n_threads, "peak_flop_per_s": gemm["flop_per_s"],
             "bytes_per_s": triad["bytes_per_s"], "stream_bytes_per_s": triad["bytes_per_s"],
             "ridge": gemm["flop_per_s"] / triad["bytes_per_s"]}
-    kernels = [{**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
-               for name in stream]
-    points = [{**_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
-               "shape": tuple(s), "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
-               "key": ("held out", tuple(s))} for s in shapes]
+    kernels: list[dict[str, Any]] = [
+        {**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
+        for name in stream]
+    points: list[dict[str, Any]] = [
+        {**_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
+         "shape": tuple(s), "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
+         "key": ("held out", tuple(s))} for s in shapes]
     for p in kernels + points:
         p["predicted_time_s"] = predicted_time_s(flop=p["flop"], bytes_moved=p["bytes"],
                                                  peak_flop_per_s=roof["peak_flop_per_s"],
@@ -278,7 +284,8 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
         p["predicted_flop_per_s"] = p["flop"] / p["predicted_time_s"]
         # The same prediction with each round's own ceilings, over that round's time: the
         # load common to one round cancels. Its median is the reported error.
-        per_round = np.maximum(p["flop"] * t_gemm / gemm["flop"], p["bytes"] * t_triad / triad["bytes"])
+        per_round = np.maximum(p["flop"] * t_gemm / gemm["flop"],
+                               p["bytes"] * t_triad / triad["bytes"])
         p["error"] = float(np.median(per_round / np.array(times[p.pop("key")]))) - 1.0
     return {**roof, "kernels": kernels + points, "points": points}
 
@@ -297,7 +304,8 @@ def thread_scaling(*, rng: np.random.Generator, n_rounds: int = 5, **kw) -> dict
 
 
 def _matmul_operands(m: int, n: int, k: int, rng: np.random.Generator,
-                     dtype: str = "float32") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     dtype: Literal["float32", "float64"] = "float32",
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A[m,k] (a vector when m = 1), B[k,n] and the output, standard normal."""
     a = rng.standard_normal((m, k) if m > 1 else (k,), dtype=dtype)
     b = rng.standard_normal((k, n), dtype=dtype)

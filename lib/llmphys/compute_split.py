@@ -54,14 +54,16 @@ def loss(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) 
     return fit.E + fit.A * n_params ** -fit.alpha + fit.B * n_tokens ** -fit.beta
 
 
-def tokens_for_loss(n_params: float, *, target_loss: float, fit: ParametricLaw | None = None) -> float:
+def tokens_for_loss(n_params: float, *, target_loss: float,
+                    fit: ParametricLaw | None = None) -> float:
     """Training tokens D that bring an N-parameter model to ``target_loss`` (inf if it cannot)."""
     fit = _law(fit)
     gap = target_loss - fit.E - fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
     return (fit.B / gap) ** (1.0 / fit.beta) if gap > 0 else math.inf
 
 
-def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: ParametricLaw | None = None,
+def lifetime_optimum(*, target_loss: float, inference_tokens: float,
+                     fit: ParametricLaw | None = None,
                      inference_cost_per_flop: float = 1.0) -> dict[str, float]:
     """Model size and data that reach ``target_loss`` at least lifetime cost.
 
@@ -102,7 +104,8 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float, fit: Parame
             "cost_ratio": inf / pre, "tokens_per_param": d / n, "overtraining": d / n / ratio0}
 
 
-def cost_ratio_at_optimum(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) -> float:
+def cost_ratio_at_optimum(n_params: float, n_tokens: float, *,
+                          fit: ParametricLaw | None = None) -> float:
     """C_inf / C_pre implied by the first-order condition at (N, D): alpha X / (beta Y) - 1.
 
     X = A N^-alpha and Y = B D^-beta are the two reducible loss terms. An independent
@@ -146,7 +149,8 @@ def rl_tokens_for_equal_cost(*, pretrain_tokens: float, train_mfu: float,
     return d * (6.0 / u) / (2.0 / eta + 6.0 / u)
 
 
-def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float, fit: ParametricLaw | None = None,
+def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float,
+                          fit: ParametricLaw | None = None,
                           inference_cost_per_flop: float = 1.0) -> dict[str, float]:
     """The lifetime optimum whose inference-to-pretraining cost ratio is ``cost_ratio``.
 

@@ -289,8 +289,9 @@ def economic_life_range() -> tuple[float, float]:
     energy = owned_h100_hour()["energy"]
     rent = price("gpu_hour_usd.h100_sxm").value
     lo, hi = price("price_performance_doubling_years.gpu").range
-    return tuple(economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
-                                     doubling_years=d) for d in (lo, hi))
+    short, long = (economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
+                                       doubling_years=d) for d in (lo, hi))
+    return short, long
 
 
 def training_bill_usd(model_key: str = "deepseek_v3") -> float:
@@ -317,8 +318,8 @@ def api_output_over_input() -> dict[str, float]:
     >>> max(api_output_over_input().values())
     5.0
     """
-    return {k: price(f"api_usd_per_mtok.{k}.output").value / price(f"api_usd_per_mtok.{k}.input").value
-            for k in API_MODELS}
+    return {k: price(f"api_usd_per_mtok.{k}.output").value
+            / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS}
 
 
 def cached_input_pct() -> tuple[float, float]:
@@ -327,6 +328,6 @@ def cached_input_pct() -> tuple[float, float]:
     >>> cached_input_pct()
     (10.0, 50.0)
     """
-    r = [price(f"api_usd_per_mtok.{k}.cached_input").value / price(f"api_usd_per_mtok.{k}.input").value
-         for k in API_MODELS]
+    r = [price(f"api_usd_per_mtok.{k}.cached_input").value
+         / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS]
     return min(r) * 100, max(r) * 100

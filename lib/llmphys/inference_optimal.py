@@ -175,7 +175,7 @@ def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float)
 
 
 def overtraining_at_cost_ratio(law: ParametricLaw, *, cost_ratio: float) -> float:
-    """Overtraining factor D / D*(N) of the lifetime optimum whose C_inf / C_train is ``cost_ratio``.
+    """Overtraining factor D / D*(N) of the lifetime optimum with C_inf / C_train = ``cost_ratio``.
 
     At the optimum alpha X / (beta Y) = 1 + C_inf / C_train, and D*(N) has alpha X = beta Y*,
     so (D / D*)^beta = Y* / Y = 1 + ratio: D / D*(N) = (1 + C_inf / C_train)^(1 / beta),

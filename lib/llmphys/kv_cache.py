@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import accounting, moe, roofline, tables, units
+from . import accounting, roofline, tables, units
 from .specs import MLA, Accelerator, Model
 
 

@@ -27,6 +27,7 @@ import tomllib
 from . import units
 from .specs import data_dir
 
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class MeasuredThroughput:
     """A run's measured tokens/s on ``n_chips`` chips, with the shape PaLM's FLOP count needs."""
@@ -164,6 +165,8 @@ def palm_540b_mfu() -> float:
     from . import specs
 
     r = training_run("palm_540b")
+    if not isinstance(r, MeasuredThroughput):
+        raise TypeError("training_runs.toml must record palm_540b as one measured throughput")
     flop = palm_flop_per_token(r.n_params, n_layers=r.n_layers, n_heads=r.n_heads,
                                d_head=r.d_head, seq_len=r.seq_len)
     return mfu_from_throughput(r.tokens_per_s, flop_per_token=flop, n_chips=r.n_chips,
@@ -184,7 +187,8 @@ def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
 
     peak = specs.accelerator("h100_sxm").peak_flop_per_s(dtype)
     if run_key == "llama3_405b":
-        return mfu_from_chip_hours(specs.model("llama31_405b").published_train_flop,
+        flop = specs.recorded(specs.model("llama31_405b"), "published_train_flop")
+        return mfu_from_chip_hours(flop,
                                    chip_hours=economics.price("training_gpu_hours.llama31_405b").value,
                                    peak_flop_per_s=peak)
     if run_key == "deepseek_v3":

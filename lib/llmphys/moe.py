@@ -113,7 +113,8 @@ def balance_router(rng: np.random.Generator, *, method: str, n_experts: int = 32
     return {"imbalance": imbalance, "load": expert_load(idx, n_experts)}
 
 
-def expected_experts_touched(*, n_experts: int, k: int, n_tokens: float) -> float:
+def expected_experts_touched(*, n_experts: int, k: int,
+                             n_tokens: float | np.ndarray) -> float | np.ndarray:
     """Distinct experts a batch of n tokens activates under uniform routing: E (1 - (1 - k/E)^n).
 
     A token avoids a given expert with probability C(E-1, k) / C(E, k) = 1 - k/E.

@@ -91,8 +91,9 @@ def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, 
     >>> round(activation_bytes_per_layer(seq_len=2048, micro_batch=1, d_model=12288,
     ...                                  n_heads=96) / 2**30, 2)  # GiB, GPT-3 175B layer
     2.67
+    >>> # Llama 3 405B
     >>> round(activation_bytes_per_layer(seq_len=8192, micro_batch=1, d_model=16384, n_heads=128,
-    ...       tp=8, n_kv_heads=8, d_ff=53248, gated_mlp=True, dropout=False) / 1e9, 2)  # Llama 3 405B
+    ...       tp=8, n_kv_heads=8, d_ff=53248, gated_mlp=True, dropout=False) / 1e9, 2)
     2.68
     """
     s, b, h, a = seq_len, micro_batch, d_model, n_heads
@@ -232,7 +233,8 @@ def llama405_tp_time_over_step(link: str) -> float:
     (Dubey et al. 2024, arXiv:2407.21783, sec. 3.3); ``link`` is ``"scale_up"`` (NVLink) or
     ``"scale_out"`` (a 400 Gb/s network card).
 
-    >>> round(llama405_tp_time_over_step("scale_out"), 2), round(llama405_tp_time_over_step("scale_up"), 3)
+    >>> (round(llama405_tp_time_over_step("scale_out"), 2),
+    ...  round(llama405_tp_time_over_step("scale_up"), 3))
     (0.75, 0.084)
     """
     from . import accounting, comms, specs
@@ -248,7 +250,7 @@ def llama405_tp_time_over_step(link: str) -> float:
     step = comms.dp_compute_time_s(n_gpus=tp * pp * dp, n_params=accounting.n_params(m),
                                    tokens_per_step=tokens,
                                    peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4)
-    return traffic / bw / step
+    return float(traffic / bw / step)  # step is a scalar: one GPU count
 
 
 def llama405_activation_bytes(recompute: str) -> float:

@@ -438,7 +438,8 @@ def training_runs() -> dict[str, TrainingRun]:
         raw = tomllib.load(f)
     runs = {}
     for key, entry in raw.items():
-        if key == "run_totals":  # (no longer in the file: whole-run facts live in models/prices.toml)
+        # (no longer in the file: whole-run facts live in models/prices.toml)
+        if key == "run_totals":
             continue
         run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
         for field, allowed in (("flop_count", FLOP_COUNTS), ("measured_unit", MEASURED_UNITS),

@@ -20,11 +20,22 @@ Home: chapters/04_memory_wall.ipynb.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 
 from . import units
 
-LLAMA3_405B_INTERRUPTIONS = {
+
+class _Interruptions(TypedDict):
+    n_gpus: int
+    duration_s: float
+    n_unexpected: int
+    n_planned: int
+    source: str
+
+
+LLAMA3_405B_INTERRUPTIONS: _Interruptions = {
     "n_gpus": 16_384,
     "duration_s": 54 * units.DAY,
     "n_unexpected": 419,
@@ -215,7 +226,7 @@ def llama3_job_mtbf_s(n_gpus: float) -> float:
     r = LLAMA3_405B_INTERRUPTIONS
     gpu_mtbf = gpu_mtbf_from_run_s(r["n_unexpected"], n_gpus=r["n_gpus"],
                                    duration_s=r["duration_s"])
-    return job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf)
+    return float(job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf))  # n_gpus is a scalar here
 
 
 def llama3_goodput_pct(checkpoint_s: float = 60.0, restart_s: float = 600.0) -> float:

@@ -205,7 +205,7 @@ def domain_growth(quantity: str) -> float:
 
 
 def pipeline_product_needed(chip_key: str) -> float:
-    """Smallest k_e x L_stage for which a pipeline boundary hides behind DeepSeek-V3's expert traffic.
+    """Smallest k_e x L_stage at which a pipeline boundary hides behind DeepSeek-V3's experts.
 
     :func:`pipeline_boundary_slack` is 2 k_e L_stage W_out / W_up; the product that makes it 1
     is W_up / (2 W_out).
@@ -216,6 +216,8 @@ def pipeline_product_needed(chip_key: str) -> float:
     from . import specs
 
     dsv3 = specs.model("deepseek_v3")
+    if dsv3.moe is None:
+        raise ValueError("the registry's deepseek_v3 entry has no MoE block")
     return dsv3.moe.n_experts_per_token / pipeline_boundary_slack(
         dsv3, specs.accelerator(chip_key), layers_per_stage=1)
 

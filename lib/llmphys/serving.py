@@ -30,20 +30,45 @@ Home: chapters/06_economics.ipynb.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import accounting, compute_split, economics, inference, specs, units
 from .specs import Accelerator, Model
 
-__all__ = ["SERVING_DTYPE", "COMPARED_CHIPS", "usd_per_chip_hour", "at_max_batch",
-           "batch1_penalty", "batch1_penalty_range", "balance_batch_range", "long_context",
-           "long_context_penalty", "rack_floor_ms", "chip_cost_spread", "weight_byte_share",
-           "slope_ratio", "no_overlap_margin", "drain_time_ms", "balance_batch_spread",
-           "rl_token_share_pct", "prefill_decode_bounds", "output_over_input",
-           "input_output_cost", "deepseek_on_h200", "slow_mode_batch", "slow_mode_ratios",
-           "step_time_growth", "operator_balance_batch", "batch1_latency_floor_s",
-           "output_input_cost_ratio", "cost_per_token_at_max_batch_usd", "decode_efficiency"]
+__all__ = [
+    "COMPARED_CHIPS",
+    "SERVING_DTYPE",
+    "at_max_batch",
+    "balance_batch_range",
+    "balance_batch_spread",
+    "batch1_latency_floor_s",
+    "batch1_penalty",
+    "batch1_penalty_range",
+    "chip_cost_spread",
+    "cost_per_token_at_max_batch_usd",
+    "decode_efficiency",
+    "deepseek_on_h200",
+    "drain_time_ms",
+    "input_output_cost",
+    "long_context",
+    "long_context_penalty",
+    "no_overlap_margin",
+    "operator_balance_batch",
+    "output_input_cost_ratio",
+    "output_over_input",
+    "prefill_decode_bounds",
+    "rack_floor_ms",
+    "rl_token_share_pct",
+    "slope_ratio",
+    "slow_mode_batch",
+    "slow_mode_ratios",
+    "step_time_growth",
+    "usd_per_chip_hour",
+    "weight_byte_share",
+]
 
 #: The precision each model is served in: Llama 3 70B in BF16, DeepSeek-V3 in FP8 (as released).
 SERVING_DTYPE = {"llama3_70b": "bf16", "deepseek_v3": "fp8"}
@@ -76,9 +101,11 @@ def at_max_batch(model_key: str, chip_key: str, *, context_tokens: float,
     n = inference.min_chips(m, a, weight_dtype=dt) if n_chips is None else n_chips
     b = inference.max_batch_by_memory(m, a, context_tokens=context_tokens, n_chips=n,
                                       weight_dtype=dt)
-    kw = dict(batch_size=b, context_tokens=context_tokens, n_chips=n, weight_dtype=dt)
-    step = inference.decode_step(m, a, **kw)
-    usd = inference.cost_per_token_usd(m, a, usd_per_chip_hour=usd_per_chip_hour(chip_key), **kw)
+    step = inference.decode_step(m, a, batch_size=b, context_tokens=context_tokens, n_chips=n,
+                                 weight_dtype=dt)
+    usd = inference.cost_per_token_usd(m, a, batch_size=b, context_tokens=context_tokens,
+                                       n_chips=n, weight_dtype=dt,
+                                       usd_per_chip_hour=usd_per_chip_hour(chip_key))
     return {"n_chips": n, "batch_size": b, "usd_per_token": usd,
             "step_time_s": step["step_time_s"], "memory_time_s": step["memory_time_s"],
             "compute_time_s": step["compute_time_s"]}
@@ -97,7 +124,7 @@ def batch1_penalty(model_key: str, chip_key: str, *, context_tokens: float = 102
     best = at_max_batch(model_key, chip_key, context_tokens=context_tokens, n_chips=n_chips)
     m, a, dt = specs.model(model_key), specs.accelerator(chip_key), SERVING_DTYPE[model_key]
     one = inference.cost_per_token_usd(m, a, batch_size=1, context_tokens=context_tokens,
-                                       n_chips=best["n_chips"], weight_dtype=dt,
+                                       n_chips=int(best["n_chips"]), weight_dtype=dt,
                                        usd_per_chip_hour=usd_per_chip_hour(chip_key))
     return {"n_chips": best["n_chips"], "max_batch": best["batch_size"],
             "usd_per_token_batch1": one, "usd_per_token_max_batch": best["usd_per_token"],
@@ -231,7 +258,8 @@ def drain_time_ms(statistic: str) -> float:
     >>> round(drain_time_ms("min"), 1)
     19.5
     """
-    stats = {"min": np.min, "median": np.median, "max": np.max}
+    stats: dict[str, Callable[[list[float]], Any]] = {"min": np.min, "median": np.median,
+                                                      "max": np.max}
     if statistic not in stats:
         raise ValueError(f"statistic must be min, median or max, got {statistic!r}")
     t = [inference.hbm_drain_time_s(a) / units.MS for a in specs.accelerators().values()]
@@ -267,11 +295,12 @@ def deepseek_on_h200(batch_size: float) -> dict[str, float]:
     True
     """
     m, a = specs.model("deepseek_v3"), specs.accelerator("h200")
-    kw = dict(batch_size=batch_size, context_tokens=2048, weight_dtype="fp8",
-              n_chips=inference.min_chips(m, a, weight_dtype="fp8"))
-    return {**inference.decode_step(m, a, **kw),
+    n = inference.min_chips(m, a, weight_dtype="fp8")
+    return {**inference.decode_step(m, a, batch_size=batch_size, context_tokens=2048,
+                                    weight_dtype="fp8", n_chips=n),
             "usd_per_token": inference.cost_per_token_usd(
-                m, a, usd_per_chip_hour=usd_per_chip_hour("h200"), **kw)}
+                m, a, batch_size=batch_size, context_tokens=2048, weight_dtype="fp8",
+                n_chips=n, usd_per_chip_hour=usd_per_chip_hour("h200"))}
 
 
 def slow_mode_ratios() -> tuple[float, float]:
@@ -299,9 +328,10 @@ def rl_token_share_pct(mode: str) -> float:
     if mode not in ("slow", "fast"):
         raise ValueError(f"mode must be 'slow' or 'fast', got {mode!r}")
     st = deepseek_on_h200(slow_mode_batch() if mode == "slow" else 16)
-    d = specs.model("deepseek_v3").n_training_tokens
+    d = specs.recorded(specs.model("deepseek_v3"), "n_training_tokens")
     rl = compute_split.rl_tokens_for_equal_cost(
-        pretrain_tokens=d, train_mfu=0.4, decode_efficiency=st["compute_time_s"] / st["step_time_s"])
+        pretrain_tokens=d, train_mfu=0.4,
+        decode_efficiency=st["compute_time_s"] / st["step_time_s"])
     return rl / d * 100
 
 
@@ -409,7 +439,8 @@ def batch1_latency_floor_s(model: Model, acc: Accelerator, *, n_chips: int,
     """
     n = units.check_positive("n_chips", n_chips)
     if collective_latency_s < 0 or not math.isfinite(collective_latency_s):
-        raise ValueError(f"collective_latency_s must be >= 0 and finite, got {collective_latency_s!r}")
+        raise ValueError(f"collective_latency_s must be >= 0 and finite, "
+                         f"got {collective_latency_s!r}")
     bw = units.bytes_per_element(weight_dtype)
     n_collectives = 2 * model.n_layers
     if model.moe is None or not expert_parallel:
@@ -460,8 +491,9 @@ def cost_per_token_at_max_batch_usd(model: Model, acc: Accelerator, *, context_t
     ``inference.cost_per_token_usd`` at B = ``inference.max_batch_by_memory``.
 
     >>> from llmphys import specs
-    >>> c = cost_per_token_at_max_batch_usd(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-    ...                                     context_tokens=1024, n_chips=8, usd_per_chip_hour=2.95)
+    >>> c = cost_per_token_at_max_batch_usd(specs.model("llama3_70b"),
+    ...                                     specs.accelerator("h100_sxm"), context_tokens=1024,
+    ...                                     n_chips=8, usd_per_chip_hour=2.95)
     >>> round(c * 1e6, 3)  # USD per million tokens
     0.117
     """
@@ -492,7 +524,8 @@ def decode_efficiency(model: Model, acc: Accelerator, *, context_tokens: float, 
         b = inference.max_batch_by_memory(model, acc, context_tokens=context_tokens,
                                           n_chips=n_chips, weight_dtype=weight_dtype)
         if b < 1:
-            raise ValueError(f"no sequence of {context_tokens} tokens fits on {n_chips} x {acc.key}")
+            raise ValueError(f"no sequence of {context_tokens} tokens fits on "
+                             f"{n_chips} x {acc.key}")
     s = inference.decode_step(model, acc, batch_size=b, context_tokens=context_tokens,
                               n_chips=n_chips, weight_dtype=weight_dtype)
     return s["compute_time_s"] / s["step_time_s"]

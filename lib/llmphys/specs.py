@@ -230,6 +230,23 @@ def model(key: str) -> Model:
     return _lookup(models(), key, "model")
 
 
+def recorded(entry: Model | Accelerator, field: str) -> float:
+    """A number the registry may leave out (None), such as ``n_training_tokens`` or ``tdp_w``.
+
+    In the field's own unit (tokens, FLOP, watts). A field the entry leaves out is a
+    ValueError naming the entry and the field, rather than a TypeError in the arithmetic.
+
+    >>> recorded(model("llama3_8b"), "n_training_tokens")
+    15000000000000.0
+    """
+    if not isinstance(entry, (Model, Accelerator)):
+        raise TypeError(f"entry must be a Model or an Accelerator, got {type(entry).__name__}")
+    value = getattr(entry, field)  # AttributeError for a field neither class has
+    if value is None:
+        raise ValueError(f"{entry.key}.{field} is not recorded in the registry")
+    return value
+
+
 def model_from_hf_config(config, *, key: str | None = None, name: str | None = None) -> Model:
     """The :class:`Model` a Hugging Face ``config.json`` describes (dict, file or folder).
 

@@ -26,14 +26,53 @@ from pathlib import Path
 from typing import Any
 
 from .. import specs
-from ._core import (APPROX_BAND, Assessment, Bound, Check, Claim, Compare, Range, Registry,
-                    Verdict, assess, call_source, fill, half_unit, note_fields)
+from ._core import (
+    APPROX_BAND,
+    Assessment,
+    Bound,
+    Check,
+    Claim,
+    Compare,
+    Range,
+    Registry,
+    Verdict,
+    assess,
+    call_source,
+    fill,
+    half_unit,
+    note_fields,
+)
 
-__all__ = ["APPROX_BAND", "Assessment", "Bound", "Check", "Claim", "Compare", "Range", "Registry",
-           "Verdict", "assess", "call_source", "fill", "half_unit", "note_fields", "SOURCES",
-           "Source", "claims", "claim", "ledger", "verdict_counts", "ledger_markdown",
-           "details_markdown", "summary_markdown", "ratio_points", "CROSS", "cross_references",
-           "data_file", "verdict_table_markdown"]
+__all__ = [
+    "APPROX_BAND",
+    "CROSS",
+    "SOURCES",
+    "Assessment",
+    "Bound",
+    "Check",
+    "Claim",
+    "Compare",
+    "Range",
+    "Registry",
+    "Source",
+    "Verdict",
+    "assess",
+    "call_source",
+    "claim",
+    "claims",
+    "cross_references",
+    "data_file",
+    "details_markdown",
+    "fill",
+    "half_unit",
+    "ledger",
+    "ledger_markdown",
+    "note_fields",
+    "ratio_points",
+    "summary_markdown",
+    "verdict_counts",
+    "verdict_table_markdown",
+]
 
 
 @dataclass(frozen=True)
@@ -169,7 +208,7 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
                  assumptions=entry.get("assumptions", ""), note=entry.get("note", ""),
                  see_also=tuple(entry.get("see_also", ())), glue=glue, glue_scale=scale,
                  refs=tuple(entry.get("refs", ())),
-                 checker=checks[claim_id] if claim_id in checks else None)
+                 checker=checks.get(claim_id))
 
 
 @functools.cache

@@ -22,16 +22,30 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
-__all__ = ["APPROX_BAND", "ROUNDING_SLACK", "Verdict", "Check", "Registry", "Compare", "Range", "Bound", "Claim",
-           "Assessment", "assess", "fill", "call_source", "half_unit"]
+__all__ = [
+    "APPROX_BAND",
+    "ROUNDING_SLACK",
+    "Assessment",
+    "Bound",
+    "Check",
+    "Claim",
+    "Compare",
+    "Range",
+    "Registry",
+    "Verdict",
+    "assess",
+    "call_source",
+    "fill",
+    "half_unit",
+]
 
 APPROX_BAND = 0.25   # relative distance from the stated figure still judged "approximately"
 ROUNDING_SLACK = 1e-12  # relative slack on the half-unit band, so 295.5 against "296" is exact
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?::[^{}]*)?\}")
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """How the source's number fares against the recomputation."""
 
     EXACT = "reproduced exactly"
@@ -61,9 +75,9 @@ def half_unit(number: str) -> float:
     except Exception as exc:  # decimal.InvalidOperation
         raise ValueError(f"number must be a decimal numeral such as '296' or '0.3', "
                          f"got {number!r}") from exc
-    if not d.is_finite():
-        raise ValueError(f"number must be finite, got {number!r}")
     _, digits, exponent = d.as_tuple()
+    if not isinstance(exponent, int):  # "n", "N" or "F": a NaN or an infinity
+        raise ValueError(f"number must be finite, got {number!r}")
     if exponent >= 0 and any(digits):  # an integer: trailing zeros are not significant
         text = "".join(map(str, digits))
         exponent += len(text) - len(text.rstrip("0"))
@@ -115,6 +129,10 @@ class Registry:
 
     def __contains__(self, claim_id: object) -> bool:
         return claim_id in self._checks
+
+    def get(self, claim_id: str) -> Callable[[], Check] | None:
+        """The check function of ``claim_id``, or None when the document registers none."""
+        return self._checks.get(claim_id)
 
     def ids(self) -> list[str]:
         return list(self._checks)
@@ -193,7 +211,7 @@ class Compare(_Grading):
         if len(values) != len(targets):
             raise ValueError(f"the check gave {len(values)} values for {len(targets)} targets")
         grades = []
-        for v, t in zip(values, targets):
+        for v, t in zip(values, targets, strict=True):
             x = float(t.replace(",", ""))
             band = self.tol if self.tol is not None else half_unit(t)
             if abs(v - x) <= band * (1 + ROUNDING_SLACK):
@@ -206,7 +224,7 @@ class Compare(_Grading):
 
     def ratios(self, value: Any) -> tuple[float, ...]:
         return tuple(v / float(t.replace(",", ""))
-                     for v, t in zip(_as_tuple(value), self._targets()))
+                     for v, t in zip(_as_tuple(value), self._targets(), strict=True))
 
 
 @dataclass(frozen=True, kw_only=True)

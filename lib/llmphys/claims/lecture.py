@@ -71,10 +71,10 @@ def l03() -> Check:
                 interval_s=0.02
             )["worst_s"]
             / units.MS,
-            "schedule_latency_closed_form_0p02_0p005_worst_s": batching.schedule_latency_closed_form(
-                interval_s=0.02, service_s=0.005
-            )["worst_s"]
-            / units.MS,
+            "schedule_latency_closed_form_0p02_0p005_worst_s": (
+                batching.schedule_latency_closed_form(interval_s=0.02, service_s=0.005)["worst_s"]
+                / units.MS
+            ),
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
         },
     )
@@ -214,7 +214,10 @@ def l13() -> Check:
     gb200 = specs.accelerator("gb200")
     return Check(
         value=72 * economics.price("system_power_w_per_gpu.b200").value / units.KILO,
-        numbers={"gb200_tdp_w": gb200.tdp_w, "rack_tdp_kw": 72 * gb200.tdp_w / units.KILO},
+        numbers={
+            "gb200_tdp_w": gb200.tdp_w,
+            "rack_tdp_kw": 72 * specs.recorded(gb200, "tdp_w") / units.KILO,
+        },
     )
 
 
@@ -352,7 +355,7 @@ def l22() -> Check:
             "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
                 "tokens_per_param"
             ],
-            "n_active_params_llama8": llama8.n_training_tokens
+            "n_active_params_llama8": specs.recorded(llama8, "n_training_tokens")
             / accounting.n_active_params(llama8)
             / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
         },

@@ -63,17 +63,20 @@ def o04() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     chinchilla = specs.model("chinchilla_70b")
     doubling_gain_ratio_besiroglu = scaling_laws.doubling_gain_ratio(
-        besiroglu, n_params=llama70.published_n_params, n_tokens=llama70.n_training_tokens
+        besiroglu,
+        n_params=llama70.published_n_params,
+        n_tokens=specs.recorded(llama70, "n_training_tokens"),
     )
     return Check(
         value=doubling_gain_ratio_besiroglu,
         numbers={
-            "llama70_n_training_tokens": llama70.n_training_tokens / 1000000000000.0,
+            "llama70_n_training_tokens": specs.recorded(llama70, "n_training_tokens")
+            / 1000000000000.0,
             "doubling_gain_ratio_besiroglu": doubling_gain_ratio_besiroglu,
             "doubling_gain_ratio_besiroglu_2": scaling_laws.doubling_gain_ratio(
                 besiroglu,
                 n_params=chinchilla.published_n_params,
-                n_tokens=chinchilla.n_training_tokens,
+                n_tokens=specs.recorded(chinchilla, "n_training_tokens"),
             ),
         },
     )
@@ -123,7 +126,9 @@ def o10() -> Check:
             n_params=8670000000.0, n_tokens=178000000000.0, n_unique_tokens=178000000000.0
         ),
         numbers={
-            "repetition_penalty_8670000000p0_178000000000p0": repetition_penalty_8670000000p0_178000000000p0
+            "repetition_penalty_8670000000p0_178000000000p0": (
+                repetition_penalty_8670000000p0_178000000000p0
+            ),
         },
     )
 
@@ -175,7 +180,7 @@ def o15() -> Check:
 def o16() -> Check:
     modern_feature_counts = accounting.modern_feature_counts()
     return Check(
-        value=tuple((modern_feature_counts[k] for k in ("rope", "rmsnorm", "swiglu", "shared_kv"))),
+        value=tuple(modern_feature_counts[k] for k in ("rope", "rmsnorm", "swiglu", "shared_kv")),
         numbers={
             "modern_feature_counts_n_models": modern_feature_counts["n_models"],
             "modern_feature_counts_moe": modern_feature_counts["moe"],
@@ -306,7 +311,7 @@ def o27() -> Check:
         value=training_bill_usd / units.MEGA,
         numbers={
             "training_bill_usd_llama31_405b": training_bill_usd_llama31_405b_3 / units.MEGA,
-            "llama_over_deepseek_flop": llama405.published_train_flop
+            "llama_over_deepseek_flop": specs.recorded(llama405, "published_train_flop")
             / accounting.deepseek_v3_train_flop(),
             "training_bill_usd_llama31_405b_2": training_bill_usd_llama31_405b_3
             / units.MEGA
@@ -355,12 +360,12 @@ def o32() -> Check:
         numbers={
             "life_hi": economics.economic_life_range()[1],
             "life_lo": economics.economic_life_range()[0],
-            "price_price_performance_doubling_years_gpu_0": price_price_performance_doubling_years_gpu.range[
-                0
-            ],
-            "price_price_performance_doubling_years_gpu_1": price_price_performance_doubling_years_gpu.range[
-                1
-            ],
+            "price_price_performance_doubling_years_gpu_0": (
+                price_price_performance_doubling_years_gpu.range[0]
+            ),
+            "price_price_performance_doubling_years_gpu_1": (
+                price_price_performance_doubling_years_gpu.range[1]
+            ),
             "earning_power_2p0": 100
             * economics.earning_power_fraction(
                 2.0, doubling_years=price_price_performance_doubling_years_gpu.value
@@ -410,11 +415,15 @@ def o35() -> Check:
     return Check(
         value=100
         * inference_optimal.training_share_at_optimum(
-            besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+            besiroglu,
+            n_params=llama8.published_n_params,
+            n_tokens=specs.recorded(llama8, "n_training_tokens"),
         ),
         numbers={
             "break_even_inference_tokens_besiroglu": inference_optimal.break_even_inference_tokens(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu,
+                n_params=llama8.published_n_params,
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
             )
             / 1000000000000.0
         },
@@ -433,15 +442,18 @@ def o36() -> Check:
     return Check(
         value=100 * versus_chinchilla_sardana_13000000000p0["saving_fraction"],
         numbers={
-            "versus_chinchilla_sardana_13000000000p0_opt_n_pa": versus_chinchilla_sardana_13000000000p0[
-                "opt_n_params"
-            ]
-            / 1000000000.0,
+            "versus_chinchilla_sardana_13000000000p0_opt_n_pa": (
+                versus_chinchilla_sardana_13000000000p0["opt_n_params"] / 1000000000.0
+            ),
             "overtraining_factor_besiroglu": inference_optimal.overtraining_factor(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu,
+                n_params=llama8.published_n_params,
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
             ),
             "overtraining_factor_hoffmann": inference_optimal.overtraining_factor(
-                hoffmann, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                hoffmann,
+                n_params=llama8.published_n_params,
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
             ),
         },
     )
@@ -462,7 +474,9 @@ def o37() -> Check:
         numbers={
             "l8_return": d_inf
             / inference_optimal.break_even_inference_tokens(
-                besiroglu, n_params=llama8.published_n_params, n_tokens=llama8.n_training_tokens
+                besiroglu,
+                n_params=llama8.published_n_params,
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
             )
         },
     )
@@ -519,7 +533,9 @@ def o42() -> Check:
 def o44() -> Check:
     llama405 = specs.model("llama31_405b")
     h100 = specs.accelerator("h100_sxm")
-    train_flop = accounting.train_flop(accounting.n_params(llama405), llama405.n_training_tokens)
+    train_flop = accounting.train_flop(
+        accounting.n_params(llama405), specs.recorded(llama405, "n_training_tokens")
+    )
     return Check(
         value=None,
         numbers={

@@ -433,7 +433,7 @@ def m29() -> Check:
 def m30() -> Check:
     h100 = specs.accelerator("h100_sxm")
     return Check(
-        value=(
+        value=np.asarray(
             100
             * comms.dp_comm_share(
                 np.array([64, 512, 16384]),
@@ -630,14 +630,14 @@ def m41() -> Check:
     llama405 = specs.model("llama31_405b")
     llama8 = specs.model("llama3_8b")
     return Check(
-        value=llama8.n_training_tokens
+        value=specs.recorded(llama8, "n_training_tokens")
         / accounting.n_active_params(llama8)
         / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
         numbers={
-            "n_active_params_llama70": llama70.n_training_tokens
+            "n_active_params_llama70": specs.recorded(llama70, "n_training_tokens")
             / accounting.n_active_params(llama70)
             / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
-            "n_active_params_llama405": llama405.n_training_tokens
+            "n_active_params_llama405": specs.recorded(llama405, "n_training_tokens")
             / accounting.n_active_params(llama405)
             / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
         },

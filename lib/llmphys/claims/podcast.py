@@ -511,7 +511,7 @@ def p31() -> Check:
                 "overtraining"
             ],
             "cost_ratio_for_overtraining_100p0": compute_split.cost_ratio_for_overtraining(100.0),
-            "n_active_params_llama8": llama8.n_training_tokens
+            "n_active_params_llama8": specs.recorded(llama8, "n_training_tokens")
             / accounting.n_active_params(llama8)
             / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
         },

@@ -59,7 +59,8 @@ def fmix32(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint32(16))
 
 
-def shingles(texts: list[str], *, k: int = 5, chunk_docs: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+def shingles(texts: list[str], *, k: int = 5,
+             chunk_docs: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     """Each text's set of word k-grams, hashed to uint32, in CSR form (flat, offsets).
 
     Texts are hashed ``chunk_docs`` at a time, so the uint64 temporaries of word and n-gram

@@ -25,6 +25,7 @@ import os
 import statistics
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,8 @@ def bpe_corpus(n_bytes: float, *, seed: int = 0) -> list[str]:
 def llmphys_near_dedup(texts: list[str]) -> np.ndarray:
     """Candidate pairs (i < j) of the book's numpy MinHash-LSH: shingles, signatures, bands."""
     flat, offsets = dedup.shingles(texts, k=SHINGLE_K)
-    sig = dedup.signatures(flat, offsets, dedup.permutations(N_HASHES, rng=np.random.default_rng(0)))
+    perms = dedup.permutations(N_HASHES, rng=np.random.default_rng(0))
+    sig = dedup.signatures(flat, offsets, perms)
     return dedup.candidate_pairs(sig, n_bands=N_BANDS, n_rows=N_ROWS)
 
 
@@ -84,7 +86,10 @@ def llmphys_bpe(texts: list[str]) -> int:
 
 
 def tokenizers_bpe(texts: list[str]) -> int:
-    """Train Hugging Face's byte-level BPE to ``BPE_VOCAB``; set RAYON_NUM_THREADS=1 for one thread."""
+    """Train Hugging Face's byte-level BPE to ``BPE_VOCAB``.
+
+    Set RAYON_NUM_THREADS=1 for one thread.
+    """
     return bpe.hf_byte_level_bpe(texts, BPE_VOCAB).get_vocab_size() - 256
 
 
@@ -197,9 +202,11 @@ def load(path: str | os.PathLike | None = None) -> Table:
         if missing or unknown:
             raise KeyError(f"{path}: row {i} has missing fields {sorted(missing)} "
                            f"and unknown fields {sorted(unknown)}")
-        rows.append(Row(**{k: (tuple(float(x) for x in v) if k.endswith(("_wall_s", "_cpu_s"))
-                               else float(v) if k in ("size",) or k.endswith("_bytes") else v)
-                           for k, v in r.items()}))
+        fields: dict[str, Any] = {
+            k: (tuple(float(x) for x in v) if k.endswith(("_wall_s", "_cpu_s"))
+                else float(v) if k in ("size",) or k.endswith("_bytes") else v)
+            for k, v in r.items()}
+        rows.append(Row(**fields))  # the field names were checked against Row just above
     return Table(machine=dict(raw["machine"]), versions=dict(raw["versions"]), rows=tuple(rows),
                  n_repeats=int(raw["n_repeats"]), date=str(raw["date"]))
 

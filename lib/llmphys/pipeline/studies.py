@@ -16,9 +16,18 @@ import numpy as np
 
 from . import bpe, collapse, crawl, decontam, dedup, mixture, run
 
-__all__ = ["book_crawl", "book_run", "dedup_removals", "near_over_exact",
-           "lsh_candidate_probability", "decontam_recall", "fertility_premium",
-           "collapse_survivors", "collapse_words_lost", "code_shares"]
+__all__ = [
+    "book_crawl",
+    "book_run",
+    "code_shares",
+    "collapse_survivors",
+    "collapse_words_lost",
+    "decontam_recall",
+    "dedup_removals",
+    "fertility_premium",
+    "lsh_candidate_probability",
+    "near_over_exact",
+]
 
 
 @cache
@@ -76,7 +85,7 @@ def decontam_recall(n: int, *, edited: bool = True) -> float:
     leak = np.array([d.kind == "leak" for d in docs])
     truth = np.array([d.defect == ("edited" if edited else "verbatim") for d in docs]) & leak
     keep = truth | ~leak
-    texts = [d.main_text for d, k in zip(docs, keep) if k]
+    texts = [d.main_text for d, k in zip(docs, keep, strict=True) if k]
     return float(decontam.sweep(texts, list(web.benchmark), truth[keep], [n])[n]["recall"])
 
 
@@ -102,8 +111,9 @@ def fertility_premium() -> float:
 def collapse_survivors(mode: str) -> tuple[int, ...]:
     """Words a 2,000-word Zipf model can still produce, per generation of 100 (seed 5).
 
-    Each generation is fitted on 20,000 samples of the last (:func:`collapse.categorical_recursion`);
-    ``mode`` is ``"replace"``, ``"accumulate"``, ``"mix_real"`` or ``"verified"``.
+    Each generation is fitted on 20,000 samples of the last
+    (:func:`collapse.categorical_recursion`); ``mode`` is ``"replace"``, ``"accumulate"``,
+    ``"mix_real"`` or ``"verified"``.
     """
     q = collapse.categorical_recursion(collapse.zipf(2000), n_samples=20_000, n_generations=100,
                                        rng=np.random.default_rng(5), mode=mode)

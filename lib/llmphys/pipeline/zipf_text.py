@@ -9,10 +9,11 @@ growing with the number of tokens N as Heaps' law, V(N) proportional to N^(1/a) 
 with a capped vocabulary (the crawl's wordfreq lists) stops producing new words, and a
 tokenizer's or a deduplicator's cost then grows more slowly than it would on real text.
 
-Rank k is spelled by writing k in base 40 with one consonant-vowel syllable per digit (rank 1 is 'be'), so
-frequent words are short and rare words long (Zipf's law of abbreviation), every rank has a
-distinct spelling, and no word comes from any real text. Sentences of 4 to 24 words start
-with a capital and end in a full stop; one word in twelve is followed by a comma.
+Rank k is spelled by writing k in base 40 with one consonant-vowel syllable per digit
+(rank 1 is 'be'), so frequent words are short and rare words long (Zipf's law of
+abbreviation), every rank has a distinct spelling, and no word comes from any real text.
+Sentences of 4 to 24 words start with a capital and end in a full stop; one word in twelve
+is followed by a comma.
 
 Home chapter: the data chapter (chapters/02_data), through ``llmphys.pipeline.bench``.
 """
@@ -106,7 +107,8 @@ def corpus(n_bytes: float, *, rng: np.random.Generator, a: float = 1.4,
         raise ValueError(f"n_bytes must be > 0, got {n_bytes!r}")
     lo, hi = words_per_doc
     if not 1 <= lo <= hi:
-        raise ValueError(f"words_per_doc must be (lo, hi) with 1 <= lo <= hi, got {words_per_doc!r}")
+        raise ValueError(f"words_per_doc must be (lo, hi) with 1 <= lo <= hi, "
+                         f"got {words_per_doc!r}")
     docs, total = [], 0
     while total < n_bytes:
         d = text(int(rng.integers(lo, hi + 1)), rng=rng, a=a)
@@ -122,7 +124,8 @@ def documents(n_docs: int, *, rng: np.random.Generator, a: float = 1.4,
 
     Each copy replaces ``edit_fraction`` of its source's words with fresh Zipf words, so the
     pair's 5-gram Jaccard similarity is near (1 - e)^5 / (2 - (1 - e)^5), about 0.82 at
-    e = 0.02, above FineWeb's LSH threshold of 0.72: the near-duplicates a MinHash-LSH stage is built to find.
+    e = 0.02, above FineWeb's LSH threshold of 0.72: the near-duplicates a MinHash-LSH stage
+    is built to find.
 
     >>> docs = documents(20, rng=np.random.default_rng(0))
     >>> len(docs)
