@@ -4,6 +4,7 @@ Per-operator balance, batch-1 floors and price ratios; and the compositions chap
 the claims ledger judges, so a change to one (the wrong chip count, dtype or batch) fails here.
 """
 
+import dataclasses
 import math
 
 import pytest
@@ -62,10 +63,14 @@ def test_dense_floor_adds_two_all_reduces_per_layer():
 
 
 def test_output_input_cost_ratio_grows_with_the_prompt():
-    # Llama 3 70B on 8 H100s, 512 output tokens: 1.0, 2.2, 4.0, 7.2, 22.7 at 0.5K to 32K.
-    got = [round(serving.output_input_cost_ratio(LLAMA, H100, prompt_tokens=s, output_tokens=512,
-                                                 n_chips=8), 1) for s in (512, 2048, 4096, 8192, 32768)]
-    assert got == [1.0, 2.2, 4.0, 7.2, 22.7]
+    # Llama 3 70B on 8 H100s, 512 output tokens, 0.5K to 32K of prompt. The reviewers' 1.0, 2.2,
+    # 4.0, 7.2, 22.7 (issue 15) used the 80 GB label; at the 85.5 GB the driver reports, the
+    # larger batch that fits lowers the long-prompt ratios a little.
+    def curve(acc):
+        return [round(serving.output_input_cost_ratio(LLAMA, acc, prompt_tokens=s, output_tokens=512,
+                                                      n_chips=8), 1) for s in (512, 2048, 4096, 8192, 32768)]
+    assert curve(dataclasses.replace(H100, hbm_bytes=H100.hbm_bytes_nominal)) == [1.0, 2.2, 4.0, 7.2, 22.7]
+    assert curve(H100) == [1.0, 2.2, 3.9, 7.1, 22.3]
 
 
 def test_cost_at_max_batch_matches_the_roofline_cost():

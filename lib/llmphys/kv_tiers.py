@@ -139,7 +139,7 @@ def idle_cache_tiers(model: Model | None = None, acc: Accelerator | None = None,
     links. The rows are ``"HBM"``, ``"host DRAM"``, ``"NVMe"`` and ``"recompute"``.
 
     >>> round(idle_cache_tiers()["HBM"]["breakeven_idle_s"])
-    90
+    96
     """
     model = specs.model("llama3_70b") if model is None else model
     acc = specs.accelerator("h100_sxm") if acc is None else acc

@@ -227,8 +227,8 @@ def size_over_domain_hbm(model_key: str, chip_key: str = "h100_sxm") -> float:
 
     One byte per parameter against every byte of HBM in the domain (8 GPUs for an HGX H100).
 
-    >>> round(size_over_domain_hbm("deepseek_v3"), 2)
-    1.05
+    >>> round(size_over_domain_hbm("deepseek_v3"), 2)  # of the usable HBM
+    0.98
     """
     from . import accounting, specs
 
