@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from llmphys.pipeline import classifier, crawl
 
 
@@ -37,7 +36,7 @@ def test_hashed_features_are_deterministic_unit_rows():
     a = classifier.hashed_features(["the cat sat", "a dog"], ngrams=2)
     b = classifier.hashed_features(["the cat sat", "a dog"], ngrams=2)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    idx, off, val = a
+    _, off, val = a
     assert off.tolist() == [0, 5, 8]          # 3 + 2 grams, 2 + 1 grams (no collisions)
     norms = np.sqrt(np.add.reduceat(val**2, off[:-1]))
     np.testing.assert_allclose(norms, 1.0, rtol=1e-12)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from llmphys.pipeline import crawl, sites, substring
 
 
@@ -59,7 +58,7 @@ def test_repeats_shorter_than_the_threshold_survive():
 
 def test_no_match_crosses_a_document_boundary():
     # "a b" ends one page and "c d" starts the next; "b c" occurs only across the boundary
-    out, cut = substring.exact_substring_dedup(["a b", "c d", "b c"], min_tokens=2)
+    _, cut = substring.exact_substring_dedup(["a b", "c d", "b c"], min_tokens=2)
     assert cut.tolist() == [0, 0, 0]
 
 

@@ -87,7 +87,7 @@ def published_filters() -> dict[str, PublishedFilter]:
             for k, v in raw.items()}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def registers(lang: str, *, seed: int = 19) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(educational, chatty): two disjoint sets of ``N_REGISTER`` words of ``lang``, drawn
     without replacement from its frequency ranks 500 to 3000 with a fixed ``seed``.
@@ -258,7 +258,7 @@ def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
     pq = plant_quality(crawl, rng=rng)
     feats = hashed_features(pq.texts)
     order = rng.permutation(len(pq.texts))
-    n_train = int(round(train_fraction * order.size))
+    n_train = round(train_fraction * order.size)
     train, test = order[:n_train], order[n_train:]
     w, b = fit_logistic(select_rows(feats, train), pq.annotator[train])
     learned = predict_proba(select_rows(feats, test), w, b) >= 0.5
