@@ -56,7 +56,7 @@ def test_annotator_disagreement_matches_its_closed_form(web):
 
 
 def test_rules_keep_every_register_while_the_classifier_reads_it(web):
-    r = classifier.compare_filters(web, rng=np.random.default_rng(19))
+    r = classifier.compare_filters(web, rng=np.random.default_rng(19)).points
     p_rules, rec_rules, _ = r["rules"]
     p_clf, rec_clf, _ = r["classifier"]
     base = 0.5 * np.mean([d.kind not in ("spam", "low_quality") for d in web.documents])

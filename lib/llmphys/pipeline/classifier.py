@@ -242,15 +242,25 @@ def select_rows(features: tuple[np.ndarray, np.ndarray, np.ndarray],
     return idx[take], np.r_[0, np.cumsum(np.diff(off)[rows])].astype(np.int64), val[take]
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class FilterComparison:
+    """Held-out verdicts: ``points[name] = (precision, recall, share kept)`` of each filter's
+    KEEP decision, the classifier's scores, the rules' verdict and the answer key."""
+    points: dict[str, tuple[float, float, float]]
+    scores: np.ndarray
+    rules_keep: np.ndarray
+    truth: np.ndarray
+
+
 def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
-                    train_fraction: float = 0.5) -> dict[str, tuple[float, float, float]]:
-    """Per filter, (precision, recall, share kept) of its KEEP decision on held-out pages,
-    against the answer key: the heuristic rules, the classifier (p >= 1/2), both in series,
-    and the annotators' own labels (the ceiling a classifier trained on them approaches).
+                    train_fraction: float = 0.5) -> FilterComparison:
+    """Train on the annotators' labels of part of the crawl; judge on the rest against the
+    answer key: the heuristic rules, the classifier (p >= 1/2), both in series, and the
+    annotators' own labels (the ceiling a classifier trained on them approaches).
 
     >>> c = crawl_mod.generate_crawl(200, rng=np.random.default_rng(2))
     >>> r = compare_filters(c, rng=np.random.default_rng(19))
-    >>> list(r), r["rules"][1] > 0.9
+    >>> list(r.points), r.points["rules"][1] > 0.9
     (['rules', 'classifier', 'rules + classifier', 'annotators'], True)
     """
     if not 0.0 < train_fraction < 1.0:
@@ -261,11 +271,29 @@ def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
     n_train = round(train_fraction * order.size)
     train, test = order[:n_train], order[n_train:]
     w, b = fit_logistic(select_rows(feats, train), pq.annotator[train])
-    learned = predict_proba(select_rows(feats, test), w, b) >= 0.5
+    scores = predict_proba(select_rows(feats, test), w, b)
+    learned = scores >= 0.5
     fails, _ = quality.rule_table([pq.texts[i] for i in test],
                                   [crawl.documents[i].lang for i in test])
     rules = ~fails.any(axis=1)
     truth = pq.keep[test]
     kept = {"rules": rules, "classifier": learned, "rules + classifier": rules & learned,
             "annotators": pq.annotator[test]}
-    return {k: (*dedup.precision_recall(m, truth), float(m.mean())) for k, m in kept.items()}
+    points = {k: (*dedup.precision_recall(m, truth), float(m.mean())) for k, m in kept.items()}
+    return FilterComparison(points=points, scores=scores, rules_keep=rules, truth=truth)
+
+
+def precision_recall_curve(scores: np.ndarray, truth: np.ndarray,
+                           thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(precision, recall) of keeping pages with score >= t, for each threshold t.
+
+    >>> p, r = precision_recall_curve(np.array([0.9, 0.2]), np.array([True, False]),
+    ...                               np.array([0.1, 0.5]))
+    >>> p.tolist(), r.tolist()
+    ([0.5, 1.0], [1.0, 1.0])
+    """
+    scores, truth = np.asarray(scores), np.asarray(truth, dtype=bool)
+    if scores.shape != truth.shape:
+        raise ValueError(f"scores {scores.shape} and truth {truth.shape} must have one shape")
+    pr = np.array([dedup.precision_recall(scores >= t, truth) for t in np.asarray(thresholds)])
+    return pr[:, 0], pr[:, 1]
