@@ -77,3 +77,29 @@ def test_bad_input_names_the_argument():
         substring.line_dedup("one string")
     with pytest.raises(ValueError, match="seq"):
         substring.suffix_array(np.array([0.5, 1.5]))
+
+
+def test_an_exact_copy_loses_all_its_words_to_every_method():
+    rng = np.random.default_rng(3)
+    page = "\n".join(" ".join(crawl.sample_words("en", 60, rng)) for _ in range(3))
+    other = "\n".join(" ".join(crawl.sample_words("en", 60, rng)) for _ in range(3))
+    r = substring.compare_removals([page, other, page], ["clean", "clean", "exact_dup"],
+                                   minhash_removed=np.array([False, False, True]))
+    for method in ("line dedup", "exact substring", "MinHash"):
+        assert r[method]["exact_dup"] == 1.0 and r[method]["clean"] == 0.0, method
+
+
+def test_doubling_stops_once_prefixes_reach_the_threshold():
+    # O(log L) rounds, not O(log n): a corpus that is one page repeated 20 times has
+    # repeats as long as the corpus, yet L = 50 needs ranks up to 2^6 = 64 only
+    rng = np.random.default_rng(4)
+    seq, _ = substring.token_ids([" ".join(crawl.sample_words("en", 200, rng))] * 20)
+    _, ranks = substring.suffix_array(seq, max_len=50)
+    assert len(ranks) == 1 + 6
+
+
+def test_fitted_exponent_recovers_a_power_law():
+    n = np.array([1e3, 2e3, 4e3, 8e3])
+    assert substring.fitted_exponent(n, 5e-9 * n**1.5) == pytest.approx(1.5, abs=1e-9)
+    with pytest.raises(ValueError, match="sizes and times_s"):
+        substring.fitted_exponent(n, -n)

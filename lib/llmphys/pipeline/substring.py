@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import benchmark
+from . import dedup
+
 
 def line_dedup(texts: list[str]) -> tuple[list[str], np.ndarray]:
     """(texts with repeated lines removed, words removed per document).
@@ -166,6 +169,62 @@ def exact_substring_dedup(texts: list[str], *, min_tokens: int = 50) -> tuple[li
         keep = ~mask[offsets[i]: offsets[i] + len(words)]
         out.append(" ".join(w for w, k in zip(words, keep) if k) if cut[i] else t)
     return out, cut.astype(np.int64)
+
+
+def compare_removals(texts: list[str], kinds: list[str], *, minhash_removed: np.ndarray,
+                     min_tokens: int = 50) -> dict[str, dict[str, float]]:
+    """Share of each kind's words that each method removes: line dedup, exact substrings
+    (``min_tokens``), and MinHash (the documents in ``minhash_removed``, whole).
+
+    >>> t = ["a b c\\nshared line here", "d e f\\nshared line here"]
+    >>> r = compare_removals(t, ["clean", "clean"], minhash_removed=np.array([False, False]))
+    >>> r["line dedup"]["clean"], r["MinHash"]["clean"]
+    (0.25, 0.0)
+    """
+    kinds_arr = np.asarray(kinds)
+    gone = np.asarray(minhash_removed, dtype=bool)
+    if kinds_arr.shape != (len(texts),) or gone.shape != (len(texts),):
+        raise ValueError(f"kinds and minhash_removed need one entry per text ({len(texts)})")
+    n_words = np.array([len(t.split()) for t in texts], dtype=float)
+    removed = {"line dedup": line_dedup(texts)[1].astype(float),
+               "exact substring": exact_substring_dedup(texts, min_tokens=min_tokens)[1].astype(float),
+               "MinHash": np.where(gone, n_words, 0.0)}
+    return {m: {k: float(r[kinds_arr == k].sum() / max(n_words[kinds_arr == k].sum(), 1.0))
+                for k in dict.fromkeys(kinds)} | {"all": float(r.sum() / max(n_words.sum(), 1.0))}
+            for m, r in removed.items()}
+
+
+def _minhash(texts: list[str]) -> np.ndarray:
+    """FineWeb's near-dedup stage (5-word shingles, 14 bands of 8): documents to remove."""
+    flat, off = dedup.shingles(texts, k=5)
+    sig = dedup.signatures(flat, off, dedup.permutations(112, rng=np.random.default_rng(0)))
+    pairs = dedup.candidate_pairs(sig, n_bands=14, n_rows=8)
+    return dedup.duplicates_to_remove(dedup.clusters(len(texts), pairs))
+
+
+def cost_s(texts: list[str], n_docs: list[int], *, n_repeats: int = 3,
+           min_tokens: int = 50) -> dict[str, np.ndarray]:
+    """Wall-clock seconds (best of ``n_repeats``) of each method on the first n documents,
+    for each n in ``n_docs``. Machine-dependent: print it, do not compare it."""
+    if not n_docs or any(n < 2 or n > len(texts) for n in n_docs):
+        raise ValueError(f"n_docs must be non-empty sizes in [2, {len(texts)}], got {n_docs!r}")
+    methods = {"line dedup": line_dedup,
+               "exact substring": lambda t: exact_substring_dedup(t, min_tokens=min_tokens),
+               "MinHash": _minhash}
+    return {m: np.array([benchmark.best_time_s(lambda f=f, n=n: f(texts[:n]), n_repeats=n_repeats)
+                         for n in n_docs]) for m, f in methods.items()}
+
+
+def fitted_exponent(sizes: np.ndarray, times_s: np.ndarray) -> float:
+    """The slope a of log t = a log n + c, by least squares: cost grows as n^a.
+
+    >>> round(fitted_exponent(np.array([1.0, 2.0, 4.0]), np.array([3.0, 12.0, 48.0])), 6)
+    2.0
+    """
+    sizes, times_s = np.asarray(sizes, float), np.asarray(times_s, float)
+    if sizes.shape != times_s.shape or sizes.size < 2 or (sizes <= 0).any() or (times_s <= 0).any():
+        raise ValueError("sizes and times_s must be positive arrays of one shape, length >= 2")
+    return float(np.polyfit(np.log(sizes), np.log(times_s), 1)[0])
 
 
 def _check_texts(texts: list[str]) -> None:
