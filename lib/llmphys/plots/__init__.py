@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture, plot_collapse
+    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
@@ -28,6 +29,7 @@ from .data import (
     plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
     plot_collapse,
 )
+from .data_filters import plot_dedup_cost, plot_filter_pr, plot_threshold_sweep
 from .economics import (
     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
     plot_lifetime_split,
@@ -49,7 +51,8 @@ __all__ = [
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
     "plot_attention_vs_weights", "plot_router_balance", "plot_funnel",
     "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
-    "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
+    "plot_collapse", "plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost",
+    "plot_decode_cost_latency", "plot_schedule_latency",
     "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
     "plot_residual_stream", "plot_code_lengths", "plot_growth_trends",
     "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
