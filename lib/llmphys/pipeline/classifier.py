@@ -35,7 +35,10 @@ from .. import specs
 from . import crawl as crawl_mod
 from . import dedup, quality, text
 
-N_REGISTER = 10
+N_REGISTER = 10       # words per register
+PLANT_RATE = 0.1      # probability that a word is replaced by a register word
+ANNOTATOR_SD = 0.1    # noise of the annotators' view of e
+N_BUCKETS = 2**14     # hash buckets of the features
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -105,8 +108,8 @@ def registers(lang: str, *, seed: int = 19) -> tuple[tuple[str, ...], tuple[str,
     return tuple(chosen[:N_REGISTER]), tuple(chosen[N_REGISTER:])
 
 
-def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: float = 0.1,
-                  annotator_sd: float = 0.1) -> PlantedQuality:
+def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: float = PLANT_RATE,
+                  annotator_sd: float = ANNOTATOR_SD) -> PlantedQuality:
     """Plant the register signal into every page's main text; return texts and answer key.
 
     The crawl itself is unchanged (its numbers elsewhere in the chapter stay as they are);
@@ -141,7 +144,7 @@ def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: flo
     return PlantedQuality(texts=texts, edu=edu, annotator=annotator, keep=(edu >= 0.5) & ~defective)
 
 
-def hashed_features(texts: list[str], *, n_buckets: int = 2**14,
+def hashed_features(texts: list[str], *, n_buckets: int = N_BUCKETS,
                     ngrams: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR (indices, offsets, values) of each text's hashed 1..``ngrams``-grams, unit length.
 
@@ -191,7 +194,7 @@ def _matvec(idx, off, val, w):
 
 
 def fit_logistic(features: tuple[np.ndarray, np.ndarray, np.ndarray], labels: np.ndarray, *,
-                 n_buckets: int = 2**14, l2: float = 1e-4, n_steps: int = 200,
+                 n_buckets: int = N_BUCKETS, l2: float = 1e-4, n_steps: int = 200,
                  learning_rate: float = 0.5) -> tuple[np.ndarray, float]:
     """(weights, bias) minimising mean log loss + ``l2`` |w|^2 by full-batch Adam.
 

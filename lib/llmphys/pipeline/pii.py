@@ -31,6 +31,7 @@ PATTERNS: dict[str, regex.Pattern] = {
     "phone": regex.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])"
                            r"\d{3,4}[ .-]\d{4}(?!\w)"),
 }
+PII_SHARE = 0.3  # share of texts that plant_pii gives one item
 MASK = {"email": "<EMAIL>", "ip": "<IP>", "phone": "<PHONE>"}
 # kind -> formats planted; the last format of email and ip is one the patterns miss
 FORMATS = {"email": ("dotted", "plus", "obfuscated"),
@@ -79,7 +80,7 @@ def fake_pii(kind: str, fmt: str, rng: np.random.Generator) -> str:
 
 
 def plant_pii(texts: list[str], *, rng: np.random.Generator,
-              share: float = 0.3) -> tuple[list[str], list[tuple[int, str, str, str]]]:
+              share: float = PII_SHARE) -> tuple[list[str], list[tuple[int, str, str, str]]]:
     """Insert one PII item into a ``share`` of the texts, at a random word boundary of a
     random line; kinds and formats are drawn uniformly. Returns (texts, planted), planted
     holding (text index, kind, format, item)."""

@@ -30,6 +30,9 @@ from .. import specs
 from . import crawl as crawl_mod
 from . import text
 
+TOXIC_SHARE = 0.1   # share of pages made toxic by plant_toxicity
+TOXIC_RATE = 0.02   # probability that a word of a toxic page is replaced by a listed word
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class WordList:
@@ -101,8 +104,8 @@ def false_positive_rate(n_words: int | np.ndarray, share: float, *, min_hits: in
     return out if np.ndim(n_words) else out[0]
 
 
-def plant_toxicity(texts: list[str], *, rng: np.random.Generator, share: float = 0.1,
-                   rate: float = 0.02,
+def plant_toxicity(texts: list[str], *, rng: np.random.Generator, share: float = TOXIC_SHARE,
+                   rate: float = TOXIC_RATE,
                    words: tuple[str, ...] | None = None) -> tuple[list[str], np.ndarray]:
     """Make a ``share`` of the texts toxic: each of their words is replaced, with
     probability ``rate``, by a listed word. Returns (texts, is_toxic)."""
