@@ -73,7 +73,9 @@ class PublishedFilter:
         """Fraction of the pool the filter keeps (stated, or kept/pool tokens)."""
         if self.kept_fraction is not None:
             return self.kept_fraction
-        return float(self.kept_tokens) / float(self.pool_tokens)
+        if self.kept_tokens is None or self.pool_tokens is None:
+            raise ValueError(f"{self.key}: needs kept_fraction or both kept_tokens and pool_tokens")
+        return self.kept_tokens / self.pool_tokens
 
 
 @functools.cache
@@ -278,9 +280,9 @@ def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
     learned = scores >= 0.5
     fails, _ = quality.rule_table([pq.texts[i] for i in test],
                                   [crawl.documents[i].lang for i in test])
-    rules = ~fails.any(axis=1)
+    rules = np.logical_not(fails.any(axis=1))
     truth = pq.keep[test]
-    kept = {"rules": rules, "classifier": learned, "rules + classifier": rules & learned,
+    kept: dict[str, np.ndarray] = {"rules": rules, "classifier": learned, "rules + classifier": rules & learned,
             "annotators": pq.annotator[test]}
     points = {k: (*dedup.precision_recall(m, truth), float(m.mean())) for k, m in kept.items()}
     return FilterComparison(points=points, scores=scores, rules_keep=rules, truth=truth)

@@ -27,6 +27,8 @@ Home chapter: the data chapter (chapters/02_data).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .. import benchmark
@@ -208,11 +210,15 @@ def cost_s(texts: list[str], n_docs: list[int], *, n_repeats: int = 3,
     for each n in ``n_docs``. Machine-dependent: print it, do not compare it."""
     if not n_docs or any(n < 2 or n > len(texts) for n in n_docs):
         raise ValueError(f"n_docs must be non-empty sizes in [2, {len(texts)}], got {n_docs!r}")
-    methods = {"line dedup": line_dedup,
-               "exact substring": lambda t: exact_substring_dedup(t, min_tokens=min_tokens),
-               "MinHash": _minhash}
-    return {m: np.array([benchmark.best_time_s(lambda f=f, n=n: f(texts[:n]), n_repeats=n_repeats)
-                         for n in n_docs]) for m, f in methods.items()}
+    def substrings(t: list[str]) -> object:
+        return exact_substring_dedup(t, min_tokens=min_tokens)
+
+    methods: dict[str, Callable[[list[str]], object]] = {
+        "line dedup": line_dedup, "exact substring": substrings, "MinHash": _minhash}
+    def timed(f: Callable[[list[str]], object], n: int) -> float:
+        return benchmark.best_time_s(lambda: f(texts[:n]), n_repeats=n_repeats)
+
+    return {m: np.array([timed(f, n) for n in n_docs]) for m, f in methods.items()}
 
 
 def fitted_exponent(sizes: np.ndarray, times_s: np.ndarray) -> float:

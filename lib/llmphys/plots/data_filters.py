@@ -24,8 +24,8 @@ def plot_filter_pr(precision: np.ndarray, recall: np.ndarray,
             ax.plot([r], [p], linestyle="none", marker=marker, color=color, markersize=8,
                     label=name)
         if iso_f1 is not None:
-            r = np.linspace(iso_f1 / (2 - iso_f1) + 1e-6, 1.0, 200)
-            ax.plot(r, iso_f1 * r / (2 * r - iso_f1), color="0.5", linestyle=":",
+            rr = np.linspace(iso_f1 / (2 - iso_f1) + 1e-6, 1.0, 200)
+            ax.plot(rr, iso_f1 * rr / (2 * rr - iso_f1), color="0.5", linestyle=":",
                     label=f"F1 = {iso_f1:.2f} (published)")
         ax.set_xlabel("recall of pages worth keeping (fraction)")
         ax.set_ylabel("precision of the pages kept (fraction)")
