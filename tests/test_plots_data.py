@@ -1,5 +1,6 @@
 import matplotlib.pyplot as plt
 import numpy as np
+import pytest
 
 from llmphys import plots
 from llmphys.pipeline import collapse, mixture
@@ -29,3 +30,20 @@ def test_s_curve_draws_into_a_given_axes():
     fig, (a, b) = plt.subplots(1, 2)
     assert plots.plot_s_curve([(14, 8)], ax=b) is fig and b.lines and not a.lines
     plt.close(fig)
+
+
+def test_every_data_filter_figure_returns_a_labelled_figure():
+    figs = [
+        plots.plot_filter_pr(np.array([0.5, 0.8, 1.0]), np.array([1.0, 0.6, 0.1]),
+                             {"rules": (0.48, 0.98)}, iso_f1=0.82),
+        plots.plot_threshold_sweep([1, 2, 3], {"false positives": [0.4, 0.1, 0.02]}),
+        plots.plot_dedup_cost(np.array([1e4, 1e5]), {"MinHash": np.array([0.01, 0.1])},
+                              {"MinHash": 1.0}),
+    ]
+    for fig in figs:
+        assert_units_in_labels(fig)
+        plt.close(fig)
+    assert figs[2].axes[0].get_xscale() == "log" and figs[2].axes[0].get_yscale() == "log"
+    # the published iso-F1 curve: at recall 1, precision = F1 / (2 - F1)
+    iso = figs[0].axes[0].lines[-1]
+    assert iso.get_ydata()[-1] == pytest.approx(0.82 / (2 - 0.82))

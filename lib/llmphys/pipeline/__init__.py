@@ -6,7 +6,11 @@
     extract   HTML to main text (boilerplate removal) and its word-level precision and recall
     langid    language identification with py3langid, scored per language
     quality   Gopher- and FineWeb-style heuristic quality rules with per-rule statistics
+    classifier a planted quality register and a hashed n-gram logistic-regression filter
+    pii       regex redaction of e-mail, phone and IPv4, with recall on planted PII
+    toxicity  a word-list toxicity filter and its binomial false-positive rate
     dedup     exact dedup, MinHash signatures, LSH banding and its S-curve, duplicate clusters
+    substring line dedup and suffix-array exact-substring dedup (Lee et al. 2022), their cost
     decontam  n-gram overlap against benchmark items
     bpe       a byte-level BPE tokenizer written for reading; fertility across languages
     mixture   domain weights, epochs per domain, annealing, the value of repeated tokens

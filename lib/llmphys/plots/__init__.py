@@ -12,6 +12,7 @@ the functions live in one submodule per topic:
                   plot_router_balance
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
+    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
@@ -36,6 +37,7 @@ _WHERE = {
              "plot_mixture", "plot_collapse"),
     "economics": ("plot_decode_cost_latency", "plot_schedule_latency", "plot_kv_restore",
                   "plot_lifetime_split"),
+    "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
     "predict": ("plot_predicted_vs_measured",),
     "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths"),
