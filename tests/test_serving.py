@@ -92,12 +92,18 @@ def test_fp8_kv_doubles_the_max_throughput_batch_of_a_gqa_model():
 
 
 def test_chunked_prefill_trades_ttft_for_a_smooth_tpot():
-    kw = {"n_chips": 8, "tp": 8, "batch_size": 64, "input_tokens": 8000, "output_tokens": 500}
-    on = serving.serve("llama3_70b", "h100_sxm", **kw)
+    kw = dict(n_chips=8, tp=8, batch_size=64, input_tokens=8000, output_tokens=500)
     off = serving.serve("llama3_70b", "h100_sxm", chunked_prefill=False, **kw)
-    assert off.parts["prefill_stall"] > 0 and "prefill_stall" not in on.parts
-    assert on.tpot_s < off.tpot_s  # prompts no longer stall the decoding sequences
-    assert on.ttft_s > off.ttft_s  # but each prompt shares its steps with the batch
+    small = serving.serve("llama3_70b", "h100_sxm", chunk_tokens=1000, **kw)
+    big = serving.serve("llama3_70b", "h100_sxm", chunk_tokens=8192, **kw)
+    assert off.parts["prefill_stall"] > 0 and "prefill_stall" not in big.parts
+    # the stall: a whole 8,000-token prompt lands between two of a sequence's tokens
+    assert off.tpot_worst_s > 3 * small.tpot_worst_s
+    # a chunk that holds the whole prompt smooths nothing
+    assert big.tpot_worst_s == pytest.approx(off.tpot_worst_s, rel=0.1)
+    assert small.ttft_s > big.ttft_s  # eight chunks, each sharing a step with the batch
+    # with one chunk that holds the whole prompt, TTFT is that prompt's step with the batch
+    assert big.ttft_s == pytest.approx(big.tpot_worst_s)
 
 
 def test_disaggregated_prefill_pool_caps_only_a_prefill_heavy_workload():

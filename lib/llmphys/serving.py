@@ -95,7 +95,8 @@ class Serve:
 
     output_tokens_per_s: float  # the whole deployment
     input_tokens_per_s: float  # prompt tokens prefilled per second, whole deployment
-    tpot_s: float  # time per output token of one sequence
+    tpot_s: float  # time per output token of one sequence, on average
+    tpot_worst_s: float  # the longest gap between two of a sequence's tokens (a prefill stall)
     ttft_s: float  # time to first token of one request that finds a free slot
     batch_size: int  # concurrent sequences, whole deployment
     n_replicas: int
@@ -251,7 +252,9 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     weights leave, sequences at their mean length I + O/2), capped at ``MAX_BATCH`` per
     replica. Output tokens/s = replicas x B e / t_step with e the speculative tokens per
     step (``expected_tokens_per_step``); TPOT = t_step / e; input tokens/s = output x I/O.
-    ``math_dtype`` defaults to the weight dtype (FP8 weights run FP8 GEMMs; 4-bit weights
+    ``tpot_worst_s`` is the longest gap a sequence sees: without chunked prefill a whole
+    prompt's prefill stalls the batch; with it, one step carries at most ``chunk_tokens``
+    of prompt (Agrawal et al. 2024, arXiv:2403.02310). ``math_dtype`` defaults to the weight dtype (FP8 weights run FP8 GEMMs; 4-bit weights
     are dequantised to BF16). ``prefill_chips`` > 0 makes the layout disaggregated: those
     chips prefill (in replicas of tp pp chips) and the rest only decode; the deployment
     runs at the slower of the two pools, and TTFT adds the KV transfer over scale-out.
@@ -308,37 +311,39 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
             f"{units.fmt_bytes(kv_chip)} KV cache); the chip has {units.fmt_bytes(acc.hbm_bytes)}")
 
     # --- the steady state: each step also prefills the prompts that replace finished ones
-    pre_tokens = b_rep * e_tok * i / o if (chunked_prefill and pc == 0) else 0.0
+    # (at most chunk_tokens a step: past that the prompts, not the batch, set the rate)
+    pre_tokens = min(b_rep * e_tok * i / o, chunk) if (chunked_prefill and pc == 0) else 0.0
+    out_per_step = b_rep * e_tok if pre_tokens == 0.0 else pre_tokens * o / i
     kw: dict[str, Any] = {"g": g, "tp": tp, "ep": ep, "pp": pp, "i": i, "o": o,
                           "wbytes": wbytes, "kv_bpe": kv_bpe, "peak": peak, "e_tok": e_tok,
                           "k": k, "draft": draft}
     parts = _step(mdl, acc, b=b_rep, prefill_tokens=pre_tokens, **kw)
     step = sum(parts.values())
-    prefill_one = _step(mdl, acc, b=1e-9, prefill_tokens=min(i, chunk), **kw)
-    t_chunk = sum(prefill_one.values())
-    if not chunked_prefill and pc == 0:
-        # whole prompts run as their own steps, stalling decode: e I / O of one per step
-        parts["prefill_stall"] = b_rep * e_tok / o * math.ceil(i / chunk) * t_chunk
+    # a whole prompt run as its own step (no chunking), and one chunk riding with the batch
+    t_whole = sum(_step(mdl, acc, b=1e-9, prefill_tokens=i, **kw).values())
+    mixed = sum(_step(mdl, acc, b=b_rep, prefill_tokens=min(i, chunk), **kw).values())
+    if pc == 0 and not chunked_prefill:
+        # each prompt stalls every decoding sequence for its whole prefill: e I / O a step
+        parts["prefill_stall"] = b_rep * e_tok / o * t_whole
         step = sum(parts.values())
-    out_rate = n_rep * b_rep * e_tok / step
-    n_chunks = math.ceil(i / chunk)
+    out_rate = n_rep * out_per_step / step
     if pc == 0:
-        # a new prompt's chunks ride in steps that also carry the batch's decode tokens
-        mixed = sum(_step(mdl, acc, b=b_rep, prefill_tokens=min(i, chunk), **kw).values())
-        ttft = n_chunks * (mixed if chunked_prefill else t_chunk)
+        # chunked: a prompt's chunks ride in ceil(I / C) steps that also decode the batch
+        ttft = math.ceil(i / chunk) * mixed if chunked_prefill else t_whole
+        worst = max(mixed, step) if chunked_prefill \
+            else step - parts.get("prefill_stall", 0.0) + t_whole
     else:
         kw_p: dict[str, Any] = dict(kw, g=tp * pp, ep=1)
-        t_pre = n_chunks * sum(_step(mdl, acc, b=1e-9, prefill_tokens=min(i, chunk),
-                                     **kw_p).values())
+        t_pre = sum(_step(mdl, acc, b=1e-9, prefill_tokens=i, **kw_p).values())
         kv_s = i * kv_cache.kv_bytes_per_token(mdl, bytes_per_element=kv_bpe) \
             / (acc.scale_out_bytes_per_s_per_direction * predict.COLLECTIVE_EFFICIENCY)
-        ttft = t_pre + kv_s
+        ttft, worst = t_pre + kv_s, step  # decode chips never prefill
         # the prefill pool's capacity: replicas x prompt tokens per second, batched by chunk
         big = sum(_step(mdl, acc, b=1e-9, prefill_tokens=chunk, **kw_p).values())
         prefill_rate = (pc // (tp * pp)) * chunk / big
         out_rate = min(out_rate, prefill_rate * o / i)
     return Serve(output_tokens_per_s=out_rate, input_tokens_per_s=out_rate * i / o,
-                 tpot_s=step / e_tok, ttft_s=ttft, batch_size=b_rep * n_rep,
+                 tpot_s=step / e_tok, tpot_worst_s=worst, ttft_s=ttft, batch_size=b_rep * n_rep,
                  n_replicas=n_rep, tokens_per_step=e_tok, memory_per_chip_bytes=memory,
                  hbm_bytes=acc.hbm_bytes, parts=parts, memory_parts=memory_parts)
 
@@ -451,7 +456,8 @@ def format_budget(s: Serve) -> str:
               (f"batch {s.batch_size} over {s.n_replicas} replica(s): "
                f"{units.fmt_si(s.output_tokens_per_s, 'tokens/s')} out, "
                f"{units.fmt_si(s.input_tokens_per_s, 'tokens/s')} in"),
-              f"TPOT {units.fmt_seconds(s.tpot_s)}, TTFT {units.fmt_seconds(s.ttft_s)}",
+              (f"TPOT {units.fmt_seconds(s.tpot_s)} (longest gap "
+               f"{units.fmt_seconds(s.tpot_worst_s)}), TTFT {units.fmt_seconds(s.ttft_s)}"),
               (f"memory {units.fmt_bytes(s.memory_per_chip_bytes)} per chip of "
                f"{units.fmt_bytes(s.hbm_bytes)} ({fits})")]
     return "\n".join(lines)

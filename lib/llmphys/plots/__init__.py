@@ -14,7 +14,7 @@ the functions live in one submodule per topic:
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
     claims        plot_claim_ratios
-    predict       plot_predicted_vs_measured
+    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value, plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
 
@@ -33,7 +33,7 @@ from .economics import (
     plot_lifetime_split,
 )
 from .claims import plot_claim_ratios
-from .predict import plot_predicted_vs_measured
+from .predict import plot_predicted_vs_measured, plot_serving_predicted_vs_measured
 from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
 from .memory_wall import (
     plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
@@ -57,4 +57,5 @@ __all__ = [
     "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
     "plot_scaling_lab", "plot_batch_tradeoff", "plot_claim_ratios",
     "plot_predicted_vs_measured",
+    "plot_serving_predicted_vs_measured",
 ]
