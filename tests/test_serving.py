@@ -92,7 +92,7 @@ def test_fp8_kv_doubles_the_max_throughput_batch_of_a_gqa_model():
 
 
 def test_chunked_prefill_trades_ttft_for_a_smooth_tpot():
-    kw = dict(n_chips=8, tp=8, batch_size=64, input_tokens=8000, output_tokens=500)
+    kw = {"n_chips": 8, "tp": 8, "batch_size": 64, "input_tokens": 8000, "output_tokens": 500}
     off = serving.serve("llama3_70b", "h100_sxm", chunked_prefill=False, **kw)
     small = serving.serve("llama3_70b", "h100_sxm", chunk_tokens=1000, **kw)
     big = serving.serve("llama3_70b", "h100_sxm", chunk_tokens=8192, **kw)

@@ -410,7 +410,9 @@ def residuals() -> list[dict]:
     for key, run in serving_runs().items():
         s = predict_run(run)
         meas, pred = run.measured_output_tokens_per_s, s.output_tokens_per_s
-        rows.append({"run": key, "model": run.model, "accelerator": run.accelerator,
+        rows.append({"run": key, "model": run.model,
+                     "model_name": run.model_name.split(" Instruct")[0],
+                     "accelerator": run.accelerator,
                      "n_chips": run.n_chips, "input_tokens": run.input_tokens,
                      "output_tokens": run.output_tokens, "batch_size": s.batch_size,
                      "fits": s.fits, "measured": meas, "predicted": pred,
