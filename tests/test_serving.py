@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from llmphys import inference, kv_cache, predict, serving, specs
+from llmphys import comms, inference, kv_cache, predict, serving, specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,6 +126,20 @@ def test_deepseek_v3_routed_experts_need_32_times_the_whole_model_balance_batch(
     assert round(b["routed_experts"]) == 9451
     assert "routed_experts" not in inference.balance_batch_by_operator(
         specs.model("llama3_70b"), specs.accelerator("h100_sxm"))
+
+
+def test_ep_dispatch_and_combine_are_two_all_to_alls_per_moe_layer():
+    # DeepSeek-V3 on 8 H100s, EP8: each rank holds B/8 tokens and sends k = 8 BF16 copies
+    m, acc = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    s = serving.serve(m, acc, n_chips=8, ep=8, batch_size=512, input_tokens=100,
+                      output_tokens=100, weight_dtype="fp8", kv_dtype="fp8",
+                      check_memory=False)
+    tokens = (512 + 512 * 100 / 100) / 8  # decode plus the prompts' share, one rank's
+    buf = tokens * m.d_model * 2.0 * 8
+    one = comms.all_to_all_time_s(buf, 8, link_bytes_per_s=acc.scale_up_bytes_per_s_per_direction
+                                  * predict.COLLECTIVE_EFFICIENCY,
+                                  latency_s=predict.SCALE_UP_LATENCY_S)
+    assert s.parts["ep_collectives"] == pytest.approx(2 * (61 - 3) * one, rel=1e-12)
 
 
 def test_a_deployment_that_does_not_fit_says_so_with_the_bytes():

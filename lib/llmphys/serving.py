@@ -134,8 +134,11 @@ def expected_tokens_per_step(*, draft_tokens: int, acceptance_rate: float) -> fl
     3.362
     """
     k = _int("draft_tokens", draft_tokens, 0)
-    a = float(acceptance_rate)
-    if not 0.0 <= a <= 1.0:
+    try:
+        a = float(acceptance_rate)
+    except (TypeError, ValueError):
+        a = math.nan
+    if isinstance(acceptance_rate, bool) or not 0.0 <= a <= 1.0:
         raise ValueError(f"acceptance_rate must lie in [0, 1], got {acceptance_rate!r}")
     return float(k + 1) if a == 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
 
@@ -168,7 +171,9 @@ def _gemm_s(model: Model, acc: Accelerator, *, tokens: float, chips: int, wbytes
 
 def _collectives_s(model: Model, acc: Accelerator, *, tokens: float, tp: int,
                    ep: int) -> tuple[float, float]:
-    """TP all-reduce and EP all-to-all seconds of one forward pass over ``tokens`` tokens."""
+    """TP all-reduce and EP all-to-all seconds of one forward pass; ``tokens`` are one EP
+    rank's (attention is data-parallel across the EP ranks, as in DeepSeek's and SGLang's
+    deployments), so each rank dispatches k copies of each, split over its tp peers."""
     up = acc.scale_up_bytes_per_s_per_direction * predict.COLLECTIVE_EFFICIENCY
     out = acc.scale_out_bytes_per_s_per_direction * predict.COLLECTIVE_EFFICIENCY
     act = tokens * model.d_model * 2.0  # BF16 activations
@@ -185,7 +190,7 @@ def _collectives_s(model: Model, acc: Accelerator, *, tokens: float, tp: int,
         assert moe is not None
         inside = tp * ep <= acc.scale_up_domain_size
         link, alpha = (up, predict.SCALE_UP_LATENCY_S) if inside else (out, predict.LINK_LATENCY_S)
-        per_rank = act * moe.n_experts_per_token / (tp * ep)  # this rank's tokens' copies
+        per_rank = act * moe.n_experts_per_token / tp  # k copies of this rank's tokens
         one = comms.all_to_all_time_s(per_rank, ep, link_bytes_per_s=link, latency_s=alpha)
         ep_s = 2 * (model.n_layers - moe.n_dense_layers) * one  # dispatch and combine
     return tp_s, ep_s
@@ -255,7 +260,8 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     ``tpot_worst_s`` is the longest gap a sequence sees: without chunked prefill a whole
     prompt's prefill stalls the batch; with it, one step carries at most ``chunk_tokens``
     of prompt (Agrawal et al. 2024, arXiv:2403.02310). ``math_dtype`` defaults to the weight dtype (FP8 weights run FP8 GEMMs; 4-bit weights
-    are dequantised to BF16). ``prefill_chips`` > 0 makes the layout disaggregated: those
+    are dequantised to BF16). Speculation with ``draft_model=None`` drafts for free (an
+    n-gram or multi-token-prediction head whose cost the step ignores). ``prefill_chips`` > 0 makes the layout disaggregated: those
     chips prefill (in replicas of tp pp chips) and the rest only decode; the deployment
     runs at the slower of the two pools, and TTFT adds the KV transfer over scale-out.
     Raises ``predict.LayoutDoesNotFit`` (with the bytes) when the weights, or the
