@@ -27,3 +27,20 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="band must lie in"):
         plots.plot_predicted_vs_measured([0.4], [0.4], groups=["a"], calibration=[False],
                                          band=1.5)
+
+
+def test_serving_figure_draws_every_published_deployment_on_log_axes():
+    from llmphys import deploy
+    rows = deploy.residuals()
+    fig = plots.plot_serving_predicted_vs_measured(
+        [r["measured"] for r in rows], [r["predicted"] for r in rows],
+        groups=[r["accelerator"] for r in rows], calibration=[r["calibration"] for r in rows])
+    ax = fig.axes[0]
+    assert sum(len(line.get_xdata()) for line in ax.lines[1:]) == len(rows)
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert len(ax.collections) == 1  # the +/-25% band
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="must be positive"):
+        plots.plot_serving_predicted_vs_measured([0.0], [1.0], groups=["a"],
+                                                 calibration=[False])

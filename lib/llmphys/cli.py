@@ -5,6 +5,8 @@
     llmphys roofline CHIP [--dtype fp8]      dense peak, HBM bandwidth, ridge point
     llmphys chips [--sources]                the accelerator registry
     llmphys models [--sources]               the model registry
+    llmphys train MODEL CHIP --chips N ...   predicted step time, MFU and memory of a layout
+    llmphys serve MODEL CHIP --chips N ...   predicted throughput, TPOT, TTFT of a deployment
 
 CONFIG_OR_KEY is a registry key (``llmphys models``), a Hugging Face ``config.json``
 or a folder holding one; CHIP is a registry key or a TOML file with one accelerator
@@ -216,6 +218,43 @@ def _format_models(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def train_report(model: specs.Model, chip: specs.Accelerator, **layout) -> dict:
+    """``predict.train_step`` as a dict: step time (s), MFU, HFU, tokens/s, memory, parts.
+
+    >>> r = train_report(specs.model("llama3_8b"), specs.accelerator("h100_sxm"), n_chips=8,
+    ...                  seq_len=8192, global_batch_tokens=8 * 8192)
+    >>> r["fits"], r["dp"]
+    (True, 8)
+    """
+    from . import predict
+    s = predict.train_step(model, chip, check_memory=False, **layout)
+    return {"model": model.key, "chip": chip.key, "step_time_s": s.step_time_s, "mfu": s.mfu,
+            "hfu": s.hfu, "tokens_per_s": s.tokens_per_s, "dp": s.dp,
+            "n_microbatches": s.n_microbatches, "memory_per_chip_bytes": s.memory_per_chip_bytes,
+            "hbm_bytes": s.hbm_bytes, "fits": s.fits, "parts_s": s.parts,
+            "memory_parts_bytes": s.memory_parts, "text": predict.format_budget(s)}
+
+
+def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> dict:
+    """``predict.serve`` as a dict: tokens/s, TPOT and TTFT (s), memory (bytes), step parts.
+
+    >>> r = serve_report(specs.model("llama3_8b"), specs.accelerator("h100_sxm"), n_chips=1,
+    ...                  batch_size=None, input_tokens=1000, output_tokens=1000,
+    ...                  weight_dtype="fp8", kv_dtype="fp8")
+    >>> r["fits"], r["batch_size"]
+    (True, 709)
+    """
+    from . import deploy
+    s = deploy.serve(model, chip, check_memory=False, **deployment)
+    return {"model": model.key, "chip": chip.key, "output_tokens_per_s": s.output_tokens_per_s,
+            "input_tokens_per_s": s.input_tokens_per_s, "tpot_s": s.tpot_s, "ttft_s": s.ttft_s,
+            "batch_size": s.batch_size, "n_replicas": s.n_replicas,
+            "tokens_per_step": s.tokens_per_step, "step_s": s.step_s,
+            "memory_per_chip_bytes": s.memory_per_chip_bytes, "hbm_bytes": s.hbm_bytes,
+            "fits": s.fits, "parts_s": s.parts, "memory_parts_bytes": s.memory_parts,
+            "text": deploy.format_budget(s)}
+
+
 # ----------------------------------------------------------------- parsing
 def _positive_int(text: str) -> int:
     try:
@@ -246,6 +285,33 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("chips", "the accelerator registry"), ("models", "the model registry")):
         c = sub.add_parser(name, help=what)
         c.add_argument("--sources", action="store_true", help="show each entry's sources")
+    c = sub.add_parser("train", help="predicted step time, MFU and memory of a training layout")
+    c.add_argument("model", metavar="CONFIG_OR_KEY", help=what)
+    c.add_argument("chip", metavar="CHIP", help="registry key or path to an accelerator TOML")
+    c.add_argument("--chips", type=_positive_int, required=True, help="chips in the run")
+    for flag in ("tp", "pp", "cp", "ep"):
+        c.add_argument(f"--{flag}", type=_positive_int, default=1, help=f"{flag} degree")
+    c.add_argument("--seq-len", type=_positive_int, required=True, help="tokens per sequence")
+    c.add_argument("--batch-tokens", type=_positive_int, required=True,
+                   help="global batch in tokens")
+    c.add_argument("--micro-batch", type=_positive_int, default=1, help="sequences")
+    c.add_argument("--recompute", choices=("none", "selective", "full"), default="none")
+    c.add_argument("--zero-stage", type=int, choices=(0, 1, 2, 3), default=1)
+    c.add_argument("--dtype", choices=("bf16", "fp8"), default="bf16", help="matrix precision")
+    c = sub.add_parser("serve", help="predicted throughput, TPOT, TTFT and memory of serving")
+    c.add_argument("model", metavar="CONFIG_OR_KEY", help=what)
+    c.add_argument("chip", metavar="CHIP", help="registry key or path to an accelerator TOML")
+    c.add_argument("--chips", type=_positive_int, required=True, help="chips, all replicas")
+    for flag in ("tp", "ep", "pp"):
+        c.add_argument(f"--{flag}", type=_positive_int, default=1, help=f"{flag} degree")
+    c.add_argument("--batch", type=_positive_int, default=None,
+                   help="concurrent sequences, whole deployment (default: the most that fit)")
+    c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
+    c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
+    c.add_argument("--weights", choices=("bf16", "fp8", "int4", "fp4"), default="bf16")
+    c.add_argument("--kv", choices=KV_DTYPES, default="bf16", help="KV-cache element type")
+    c.add_argument("--prefill-chips", type=int, default=0,
+                   help="chips that only prefill (disaggregated layout; default 0)")
     for c in sub.choices.values():
         c.add_argument("--json", action="store_true", help="print JSON (SI units) instead")
     return p
@@ -268,6 +334,20 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
     if args.command == "roofline":
         r = roofline_report(resolve_chip(args.chip), dtype=args.dtype)
         return r, _format_roofline(r)
+    if args.command == "train":
+        r = train_report(resolve_model(args.model), resolve_chip(args.chip), n_chips=args.chips,
+                         tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, seq_len=args.seq_len,
+                         global_batch_tokens=args.batch_tokens,
+                         micro_batch_size=args.micro_batch, recompute=args.recompute,
+                         zero_stage=args.zero_stage, dtype=args.dtype)
+        return r, r.pop("text")
+    if args.command == "serve":
+        r = serve_report(resolve_model(args.model), resolve_chip(args.chip), n_chips=args.chips,
+                         tp=args.tp, ep=args.ep, pp=args.pp, batch_size=args.batch,
+                         input_tokens=args.input, output_tokens=args.output,
+                         weight_dtype=args.weights, kv_dtype=args.kv,
+                         prefill_chips=args.prefill_chips)
+        return r, r.pop("text")
     if args.command == "chips":
         rows = chips_report(sources=args.sources)
         return rows, _format_chips(rows)

@@ -287,3 +287,29 @@ def prefill(model: Model, acc: Accelerator, *, prompt_tokens: int, n_chips: int,
     return {"weight_bytes": w, "kv_bytes": kv, "flop": flop, "memory_time_s": mem_s,
             "compute_time_s": comp_s, "time_s": max(mem_s, comp_s),
             "intensity_flop_per_byte": flop / (w + kv)}
+
+
+def balance_batch_by_operator(model: Model, acc: Accelerator, *,
+                              weight_dtype: str = "bf16") -> dict[str, float]:
+    """Decode batch at which each weight-reading operator turns compute-bound, per operator.
+
+    A weight matrix read once per step (b bytes per weight) and applied to the t tokens
+    that reach it does 2 t FLOP per weight, so it is balanced at t = ridge x b / 2. The
+    attention projections and the dense (and shared-expert) FFN see every token of the
+    batch: B* = ridge b / 2. A routed expert sees only B k / E of them under uniform
+    routing, so it needs B* = ridge (b / 2) (E / k). The KV-cache read has no balance
+    batch (its intensity does not grow with B; see ``kv_cache.decode_attention_intensity``).
+    Dense models return the first two keys only. Method: Pope et al. 2023
+    (arXiv:2211.05102), sec. 2, applied operator by operator.
+
+    >>> from llmphys import specs
+    >>> b = balance_batch_by_operator(specs.model("deepseek_v3"), specs.accelerator("h100_sxm"))
+    >>> {k: round(v) for k, v in b.items()}  # 295 x 256 / 8 for the routed experts
+    {'attention': 295, 'dense_ffn': 295, 'routed_experts': 9451}
+    """
+    per_token = _peak(acc, weight_dtype) / acc.hbm_bytes_per_s \
+        * units.bytes_per_element(weight_dtype) / 2.0
+    out = {"attention": per_token, "dense_ffn": per_token}
+    if model.moe is not None:
+        out["routed_experts"] = per_token * model.moe.n_experts / model.moe.n_experts_per_token
+    return out

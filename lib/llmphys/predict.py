@@ -613,3 +613,15 @@ def format_budget(step: TrainStep) -> str:
               (f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
                f"{step.hbm_bytes / units.GB:.0f} GB ({fits})")]
     return "\n".join(lines)
+
+
+_SERVING_NAMES = ("serve", "Serve", "serving_runs", "ServingRun", "expected_tokens_per_step")
+
+
+def __getattr__(name: str):
+    """``predict.serve`` and its companions live in ``deploy`` (read on first use, so the
+    training model imports without it); this keeps one prediction namespace."""
+    if name in _SERVING_NAMES:
+        from . import deploy
+        return getattr(deploy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ the functions live in one submodule per topic:
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
-    predict       plot_predicted_vs_measured
+    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 """
@@ -39,7 +39,7 @@ _WHERE = {
                   "plot_lifetime_split"),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
-    "predict": ("plot_predicted_vs_measured",),
+    "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
     "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths"),
     "memory_wall": ("plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
                     "plot_comm_share", "plot_goodput"),
@@ -100,6 +100,7 @@ __all__ = [
     "plot_scaling_error",
     "plot_scaling_lab",
     "plot_schedule_latency",
+    "plot_serving_predicted_vs_measured",
     "series_styles",
     "si_formatter",
     "style",

@@ -58,3 +58,46 @@ def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[fl
         ax.legend(loc="upper left", fontsize=7.5)
         fig.tight_layout()
     return fig
+
+
+def plot_serving_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[float],
+                                       *, groups: Sequence[str], calibration: Sequence[bool],
+                                       band: float = 0.25,
+                                       ax: plt.Axes | None = None) -> plt.Figure:
+    """One point per published deployment: measured output tokens/s (x) against predicted
+    (y), log-log, with y = x and a +/-``band`` region; fitted-on rows drawn hollow
+    (chapters/06_economics.ipynb, section "Does the model predict real deployments?")."""
+    x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
+    if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
+        raise ValueError("measured, predicted, groups and calibration must have one equal, "
+                         "non-zero length")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("measured and predicted throughputs must be positive (log axes)")
+    if not 0.0 < band < 1.0:
+        raise ValueError(f"band must lie in (0, 1), got {band!r}")
+    with style():
+        fig, ax = new_axes(ax, figsize=(5.6, 5.0))
+        lo, hi = 0.7 * min(x.min(), y.min()), 1.4 * max(x.max(), y.max())
+        line = np.geomspace(lo, hi, 50)
+        ax.fill_between(line, line * (1 - band), line * (1 + band), color="0.85",
+                        label=f"within ±{band:.0%}")
+        ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
+        calib = np.asarray(calibration, dtype=bool)
+        for i, g in enumerate(dict.fromkeys(groups)):
+            sel = np.array([gg == g for gg in groups])
+            colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+            for mask, face, suffix in ((sel & ~calib, colour, ""),
+                                       (sel & calib, "none", ", fitted on")):
+                if mask.any():
+                    ax.plot(x[mask], y[mask], linestyle="none", marker=marker, markersize=7,
+                            markerfacecolor=face, markeredgecolor=colour, label=g + suffix)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_aspect("equal")
+        ax.set_xlabel("measured output throughput (tokens/s, whole deployment)")
+        ax.set_ylabel("predicted output throughput (tokens/s)")
+        ax.legend(loc="upper left", fontsize=7.5)
+        fig.tight_layout()
+    return fig
