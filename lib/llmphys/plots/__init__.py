@@ -11,7 +11,7 @@ the functions live in one submodule per topic:
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture, plot_collapse
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
-    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
+    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share, plot_goodput
     claims        plot_claim_ratios
     predict       plot_predicted_vs_measured
@@ -34,7 +34,9 @@ from .economics import (
 )
 from .claims import plot_claim_ratios
 from .predict import plot_predicted_vs_measured
-from .foundations import plot_loss_curves, plot_residual_stream, plot_code_lengths
+from .foundations import (
+    plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules,
+)
 from .memory_wall import (
     plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
     plot_goodput,
@@ -51,7 +53,7 @@ __all__ = [
     "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
     "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
     "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
-    "plot_residual_stream", "plot_code_lengths", "plot_growth_trends",
+    "plot_residual_stream", "plot_code_lengths", "plot_schedules", "plot_growth_trends",
     "plot_measured_roofline", "plot_scaling_error", "plot_comm_share",
     "plot_goodput", "plot_isoflop_curves", "plot_fit_residuals",
     "plot_inference_optimal", "plot_epoch_value", "plot_emergence",
