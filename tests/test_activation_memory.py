@@ -3,8 +3,8 @@ checkpointing that changes the bytes but not the gradients."""
 
 import numpy as np
 import pytest
-
-from llmphys import activation_memory as am, parallelism, tinylm
+from llmphys import activation_memory as am
+from llmphys import parallelism, tinylm
 
 
 def _model(rng, **shape):
@@ -27,7 +27,7 @@ def test_closed_form_equals_the_bytes_of_the_arrays_the_forward_pass_keeps(rng, 
 
 def test_checkpointed_gradients_equal_the_stored_ones_exactly(rng):
     # Recomputation repeats the same float operations on the same inputs: bit-identical.
-    params, kw = _model(rng, n_layers=3)
+    params, _ = _model(rng, n_layers=3)
     w = rng.integers(0, 8, (4, 9))
     loss0, g0 = tinylm.loss_and_grads(params, w[:, :-1], w[:, 1:])
     loss1, g1 = tinylm.loss_and_grads(params, w[:, :-1], w[:, 1:], checkpoint=True)

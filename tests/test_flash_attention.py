@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
-from llmphys import attention, flash_attention as fa, specs, transformer, units
+from llmphys import attention, specs, transformer, units
+from llmphys import flash_attention as fa
 
 
 @pytest.mark.parametrize("n, d, sram", [(37, 8, 512), (64, 16, 2048), (50, 4, 100)])

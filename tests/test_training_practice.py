@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-
-from llmphys import tinylm, tinylm_train, training_practice as tp
+from llmphys import tinylm, tinylm_train
+from llmphys import training_practice as tp
 
 
 def test_cosine_schedule_is_the_chapters_lr_at_to_the_last_bit():
@@ -37,9 +37,9 @@ def test_clipping_caps_the_global_norm_and_leaves_small_gradients_alone(rng):
     assert n == pytest.approx(norm, rel=1e-12)
     assert tp.global_norm(clipped) == pytest.approx(norm / 2, rel=1e-12)
     same, _ = tp.clip_by_global_norm(g, max_norm=2 * norm)
-    for k in g:
-        np.testing.assert_array_equal(same[k], g[k])
-        np.testing.assert_allclose(clipped[k] / g[k], 0.5, rtol=1e-12)  # direction kept
+    for k, value in g.items():
+        np.testing.assert_array_equal(same[k], value)
+        np.testing.assert_allclose(clipped[k] / value, 0.5, rtol=1e-12)  # direction kept
 
 
 def test_fp16_flushes_below_two_to_the_minus_24_and_scaling_rescues_it():
