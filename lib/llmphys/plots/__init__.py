@@ -8,7 +8,8 @@ the functions live in one submodule per topic:
 
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
-    architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance
+    architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights, plot_router_balance,
+                  plot_rope_scaling
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture, plot_collapse
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore, plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
@@ -22,7 +23,7 @@ from ._style import PALETTE, STYLE, series_styles, si_formatter, style
 from .hardware import plot_roofline, plot_ridge_points
 from .architecture import (
     plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
-    plot_router_balance,
+    plot_router_balance, plot_rope_scaling,
 )
 from .data import (
     plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
@@ -49,7 +50,7 @@ from .scaling import (
 __all__ = [
     "PALETTE", "STYLE", "series_styles", "si_formatter", "style", "plot_roofline",
     "plot_ridge_points", "plot_kv_cache_by_variant", "plot_decode_ceilings",
-    "plot_attention_vs_weights", "plot_router_balance", "plot_funnel",
+    "plot_attention_vs_weights", "plot_router_balance", "plot_rope_scaling", "plot_funnel",
     "plot_s_curve", "plot_decontam_sweep", "plot_fertility", "plot_mixture",
     "plot_collapse", "plot_decode_cost_latency", "plot_schedule_latency",
     "plot_kv_restore", "plot_lifetime_split", "plot_loss_curves",
