@@ -111,7 +111,8 @@ def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fig
 def plot_rope_scaling(freqs: Mapping[str, np.ndarray], *, trained_context_tokens: int,
                       distances: np.ndarray) -> plt.Figure:
     """Left: each RoPE pair's wavelength (tokens, log) per method; right: mean score against
-    distance (``rope_scaling.score_vs_distance``), with the trained context marked on both."""
+    distance (``rope_scaling.score_vs_distance``, log distance axis; pass distances > 0), with
+    the trained context marked on both."""
     _check_nonempty("freqs", freqs)
     with style():
         fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
@@ -120,13 +121,14 @@ def plot_rope_scaling(freqs: Mapping[str, np.ndarray], *, trained_context_tokens
             left.plot(np.arange(f.size), 2 * np.pi / f, label=label, markevery=8, markersize=4,
                       **st)
             right.plot(distances, rope_scaling.score_vs_distance(f, distances), label=label,
-                       linewidth=1.2, color=st["color"], linestyle=st["linestyle"])
+                       linewidth=1.0, color=st["color"], linestyle=st["linestyle"])
         left.axhline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0,
                      label=f"trained context ({trained_context_tokens:,})")
         right.axvline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0)
         left.set_yscale("log")
         left.set_xlabel("rotation pair i (index)")
         left.set_ylabel("wavelength 2π/θ_i (tokens)")
+        right.set_xscale("log")
         right.set_xlabel("distance between query and key (tokens)")
         right.set_ylabel("mean score, q = k (fraction of |q|²)")
         right.xaxis.set_major_formatter(si_formatter(""))
