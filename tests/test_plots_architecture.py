@@ -50,3 +50,17 @@ def test_router_balance_figure(rng):
 def test_empty_inputs_are_rejected(h100):
     with pytest.raises(ValueError, match="models"):
         plots.plot_kv_cache_by_variant({}, [h100], context_tokens=8)
+
+
+def test_rope_scaling_figure_has_a_log_wavelength_panel_and_a_score_panel():
+    from llmphys import rope_scaling as rs
+    freqs = {m: rs.scaled_inv_freq(16, base=1e4, method=m, factor=4.0, original_context_tokens=64)
+             for m in ("none", "pi")}
+    fig = plots.plot_rope_scaling(freqs, trained_context_tokens=64, distances=np.arange(1.0, 256.0))
+    left, right = fig.axes
+    assert left.get_yscale() == "log" and len(left.lines) == 3 and len(right.lines) == 3
+    assert right.lines[0].get_ydata()[0] < 1.0  # distance 1: already turned
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="freqs"):
+        plots.plot_rope_scaling({}, trained_context_tokens=64, distances=np.arange(3.0))

@@ -59,3 +59,16 @@ def test_bad_inputs_are_rejected(call, match):
     with pytest.raises(ValueError, match=match):
         call()
     plt.close("all")
+
+
+def test_schedules_figure_draws_one_lr_and_one_loss_line_per_run():
+    runs = {name: {"lr": np.linspace(0.1, 1.0, 10), "eval_tokens_seen": [0, 100, 200],
+                   "eval_bits": [3.0, 2.0, 1.7]} for name in ("cosine", "wsd")}
+    fig = plots.plot_schedules(runs, floor_bits=1.48)
+    left, right = fig.axes
+    assert len(left.lines) == 2 and len(right.lines) == 3  # two runs and the floor
+    assert right.lines[-1].get_ydata()[0] == 1.48
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="runs"):
+        plots.plot_schedules({})

@@ -123,40 +123,60 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = Tru
 
 
 def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool = True,
-            ablate: str | None = None) -> tuple[np.ndarray, dict]:
+            ablate: str | None = None, checkpoint: bool = False) -> tuple[np.ndarray, dict]:
     """Logits (B, T, V) for token windows (B, T), and a cache with every residual write.
 
     ``cache["writes"]`` maps "embed", "attn0", "mlp0", ... to the (B, T, d) array each
     part added to the stream. ``ablate`` names one of them to leave out of the sum.
+    ``checkpoint=True`` is activation checkpointing (Chen et al. 2016, arXiv:1604.06174):
+    the cache keeps only each block's input, in ``cache["layer_inputs"]``, and no writes;
+    the backward pass recomputes the rest one block at a time.
     """
     tokens = np.atleast_2d(np.asarray(tokens))
     t = tokens.shape[1]
     if t > params["pos_emb"].shape[0]:
         raise ValueError(f"tokens has {t} positions; the model has context_tokens="
                          f"{params['pos_emb'].shape[0]}")
-    h_heads, layers = int(params["n_heads"]), []
+    layers, inputs = [], []
     writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
     h = writes["embed"] * (ablate != "embed")
     for i in range(n_layers(params)):
-        g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
-        x, n1 = _rmsnorm(h, g("attn_norm"))
-        qkv = [_heads(x @ g(w), h_heads) for w in ("wq", "wk", "wv")]
-        o, a = attention(*qkv, causal=causal)
-        o = _merge(o)
-        writes[f"attn{i}"] = o @ g("wo")
-        h = h + writes[f"attn{i}"] * (ablate != f"attn{i}")
-        y, n2 = _rmsnorm(h, g("mlp_norm"))
-        u = y @ g("w1") + g("b1")
-        z = _relu(u)
-        writes[f"mlp{i}"] = z @ g("w2") + g("b2")
-        h = h + writes[f"mlp{i}"] * (ablate != f"mlp{i}")
-        layers.append((x, n1, qkv, a, o, y, n2, u, z))
+        inputs.append(h)
+        saved, h, block_writes = block(params, i, h, causal=causal, ablate=ablate)
+        writes |= block_writes
+        if not checkpoint:
+            layers.append(saved)
     if ablate is not None and ablate not in writes:
         raise ValueError(f"ablate={ablate!r} is not a residual write; allowed: {', '.join(writes)}")
     f, nf = _rmsnorm(h, params["final_norm"])
-    cache = {"tokens": tokens, "layers": layers, "final": (f, nf), "writes": writes,
-             "stream": h, "causal": causal}
+    cache = {"tokens": tokens, "final": (f, nf), "stream": h, "causal": causal}
+    if checkpoint:
+        cache["layer_inputs"] = inputs
+    else:
+        cache |= {"layers": layers, "writes": writes}
     return f @ params["unembed"], cache
+
+
+def block(params: dict[str, np.ndarray], i: int, h: np.ndarray, *, causal: bool = True,
+          ablate: str | None = None) -> tuple[tuple, np.ndarray, dict[str, np.ndarray]]:
+    """Block ``i`` on the stream h (B, T, d): (tensors kept for backward, new stream, writes).
+
+    The kept tuple is (x, norm1, (q, k, v), weights, o, y, norm2, u, z), x = RMSNorm(h) and
+    y = RMSNorm(h + attention write); ``ablate`` drops the block's write of that name.
+    """
+    g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
+    x, n1 = _rmsnorm(h, g("attn_norm"))
+    qkv = [_heads(x @ g(w), int(params["n_heads"])) for w in ("wq", "wk", "wv")]
+    o, a = attention(*qkv, causal=causal)
+    o = _merge(o)
+    writes = {f"attn{i}": o @ g("wo")}
+    h = h + writes[f"attn{i}"] * (ablate != f"attn{i}")
+    y, n2 = _rmsnorm(h, g("mlp_norm"))
+    u = y @ g("w1") + g("b1")
+    z = _relu(u)
+    writes[f"mlp{i}"] = z @ g("w2") + g("b2")
+    h = h + writes[f"mlp{i}"] * (ablate != f"mlp{i}")
+    return (x, n1, qkv, a, o, y, n2, u, z), h, writes
 
 
 def _heads(x, h):  # (B, T, d) -> (B, H, T, d/H)
@@ -170,11 +190,14 @@ def _merge(x):  # (B, H, T, c) -> (B, T, H*c)
 
 
 def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: np.ndarray, *,
-                   causal: bool = True) -> tuple[float, dict[str, np.ndarray]]:
+                   causal: bool = True, checkpoint: bool = False
+                   ) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy (nats per token) of ``targets`` given ``inputs``, and its gradient.
 
     Each matmul y = x W costs 2 FLOP per weight per token forward and 4 backward (dx = dy W^T
-    and dW = x^T dy), the 2N + 4N = 6N of Kaplan et al. 2020, sec. 2.1.
+    and dW = x^T dy), the 2N + 4N = 6N of Kaplan et al. 2020, sec. 2.1. ``checkpoint=True``
+    keeps only block inputs and recomputes each block before its backward: the same gradients
+    for one more forward pass, 8N instead of 6N.
 
     >>> rng = np.random.default_rng(0)
     >>> p = init_params(vocab_size=8, context_tokens=4, rng=rng)
@@ -183,7 +206,7 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
     >>> round(loss, 1), round(math.log(8), 1)  # at initialisation: about ln V
     (2.1, 2.1)
     """
-    logits, c = forward(params, inputs, causal=causal)
+    logits, c = forward(params, inputs, causal=causal, checkpoint=checkpoint)
     b, t, v = logits.shape
     probs = _softmax(logits)
     onehot = np.eye(v, dtype=logits.dtype)[targets]
@@ -195,7 +218,9 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
     dh, grads["final_norm"] = _rmsnorm_back(dlogits @ params["unembed"].T, params["final_norm"], nf)
     for i in reversed(range(n_layers(params))):
         g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
-        x, n1, (q, k, vv), a, o, y, n2, u, z = c["layers"][i]
+        saved = (block(params, i, c["layer_inputs"][i], causal=causal)[0] if checkpoint
+                 else c["layers"][i])
+        x, n1, (q, k, vv), a, o, y, n2, u, z = saved
         # MLP: h += ReLU(RMSNorm(h) W1 + b1) W2 + b2
         grads[f"l{i}.w2"], grads[f"l{i}.b2"] = _sum_outer(z, dh), dh.sum(axis=(0, 1))
         du = (dh @ g("w2").T) * (u > 0)

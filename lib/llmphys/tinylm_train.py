@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import markov, objective, tinylm, units
+from . import markov, objective, tinylm, training_practice, units
 
 
 def second_order_chain(n_symbols: int, *, rng: np.random.Generator,
@@ -128,42 +128,52 @@ def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> floa
     >>> [round(lr_at(s, n_steps=100, peak_lr=1.0, warmup_steps=10), 3) for s in (0, 9, 100)]
     [0.1, 1.0, 0.1]
     """
-    if step < warmup_steps:
-        return peak_lr * (step + 1) / warmup_steps
-    frac = min(1.0, (step - warmup_steps) / max(1, n_steps - warmup_steps))
-    return peak_lr * (0.1 + 0.45 * (1 + math.cos(math.pi * frac)))
+    return training_practice.lr_schedule(step, n_steps=n_steps, peak_lr=peak_lr,
+                                         warmup_steps=warmup_steps, schedule="cosine")
 
 
 def train(params: dict[str, np.ndarray], corpus: np.ndarray, *, n_steps: int, batch_size: int,
           lr: float, rng: np.random.Generator, causal: bool = True,
           eval_tokens: np.ndarray | None = None, eval_every: int = 25,
           eval_steps: Sequence[int] | None = None, warmup_steps: int = 20,
-          weight_decay: float = 0.1) -> tuple[dict, dict]:
+          weight_decay: float = 0.1, schedule: str = "cosine", max_grad_norm: float | None = None,
+          fp16_loss_scale: float | None = None) -> tuple[dict, dict]:
     """Train a copy of ``params`` on random windows of ``corpus`` with AdamW.
 
-    Returns (trained params, history): ``tokens_seen`` and ``train_bits`` every step
-    (the batch loss in bits per token), ``eval_tokens_seen`` and ``eval_bits`` before the
-    steps in ``eval_steps`` (default: every ``eval_every``) and at the end (``mean_bits``
-    on ``eval_tokens``, an honest next-token loss).
+    Returns (trained params, history): ``tokens_seen``, ``train_bits`` (the batch loss in
+    bits per token), ``lr``, ``grad_norm`` (before clipping), ``fp16_zero_fraction`` and
+    ``fp16_subnormal_fraction`` every step; ``eval_tokens_seen`` and ``eval_bits`` before
+    the steps in ``eval_steps`` (default: every ``eval_every``) and at the end (``mean_bits``
+    on ``eval_tokens``, an honest next-token loss). ``schedule`` names a ``training_practice.lr_schedule``;
+    ``max_grad_norm`` clips the global gradient norm; ``fp16_loss_scale`` (None: exact
+    gradients) passes the gradients through FP16 at that loss scale.
     """
     units.check_positive("n_steps", n_steps)
     units.check_positive("batch_size", batch_size)
+    if schedule not in training_practice.SCHEDULES:
+        raise ValueError(f"schedule must be one of {training_practice.SCHEDULES}, got {schedule!r}")
+    if max_grad_norm is not None:
+        units.check_positive("max_grad_norm", max_grad_norm)
+    if fp16_loss_scale is not None:
+        units.check_positive("fp16_loss_scale", fp16_loss_scale)
     if eval_steps is None:
         eval_steps = range(0, int(n_steps), int(units.check_positive("eval_every", eval_every)))
     with one_blas_thread():
         return _train(params, corpus, n_steps=int(n_steps), batch_size=int(batch_size), lr=lr,
                       rng=rng, causal=causal, eval_tokens=eval_tokens,
                       eval_steps={int(s) for s in eval_steps if 0 <= s < n_steps},
-                      warmup_steps=warmup_steps, weight_decay=weight_decay)
+                      warmup_steps=warmup_steps, weight_decay=weight_decay, schedule=schedule,
+                      max_grad_norm=max_grad_norm, fp16_loss_scale=fp16_loss_scale)
 
 
 def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens, eval_steps,
-           warmup_steps, weight_decay):
+           warmup_steps, weight_decay, schedule, max_grad_norm, fp16_loss_scale):
     params = {k: v.copy() for k, v in params.items()}
     t = params["pos_emb"].shape[0]
     state: dict[str, np.ndarray] = {}
-    hist: dict[str, list[float]] = {k: [] for k in ("tokens_seen", "train_bits",
-                                                    "eval_tokens_seen", "eval_bits")}
+    hist: dict[str, list[float]] = {k: [] for k in (
+        "tokens_seen", "train_bits", "eval_tokens_seen", "eval_bits", "lr", "grad_norm",
+        "fp16_zero_fraction", "fp16_subnormal_fraction")}
     for step in range(n_steps):
         if eval_tokens is not None and step in eval_steps:
             hist["eval_tokens_seen"].append(step * batch_size * t)
@@ -171,8 +181,19 @@ def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens,
         idx = rng.integers(0, corpus.size - t, batch_size)[:, None] + np.arange(t + 1)
         window = corpus[idx]
         loss, grads = tinylm.loss_and_grads(params, window[:, :-1], window[:, 1:], causal=causal)
-        rate = lr_at(step, n_steps=n_steps, peak_lr=lr, warmup_steps=warmup_steps)
+        counts = {"zero_fraction": 0.0, "subnormal_fraction": 0.0}
+        if fp16_loss_scale is not None:
+            grads, counts = training_practice.fp16_gradients(grads, loss_scale=fp16_loss_scale)
+        norm = training_practice.global_norm(grads)
+        if max_grad_norm is not None:
+            grads, _ = training_practice.clip_by_global_norm(grads, max_grad_norm)
+        rate = training_practice.lr_schedule(step, n_steps=n_steps, peak_lr=lr,
+                                             warmup_steps=warmup_steps, schedule=schedule)
         state = tinylm.adamw_update(params, grads, state, lr=rate, weight_decay=weight_decay)
+        hist["lr"].append(rate)
+        hist["grad_norm"].append(norm)
+        hist["fp16_zero_fraction"].append(counts["zero_fraction"])
+        hist["fp16_subnormal_fraction"].append(counts["subnormal_fraction"])
         hist["tokens_seen"].append((step + 1) * batch_size * t)
         hist["train_bits"].append(objective.bits_per_token(loss))
     if eval_tokens is not None:

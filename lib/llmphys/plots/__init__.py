@@ -9,13 +9,13 @@ the functions live in one submodule per topic:
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
-                  plot_router_balance
+                  plot_router_balance, plot_rope_scaling
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
-    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths
+    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
@@ -32,7 +32,7 @@ _WHERE = {
     "_style": ("PALETTE", "STYLE", "series_styles", "si_formatter", "style"),
     "hardware": ("plot_roofline", "plot_ridge_points"),
     "architecture": ("plot_kv_cache_by_variant", "plot_decode_ceilings",
-                     "plot_attention_vs_weights", "plot_router_balance"),
+                     "plot_attention_vs_weights", "plot_router_balance", "plot_rope_scaling"),
     "data": ("plot_funnel", "plot_s_curve", "plot_decontam_sweep", "plot_fertility",
              "plot_mixture", "plot_collapse"),
     "economics": ("plot_decode_cost_latency", "plot_schedule_latency", "plot_kv_restore",
@@ -40,7 +40,8 @@ _WHERE = {
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
     "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
-    "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths"),
+    "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths",
+                    "plot_schedules"),
     "memory_wall": ("plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
                     "plot_comm_share", "plot_goodput"),
     "scaling": ("plot_isoflop_curves", "plot_fit_residuals", "plot_inference_optimal",
@@ -95,10 +96,12 @@ __all__ = [
     "plot_residual_stream",
     "plot_ridge_points",
     "plot_roofline",
+    "plot_rope_scaling",
     "plot_router_balance",
     "plot_s_curve",
     "plot_scaling_error",
     "plot_scaling_lab",
+    "plot_schedules",
     "plot_schedule_latency",
     "plot_serving_predicted_vs_measured",
     "series_styles",

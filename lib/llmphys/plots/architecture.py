@@ -1,5 +1,5 @@
 """Figures of the architecture chapter: KV cache by attention variant, decode ceilings,
-attention vs weight FLOP, router balance. Home: chapters/03_architecture.ipynb."""
+attention vs weight FLOP, router balance, RoPE scaling. Home: chapters/03_architecture.ipynb."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import accounting, kv_cache, units
+from .. import accounting, kv_cache, rope_scaling, units
 from ..specs import Accelerator, Model
-from ._style import PALETTE, new_axes, series_styles, style
+from ._style import PALETTE, new_axes, series_styles, si_formatter, style
 
 
 def _check_nonempty(name: str, value) -> None:
@@ -105,5 +105,34 @@ def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fig
         b.set_xlabel("expert rank (busiest first)")
         b.set_ylabel("load / mean load (ratio)")
         a.legend()
+        fig.tight_layout()
+    return fig
+
+
+def plot_rope_scaling(freqs: Mapping[str, np.ndarray], *, trained_context_tokens: int,
+                      distances: np.ndarray) -> plt.Figure:
+    """Left: each RoPE pair's wavelength (tokens, log) per method; right: mean score against
+    distance (``rope_scaling.score_vs_distance``, log distance axis; pass distances > 0), with
+    the trained context marked on both."""
+    _check_nonempty("freqs", freqs)
+    with style():
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
+        for (label, f), st in zip(freqs.items(), series_styles(len(freqs))):
+            f = np.asarray(f, dtype=float)
+            left.plot(np.arange(f.size), 2 * np.pi / f, label=label, markevery=8, markersize=4,
+                      **st)
+            right.plot(distances, rope_scaling.score_vs_distance(f, distances), label=label,
+                       linewidth=1.0, color=st["color"], linestyle=st["linestyle"])
+        left.axhline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0,
+                     label=f"trained context ({trained_context_tokens:,})")
+        right.axvline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0)
+        left.set_yscale("log")
+        left.set_xlabel("rotation pair i (index)")
+        left.set_ylabel("wavelength 2π/θ_i (tokens)")
+        right.set_xscale("log")
+        right.set_xlabel("distance between query and key (tokens)")
+        right.set_ylabel("mean score, q = k (fraction of |q|²)")
+        right.xaxis.set_major_formatter(si_formatter(""))
+        left.legend(loc="upper left", fontsize=8)
         fig.tight_layout()
     return fig

@@ -116,3 +116,35 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 - 0.1 / len(names)))
         fig.tight_layout()
     return fig
+
+
+def plot_schedules(runs: Mapping[str, Mapping[str, Sequence[float]]], *,
+                   floor_bits: float | None = None) -> plt.Figure:
+    """Left: learning rate per step; right: held-out loss against tokens, one line per run.
+
+    ``runs`` maps a label to a ``tinylm_train.train`` history (``lr``, ``eval_tokens_seen``,
+    ``eval_bits``); ``floor_bits`` draws the source's entropy rate on the right.
+    """
+    if not runs:
+        raise ValueError("runs must hold at least one training history")
+    with style():
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
+        for (label, h), sty in zip(runs.items(), series_styles(len(runs))):
+            lr = np.asarray(h["lr"], dtype=float)
+            left.plot(np.arange(lr.size), lr, color=sty["color"], linestyle=sty["linestyle"],
+                      label=label)
+            right.plot(h["eval_tokens_seen"], h["eval_bits"], color=sty["color"],
+                       linestyle=sty["linestyle"], marker=sty["marker"], markersize=4,
+                       label=label)
+        if floor_bits is not None:
+            right.axhline(floor_bits, color="0.35", linestyle=":", linewidth=1.0,
+                          label=f"entropy rate ({floor_bits:.2f})")
+        left.set_xlabel("optimizer step (count)")
+        left.set_ylabel("learning rate (dimensionless)")
+        right.set_xlabel("tokens seen (count)")
+        right.set_ylabel("held-out loss (bits per token)")
+        right.xaxis.set_major_formatter(si_formatter(""))
+        left.legend(loc="lower center")
+        right.legend(loc="upper right")
+        fig.tight_layout()
+    return fig
