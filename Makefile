@@ -42,6 +42,7 @@ test: $(STAMP) chromium
 # [tool.mypy]): seconds, so it runs first. Formatting is not checked here.
 lint: $(STAMP)
 	$(BIN)/ruff check lib/llmphys
+	$(BIN)/ruff format --check lib/llmphys
 	$(BIN)/mypy --config-file lib/pyproject.toml lib/llmphys
 
 # Unit tests, the registries' schema tests and every docstring's example (plain `pytest`

@@ -207,14 +207,14 @@ def train_flop(n_params: float, n_tokens: float) -> float:
 # not a matrix multiply. The conclusion (over 99% of FLOP in matmuls) survives
 # multiplying every one of these by ten; see tests/test_accounting.py.
 ELEMENTWISE_FLOP = {
-    "softmax": 5.0,     # per score: max, subtract, exp, sum, divide
-    "rmsnorm": 4.0,     # per element: square, sum, scale, gain
-    "layernorm": 7.0,   # per element: mean, subtract, square, sum, scale, gain, bias
-    "swiglu": 5.0,      # per hidden element: exp, add, divide, x * sigmoid, * up
-    "gelu": 8.0,        # per hidden element, tanh approximation
-    "geglu": 9.0,       # per hidden element: the tanh GELU of the gate, then * up
-    "rope": 3.0,        # per rotated element: two multiplies, one add
-    "residual": 1.0,    # per element of each residual add
+    "softmax": 5.0,  # per score: max, subtract, exp, sum, divide
+    "rmsnorm": 4.0,  # per element: square, sum, scale, gain
+    "layernorm": 7.0,  # per element: mean, subtract, square, sum, scale, gain, bias
+    "swiglu": 5.0,  # per hidden element: exp, add, divide, x * sigmoid, * up
+    "gelu": 8.0,  # per hidden element, tanh approximation
+    "geglu": 9.0,  # per hidden element: the tanh GELU of the gate, then * up
+    "rope": 3.0,  # per rotated element: two multiplies, one add
+    "residual": 1.0,  # per element of each residual add
 }
 
 
@@ -255,13 +255,15 @@ def flop_breakdown_per_token(model: Model, *, context_tokens: float) -> dict[str
         rotated = L * (h + model.n_kv_heads) * model.d_head
     hidden = sum(_active_hidden_width(model, i) for i in range(L))
     router = L * model.moe.n_experts * e["softmax"] if model.moe is not None else 0.0
-    return {"weight matmuls": forward_flop_per_token(model, context_tokens=context_tokens) - attn,
-            "attention matmuls": attn,
-            "softmax": e["softmax"] * L * h * t + router,
-            "norms": e[model.norm] * norm_width,
-            "activations": e[model.mlp] * hidden,
-            "rope": e["rope"] * rotated if model.position == "rope" else 0.0,
-            "residual adds": e["residual"] * 2 * L * d}
+    return {
+        "weight matmuls": forward_flop_per_token(model, context_tokens=context_tokens) - attn,
+        "attention matmuls": attn,
+        "softmax": e["softmax"] * L * h * t + router,
+        "norms": e[model.norm] * norm_width,
+        "activations": e[model.mlp] * hidden,
+        "rope": e["rope"] * rotated if model.position == "rope" else 0.0,
+        "residual adds": e["residual"] * 2 * L * d,
+    }
 
 
 def _active_hidden_width(model: Model, layer: int) -> float:
@@ -303,18 +305,48 @@ def design_table(models) -> str:
     """
     rows = []
     for m in models:
-        attn = (f"MLA r={m.mla.kv_lora_rank}" if m.mla is not None
-                else f"{m.attention.upper()} {m.n_heads}/{m.n_kv_heads}")
-        experts = "dense" if m.moe is None else (
-            f"top-{m.moe.n_experts_per_token} of {m.moe.n_experts}"
-            + (f" + {m.moe.n_shared_experts} shared" if m.moe.n_shared_experts else ""))
+        attn = (
+            f"MLA r={m.mla.kv_lora_rank}"
+            if m.mla is not None
+            else f"{m.attention.upper()} {m.n_heads}/{m.n_kv_heads}"
+        )
+        experts = (
+            "dense"
+            if m.moe is None
+            else (
+                f"top-{m.moe.n_experts_per_token} of {m.moe.n_experts}"
+                + (f" + {m.moe.n_shared_experts} shared" if m.moe.n_shared_experts else "")
+            )
+        )
         t = attention_rivals_params_context_tokens(m)
-        rows.append([f"`{m.key}`", str(m.release_year), attn,
-                     str(m.sliding_window_tokens or "–"), m.position, m.norm, m.mlp, experts,
-                     f"{n_params(m) / 1e9:.1f}", f"{n_active_params(m) / 1e9:.1f}",
-                     "inf" if t == float("inf") else f"{t / 1e3:.0f}"])
-    header = ["model", "year", "attention (q/kv heads)", "window", "position", "norm", "MLP",
-              "FFN", "N (B)", "active (B)", "T* (k tokens)"]
+        rows.append(
+            [
+                f"`{m.key}`",
+                str(m.release_year),
+                attn,
+                str(m.sliding_window_tokens or "–"),
+                m.position,
+                m.norm,
+                m.mlp,
+                experts,
+                f"{n_params(m) / 1e9:.1f}",
+                f"{n_active_params(m) / 1e9:.1f}",
+                "inf" if t == float("inf") else f"{t / 1e3:.0f}",
+            ]
+        )
+    header = [
+        "model",
+        "year",
+        "attention (q/kv heads)",
+        "window",
+        "position",
+        "norm",
+        "MLP",
+        "FFN",
+        "N (B)",
+        "active (B)",
+        "T* (k tokens)",
+    ]
     return tables.markdown_table(header, rows, align="lllrllllrrr")
 
 
@@ -331,11 +363,14 @@ def modern_feature_counts(*, since_year: int = 2023) -> dict[str, int]:
     from . import specs
 
     modern = [m for m in specs.models().values() if m.release_year >= since_year]
-    return {"n_models": len(modern), "rope": sum(m.position == "rope" for m in modern),
-            "rmsnorm": sum(m.norm == "rmsnorm" for m in modern),
-            "swiglu": sum(m.mlp == "swiglu" for m in modern),
-            "shared_kv": sum(m.n_kv_heads < m.n_heads or m.mla is not None for m in modern),
-            "moe": sum(m.moe is not None for m in modern)}
+    return {
+        "n_models": len(modern),
+        "rope": sum(m.position == "rope" for m in modern),
+        "rmsnorm": sum(m.norm == "rmsnorm" for m in modern),
+        "swiglu": sum(m.mlp == "swiglu" for m in modern),
+        "shared_kv": sum(m.n_kv_heads < m.n_heads or m.mla is not None for m in modern),
+        "moe": sum(m.moe is not None for m in modern),
+    }
 
 
 def sparsity(model: Model) -> float:
@@ -373,5 +408,6 @@ def deepseek_v3_train_flop() -> float:
     """
     from . import specs
 
-    return deepseek_v3_flop_per_token() * specs.recorded(specs.model("deepseek_v3"),
-                                                          "n_training_tokens")
+    return deepseek_v3_flop_per_token() * specs.recorded(
+        specs.model("deepseek_v3"), "n_training_tokens"
+    )

@@ -34,8 +34,9 @@ def _nbytes(obj) -> int:
     return sum(_nbytes(x) for x in obj)
 
 
-def measured_bytes(params: dict[str, np.ndarray], inputs: np.ndarray, *,
-                   checkpoint: bool = False) -> dict[str, float]:
+def measured_bytes(
+    params: dict[str, np.ndarray], inputs: np.ndarray, *, checkpoint: bool = False
+) -> dict[str, float]:
     """Bytes of the arrays the tiny model's forward pass keeps for its backward pass.
 
     Parts: ``blocks`` (every block's saved tensors, or with ``checkpoint`` only the block
@@ -54,16 +55,29 @@ def measured_bytes(params: dict[str, np.ndarray], inputs: np.ndarray, *,
         blocks, recompute = float(_nbytes(cache["layers"])), 0.0
     else:
         blocks = float(_nbytes(cache["layer_inputs"]))
-        recompute = float(max(_nbytes(tinylm.block(params, i, h)[0])
-                              for i, h in enumerate(cache["layer_inputs"])))
-    return {"blocks": blocks, "recompute": recompute, "head": head,
-            "total": blocks + recompute + head}
+        recompute = float(
+            max(_nbytes(tinylm.block(params, i, h)[0]) for i, h in enumerate(cache["layer_inputs"]))
+        )
+    return {
+        "blocks": blocks,
+        "recompute": recompute,
+        "head": head,
+        "total": blocks + recompute + head,
+    }
 
 
-def tinylm_activation_bytes(*, batch_size: int, context_tokens: int, d_model: int,
-                            n_heads: int, d_ff: int, n_layers: int, vocab_size: int,
-                            bytes_per_element: float = 8.0,
-                            checkpoint: bool = False) -> dict[str, float]:
+def tinylm_activation_bytes(
+    *,
+    batch_size: int,
+    context_tokens: int,
+    d_model: int,
+    n_heads: int,
+    d_ff: int,
+    n_layers: int,
+    vocab_size: int,
+    bytes_per_element: float = 8.0,
+    checkpoint: bool = False,
+) -> dict[str, float]:
     """Closed form of ``measured_bytes``: the parts, in bytes, for the tiny model's shapes.
 
     Per block B T (8 d + 2 F + 2) + B H T^2 elements; head 2 B T d + B T + B T V; under
@@ -73,10 +87,16 @@ def tinylm_activation_bytes(*, batch_size: int, context_tokens: int, d_model: in
     ...                         d_ff=64, n_layers=2, vocab_size=8)["total"]
     224512.0
     """
-    for name, v in (("batch_size", batch_size), ("context_tokens", context_tokens),
-                    ("d_model", d_model), ("n_heads", n_heads), ("d_ff", d_ff),
-                    ("n_layers", n_layers), ("vocab_size", vocab_size),
-                    ("bytes_per_element", bytes_per_element)):
+    for name, v in (
+        ("batch_size", batch_size),
+        ("context_tokens", context_tokens),
+        ("d_model", d_model),
+        ("n_heads", n_heads),
+        ("d_ff", d_ff),
+        ("n_layers", n_layers),
+        ("vocab_size", vocab_size),
+        ("bytes_per_element", bytes_per_element),
+    ):
         units.check_positive(name, v)
     bt, b = batch_size * context_tokens, bytes_per_element
     one_block = b * (bt * (8 * d_model + 2 * d_ff + 2) + batch_size * n_heads * context_tokens**2)
@@ -85,5 +105,9 @@ def tinylm_activation_bytes(*, batch_size: int, context_tokens: int, d_model: in
         blocks, recompute = b * n_layers * bt * d_model, one_block
     else:
         blocks, recompute = n_layers * one_block, 0.0
-    return {"blocks": float(blocks), "recompute": float(recompute), "head": float(head),
-            "total": float(blocks + recompute + head)}
+    return {
+        "blocks": float(blocks),
+        "recompute": float(recompute),
+        "head": float(head),
+        "total": float(blocks + recompute + head),
+    }

@@ -66,8 +66,14 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = ROPE_BASE) ->
     return out
 
 
-def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, q_pos: np.ndarray, k_pos: np.ndarray,
-           window: int = 0) -> np.ndarray:
+def attend(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    q_pos: np.ndarray,
+    k_pos: np.ndarray,
+    window: int = 0,
+) -> np.ndarray:
     """softmax(q k^T / sqrt(c) + mask) v for q (Tq, h, c), k (Tk, g, c), v (Tk, g, c_v).
 
     Query head i reads key/value head i // (h/g): MHA, GQA and MQA differ only in g.

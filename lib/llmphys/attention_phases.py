@@ -49,9 +49,14 @@ def _keys(model: Model, phase: str, t: float) -> float:
     return (w * (w + 1) / 2 + (t - w) * w) / t  # ramp up to the window, then W each
 
 
-def attention_per_token(model: Model, *, phase: str, context_tokens: float,
-                        bytes_per_element: float = 2.0,
-                        query_block_tokens: int = 128) -> dict[str, float]:
+def attention_per_token(
+    model: Model,
+    *,
+    phase: str,
+    context_tokens: float,
+    bytes_per_element: float = 2.0,
+    query_block_tokens: int = 128,
+) -> dict[str, float]:
     """``flop``, ``bytes`` (HBM, K/V only) and ``intensity`` (FLOP/byte) of one token's attention.
 
     >>> from llmphys import specs

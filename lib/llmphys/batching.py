@@ -25,8 +25,9 @@ import numpy as np
 from . import units
 
 
-def poisson_arrivals_s(rng: np.random.Generator, *, rate_per_s: float,
-                       horizon_s: float) -> np.ndarray:
+def poisson_arrivals_s(
+    rng: np.random.Generator, *, rate_per_s: float, horizon_s: float
+) -> np.ndarray:
     """Sorted arrival times in [0, horizon) of a Poisson process: cumulative exponential gaps.
 
     >>> a = poisson_arrivals_s(np.random.default_rng(0), rate_per_s=1000.0, horizon_s=2.0)
@@ -42,9 +43,15 @@ def poisson_arrivals_s(rng: np.random.Generator, *, rate_per_s: float,
     return t[t < horizon]
 
 
-def simulate_schedule(rng: np.random.Generator, *, rate_per_s: float, interval_s: float,
-                      horizon_s: float, service_s: float | None = None,
-                      seats: int | None = None) -> dict[str, np.ndarray]:
+def simulate_schedule(
+    rng: np.random.Generator,
+    *,
+    rate_per_s: float,
+    interval_s: float,
+    horizon_s: float,
+    service_s: float | None = None,
+    seats: int | None = None,
+) -> dict[str, np.ndarray]:
     """Discrete-event run of Poisson arrivals against departures every ``interval_s``.
 
     FIFO boarding, at most ``seats`` per departure (None: unlimited); a request that
@@ -68,8 +75,11 @@ def simulate_schedule(rng: np.random.Generator, *, rate_per_s: float, interval_s
         depart = k * t_dep
         n_dep = int(k.max()) if len(k) else 0
         sizes = np.bincount(k.astype(int), minlength=n_dep + 1)[1:]
-        return {"arrival_s": arrivals, "latency_s": depart + service - arrivals,
-                "batch_sizes": sizes}
+        return {
+            "arrival_s": arrivals,
+            "latency_s": depart + service - arrivals,
+            "batch_sizes": sizes,
+        }
     depart = np.empty_like(arrivals)
     seats_used: list[int] = []
     boarded, j = 0, 0
@@ -77,15 +87,19 @@ def simulate_schedule(rng: np.random.Generator, *, rate_per_s: float, interval_s
         j += 1
         waiting_until = int(np.searchsorted(arrivals, j * t_dep, side="right"))
         n = min(int(seats), waiting_until - boarded)
-        depart[boarded:boarded + n] = j * t_dep
+        depart[boarded : boarded + n] = j * t_dep
         boarded += n
         seats_used.append(n)
-    return {"arrival_s": arrivals, "latency_s": depart + service - arrivals,
-            "batch_sizes": np.asarray(seats_used)}
+    return {
+        "arrival_s": arrivals,
+        "latency_s": depart + service - arrivals,
+        "batch_sizes": np.asarray(seats_used),
+    }
 
 
-def schedule_latency_closed_form(*, interval_s: float,
-                                 service_s: float | None = None) -> dict[str, float]:
+def schedule_latency_closed_form(
+    *, interval_s: float, service_s: float | None = None
+) -> dict[str, float]:
     """Mean and worst-case latency with unlimited seats: T/2 + S and T + S (S = T by default).
 
     >>> schedule_latency_closed_form(interval_s=0.02)
@@ -103,11 +117,13 @@ def interval_for_batch_s(*, rate_per_s: float, batch_size: float) -> float:
     0.03
     """
     return units.check_positive("batch_size", batch_size) / units.check_positive(
-        "rate_per_s", rate_per_s)
+        "rate_per_s", rate_per_s
+    )
 
 
-def seat_limit_study(rng: np.random.Generator, *, rate_per_s: float, interval_s: float,
-                     horizon_s: float, seats: int) -> dict[str, dict[str, np.ndarray]]:
+def seat_limit_study(
+    rng: np.random.Generator, *, rate_per_s: float, interval_s: float, horizon_s: float, seats: int
+) -> dict[str, dict[str, np.ndarray]]:
     """The same timetable run twice from one generator: unlimited seats, then ``seats`` seats.
 
     :func:`simulate_schedule` with service time equal to the interval, drawn in that order, so
@@ -119,8 +135,8 @@ def seat_limit_study(rng: np.random.Generator, *, rate_per_s: float, interval_s:
     ...     sim["limited"]["latency_s"].max()) > 0.04
     (40, True)
     """
-    free = simulate_schedule(rng, rate_per_s=rate_per_s, interval_s=interval_s,
-                             horizon_s=horizon_s)
-    limited = simulate_schedule(rng, rate_per_s=rate_per_s, interval_s=interval_s,
-                                horizon_s=horizon_s, seats=seats)
+    free = simulate_schedule(rng, rate_per_s=rate_per_s, interval_s=interval_s, horizon_s=horizon_s)
+    limited = simulate_schedule(
+        rng, rate_per_s=rate_per_s, interval_s=interval_s, horizon_s=horizon_s, seats=seats
+    )
     return {"unlimited": free, "limited": limited}

@@ -63,9 +63,15 @@ def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
     return max(min(times), 1e-9)
 
 
-def matmul_point(m: int, n: int, k: int, *, rng: np.random.Generator,
-                 dtype: Literal["float32", "float64"] = "float32",
-                 n_repeats: int = 5) -> dict[str, float]:
+def matmul_point(
+    m: int,
+    n: int,
+    k: int,
+    *,
+    rng: np.random.Generator,
+    dtype: Literal["float32", "float64"] = "float32",
+    n_repeats: int = 5,
+) -> dict[str, float]:
     """Time C[m,n] = A[m,k] B[k,n] in numpy: FLOP, bytes (each operand once), seconds, FLOP/s.
 
     ``m = 1`` multiplies a vector (numpy then calls BLAS GEMV rather than GEMM).
@@ -80,8 +86,9 @@ def matmul_point(m: int, n: int, k: int, *, rng: np.random.Generator,
     return _matmul_result(a, b, best_time_s(lambda: np.matmul(a, b, out=out), n_repeats=n_repeats))
 
 
-def predicted_time_s(*, flop: float, bytes_moved: float, peak_flop_per_s: float,
-                     bytes_per_s: float) -> float:
+def predicted_time_s(
+    *, flop: float, bytes_moved: float, peak_flop_per_s: float, bytes_per_s: float
+) -> float:
     """Roofline prediction of a kernel's time in seconds: max(F / P, Q / W).
 
     >>> predicted_time_s(flop=2e9, bytes_moved=1e9, peak_flop_per_s=1e11, bytes_per_s=1e10)
@@ -128,11 +135,11 @@ def last_level_cache_bytes(default: float = 32 * units.MiB) -> float:
 # passes through DRAM with a temporary), so the triad is the BLAS's in-place one, daxpy:
 # b = b + s c in a single pass, b and c read and b written, 24 bytes per element as in STREAM.
 STREAM_KERNELS: dict[str, tuple[float, float]] = {
-    "triad": (2.0, 24.0),    # b = b + s c (BLAS daxpy)
-    "copy": (0.0, 16.0),     # a = b (memcpy)
-    "scale": (1.0, 16.0),    # a = s b
-    "add": (1.0, 24.0),      # a = b + c
-    "dot": (2.0, 16.0),      # b . c (BLAS ddot)
+    "triad": (2.0, 24.0),  # b = b + s c (BLAS daxpy)
+    "copy": (0.0, 16.0),  # a = b (memcpy)
+    "scale": (1.0, 16.0),  # a = s b
+    "add": (1.0, 24.0),  # a = b + c
+    "dot": (2.0, 16.0),  # b . c (BLAS ddot)
 }
 
 
@@ -141,7 +148,8 @@ def _stream_slice(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> flo
     s = 3.0
     if name == "triad":
         from scipy.linalg.blas import daxpy
-        daxpy(c, b, a=s)                  # b is updated in place (same dtype and contiguous)
+
+        daxpy(c, b, a=s)  # b is updated in place (same dtype and contiguous)
     elif name == "copy":
         np.copyto(a, b)
     elif name == "scale":
@@ -157,7 +165,7 @@ class _Streams:
     """Three float64 arrays of ``n`` elements, split into one slice per thread, and a pool."""
 
     def __init__(self, n: int, n_threads: int):
-        self.arrays = [np.full(n, 1.0 + i) for i in range(3)]     # touched: pages are mapped
+        self.arrays = [np.full(n, 1.0 + i) for i in range(3)]  # touched: pages are mapped
         self.bounds = np.linspace(0, n, n_threads + 1).astype(int)
         self.n, self.n_threads = n, n_threads
         self.pool = ThreadPoolExecutor(max_workers=n_threads)
@@ -165,6 +173,7 @@ class _Streams:
     def runner(self, name: str) -> Callable[[], object]:
         """A call that runs ``name`` once over all three arrays, one slice per thread, with
         the BLAS held to one thread inside each (the pool supplies the parallelism)."""
+
         def slice_k(k: int) -> float:
             lo, hi = self.bounds[k], self.bounds[k + 1]
             return _stream_slice(name, *(x[lo:hi] for x in self.arrays))
@@ -174,28 +183,41 @@ class _Streams:
                 if self.n_threads == 1:
                     return slice_k(0)
                 return list(self.pool.map(slice_k, range(self.n_threads)))
+
         return run
 
     def point(self, name: str, time_s: float) -> dict[str, Any]:
         flop_per, bytes_per = STREAM_KERNELS[name]
         flop, q = flop_per * self.n, bytes_per * self.n
-        return {"name": name, "flop": flop, "bytes": q, "intensity": flop / q, "time_s": time_s,
-                "flop_per_s": flop / time_s, "bytes_per_s": q / time_s}
+        return {
+            "name": name,
+            "flop": flop,
+            "bytes": q,
+            "intensity": flop / q,
+            "time_s": time_s,
+            "flop_per_s": flop / time_s,
+            "bytes_per_s": q / time_s,
+        }
 
 
 def _check_stream(name: str) -> None:
     if name not in STREAM_KERNELS:
-        raise ValueError(f"name={name!r} is not a streaming kernel; allowed: "
-                         f"{', '.join(STREAM_KERNELS)}")
+        raise ValueError(
+            f"name={name!r} is not a streaming kernel; allowed: {', '.join(STREAM_KERNELS)}"
+        )
 
 
 def _default_stream_bytes(n_bytes: float | None) -> float:
-    return 4.0 * last_level_cache_bytes() if n_bytes is None else units.check_positive(
-        "n_bytes", n_bytes)
+    return (
+        4.0 * last_level_cache_bytes()
+        if n_bytes is None
+        else units.check_positive("n_bytes", n_bytes)
+    )
 
 
-def stream_point(name: str, *, n_bytes: float | None = None, n_threads: int = 1,
-                 n_repeats: int = 5) -> dict[str, Any]:
+def stream_point(
+    name: str, *, n_bytes: float | None = None, n_threads: int = 1, n_repeats: int = 5
+) -> dict[str, Any]:
     """Time streaming kernel ``name`` (see STREAM_KERNELS) on float64 arrays of ``n_bytes`` each.
 
     ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule), so the data
@@ -217,11 +239,16 @@ HELD_OUT_STREAM = ("copy", "scale", "add", "dot")
 HELD_OUT_MATMUL = ((1, 8192, 8192), (1024, 1024, 1024), (4096, 1024, 512))
 
 
-def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
-                      gemm_size: int = 2048, stream_bytes: float | None = None,
-                      stream: Sequence[str] = HELD_OUT_STREAM,
-                      shapes: Sequence[tuple[int, int, int]] = HELD_OUT_MATMUL,
-                      n_rounds: int = 7) -> dict:
+def measured_roofline(
+    *,
+    rng: np.random.Generator,
+    n_threads: int | None = 1,
+    gemm_size: int = 2048,
+    stream_bytes: float | None = None,
+    stream: Sequence[str] = HELD_OUT_STREAM,
+    shapes: Sequence[tuple[int, int, int]] = HELD_OUT_MATMUL,
+    n_rounds: int = 7,
+) -> dict:
     """Empirical roofline from a GEMM and a triad, then predicted against measured for held-out
     kernels: ``stream`` kernels (see STREAM_KERNELS) and FP32 matmuls of ``shapes`` (m, n, k).
 
@@ -246,20 +273,22 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
         _check_stream(name)
     streams = _Streams(int(_default_stream_bytes(stream_bytes) // 8), n_threads)
     mats: dict[tuple[str, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {
-        ("ceiling", (gemm_size,) * 3): _matmul_operands(gemm_size, gemm_size, gemm_size, rng)}
+        ("ceiling", (gemm_size,) * 3): _matmul_operands(gemm_size, gemm_size, gemm_size, rng)
+    }
     for shape in shapes:
         mats[("held out", tuple(shape))] = _matmul_operands(*shape, rng)
     runs: dict[tuple, Callable[[], object]] = {("ceiling", "triad"): streams.runner("triad")}
     runs.update({("held out", name): streams.runner(name) for name in stream})
-    runs.update({key: functools.partial(np.matmul, a, b, out=out)
-                 for key, (a, b, out) in mats.items()})
+    runs.update(
+        {key: functools.partial(np.matmul, a, b, out=out) for key, (a, b, out) in mats.items()}
+    )
     times: dict[tuple, list[float]] = {key: [] for key in runs}
     with streams.pool, _blas_threads(n_threads):
         for r in range(int(n_rounds) + 1):
             for key, fn in runs.items():
                 t0 = time.perf_counter()
                 fn()
-                if r:                               # round 0 warms caches, pages and pools up
+                if r:  # round 0 warms caches, pages and pools up
                     times[key].append(max(time.perf_counter() - t0, 1e-9))
     best = {key: min(t) for key, t in times.items()}
     t_triad = np.array(times[("ceiling", "triad")])
@@ -267,25 +296,39 @@ def measured_roofline(*, rng: np.random.Generator, n_threads: int | None = 1,
     triad = streams.point("triad", best[("ceiling", "triad")])
     gemm_key = ("ceiling", (gemm_size,) * 3)
     gemm = _matmul_result(*mats[gemm_key][:2], best[gemm_key])
-    roof = {"n_threads": n_threads, "peak_flop_per_s": gemm["flop_per_s"],
-            "bytes_per_s": triad["bytes_per_s"], "stream_bytes_per_s": triad["bytes_per_s"],
-            "ridge": gemm["flop_per_s"] / triad["bytes_per_s"]}
+    roof = {
+        "n_threads": n_threads,
+        "peak_flop_per_s": gemm["flop_per_s"],
+        "bytes_per_s": triad["bytes_per_s"],
+        "stream_bytes_per_s": triad["bytes_per_s"],
+        "ridge": gemm["flop_per_s"] / triad["bytes_per_s"],
+    }
     kernels: list[dict[str, Any]] = [
         {**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
-        for name in stream]
+        for name in stream
+    ]
     points: list[dict[str, Any]] = [
-        {**_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
-         "shape": tuple(s), "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
-         "key": ("held out", tuple(s))} for s in shapes]
+        {
+            **_matmul_result(*mats[("held out", tuple(s))][:2], best[("held out", tuple(s))]),
+            "shape": tuple(s),
+            "name": "GEMV" if s[0] == 1 else f"GEMM {s[0]}x{s[2]}x{s[1]}",
+            "key": ("held out", tuple(s)),
+        }
+        for s in shapes
+    ]
     for p in kernels + points:
-        p["predicted_time_s"] = predicted_time_s(flop=p["flop"], bytes_moved=p["bytes"],
-                                                 peak_flop_per_s=roof["peak_flop_per_s"],
-                                                 bytes_per_s=roof["bytes_per_s"])
+        p["predicted_time_s"] = predicted_time_s(
+            flop=p["flop"],
+            bytes_moved=p["bytes"],
+            peak_flop_per_s=roof["peak_flop_per_s"],
+            bytes_per_s=roof["bytes_per_s"],
+        )
         p["predicted_flop_per_s"] = p["flop"] / p["predicted_time_s"]
         # The same prediction with each round's own ceilings, over that round's time: the
         # load common to one round cancels. Its median is the reported error.
-        per_round = np.maximum(p["flop"] * t_gemm / gemm["flop"],
-                               p["bytes"] * t_triad / triad["bytes"])
+        per_round = np.maximum(
+            p["flop"] * t_gemm / gemm["flop"], p["bytes"] * t_triad / triad["bytes"]
+        )
         p["error"] = float(np.median(per_round / np.array(times[p.pop("key")]))) - 1.0
     return {**roof, "kernels": kernels + points, "points": points}
 
@@ -298,14 +341,22 @@ def thread_scaling(*, rng: np.random.Generator, n_rounds: int = 5, **kw) -> dict
     """
     one = measured_roofline(rng=rng, n_threads=1, n_rounds=n_rounds, **kw)
     every = measured_roofline(rng=rng, n_threads=n_cpus(), n_rounds=n_rounds, **kw)
-    return {"n_threads": every["n_threads"], "one": one, "all": every,
-            "compute_gain": every["peak_flop_per_s"] / one["peak_flop_per_s"],
-            "bandwidth_gain": every["bytes_per_s"] / one["bytes_per_s"]}
+    return {
+        "n_threads": every["n_threads"],
+        "one": one,
+        "all": every,
+        "compute_gain": every["peak_flop_per_s"] / one["peak_flop_per_s"],
+        "bandwidth_gain": every["bytes_per_s"] / one["bytes_per_s"],
+    }
 
 
-def _matmul_operands(m: int, n: int, k: int, rng: np.random.Generator,
-                     dtype: Literal["float32", "float64"] = "float32",
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _matmul_operands(
+    m: int,
+    n: int,
+    k: int,
+    rng: np.random.Generator,
+    dtype: Literal["float32", "float64"] = "float32",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A[m,k] (a vector when m = 1), B[k,n] and the output, standard normal."""
     a = rng.standard_normal((m, k) if m > 1 else (k,), dtype=dtype)
     b = rng.standard_normal((k, n), dtype=dtype)
@@ -327,6 +378,7 @@ def _blas_threads(n_threads: int | None) -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()
     units.check_positive("n_threads", n_threads)
     import threadpoolctl
+
     return threadpoolctl.threadpool_limits(limits=int(n_threads), user_api="blas")
 
 
@@ -335,19 +387,23 @@ def torch_gpu_available() -> bool:
     if importlib.util.find_spec("torch") is None:
         return False
     import torch
+
     return bool(torch.cuda.is_available())
 
 
-def torch_measurements(*, size: int = 8192, copy_bytes: float = 1e9,
-                       n_repeats: int = 10) -> dict[str, float | str]:
+def torch_measurements(
+    *, size: int = 8192, copy_bytes: float = 1e9, n_repeats: int = 10
+) -> dict[str, float | str]:
     """GPU BF16 GEMM FLOP/s and copy bandwidth in bytes/s through PyTorch (needs CUDA).
 
     Synchronises before reading the clock, since CUDA kernels run asynchronously.
     """
     if not torch_gpu_available():
-        raise RuntimeError("torch_measurements needs PyTorch and a CUDA GPU; "
-                           "check torch_gpu_available() first")
+        raise RuntimeError(
+            "torch_measurements needs PyTorch and a CUDA GPU; check torch_gpu_available() first"
+        )
     import torch
+
     dev = torch.device("cuda")
     a = torch.randn(size, size, device=dev, dtype=torch.bfloat16)
     b = torch.randn(size, size, device=dev, dtype=torch.bfloat16)
@@ -359,6 +415,9 @@ def torch_measurements(*, size: int = 8192, copy_bytes: float = 1e9,
 
     t_mm = best_time_s(synced(lambda: a @ b), n_repeats=n_repeats)
     t_cp = best_time_s(synced(lambda: dst.copy_(src)), n_repeats=n_repeats)
-    return {"device": torch.cuda.get_device_name(0), "torch_version": torch.__version__,
-            "gemm_flop_per_s": 2.0 * size**3 / t_mm,
-            "copy_bytes_per_s": 2.0 * src.numel() * src.element_size() / t_cp}
+    return {
+        "device": torch.cuda.get_device_name(0),
+        "torch_version": torch.__version__,
+        "gemm_flop_per_s": 2.0 * size**3 / t_mm,
+        "copy_bytes_per_s": 2.0 * src.numel() * src.element_size() / t_cp,
+    }

@@ -60,11 +60,15 @@ def _options(name: str, spec: Any) -> list[tuple[str, Any]]:
     if isinstance(spec, dict):
         pairs = [(str(k), v) for k, v in spec.items()]
     elif isinstance(spec, (list, tuple, range)):
-        pairs = [(f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v), v)
-                 for v in spec]
+        pairs = [
+            (f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v), v)
+            for v in spec
+        ]
     else:
-        raise ValueError(f"{name}: a control is a list of values or a {{label: value}} dict, "
-                         f"got {type(spec).__name__}")
+        raise ValueError(
+            f"{name}: a control is a list of values or a {{label: value}} dict, "
+            f"got {type(spec).__name__}"
+        )
     if not pairs:
         raise ValueError(f"{name}: a control needs at least one option")
     return pairs
@@ -102,14 +106,16 @@ def explore_grid(fn: Any, controls: dict[str, Any]) -> dict[str, Any]:
     names, labels, values, default = [], [], [], []
     for name, spec in controls.items():
         if name not in params:
-            raise ValueError(f"{name}: {fn.__name__}() has no parameter {name!r}; "
-                             f"it takes {', '.join(params)}")
+            raise ValueError(
+                f"{name}: {fn.__name__}() has no parameter {name!r}; it takes {', '.join(params)}"
+            )
         pairs = _options(name, spec)
         d = params[name].default
         opts = [v for _, v in pairs]
         if d is inspect.Parameter.empty or d not in opts:
-            raise ValueError(f"{name}: the default of {fn.__name__}() ({d!r}) must be one of "
-                             f"the options {opts}")
+            raise ValueError(
+                f"{name}: the default of {fn.__name__}() ({d!r}) must be one of the options {opts}"
+            )
         names.append(name)
         labels.append([lab for lab, _ in pairs])
         values.append(opts)
@@ -119,8 +125,10 @@ def explore_grid(fn: Any, controls: dict[str, Any]) -> dict[str, Any]:
         n *= len(v)
     if n > MAX_SETTINGS:
         sizes = ", ".join(f"{k}: {len(v):,}" for k, v in zip(names, values, strict=True))
-        raise ValueError(f"controls: {n:,} settings ({sizes}) is more than "
-                         f"MAX_SETTINGS = {MAX_SETTINGS:,}; offer fewer options")
+        raise ValueError(
+            f"controls: {n:,} settings ({sizes}) is more than "
+            f"MAX_SETTINGS = {MAX_SETTINGS:,}; offer fewer options"
+        )
     texts: list[str] = []
     seen: dict[str, int] = {}
     index = []
@@ -129,8 +137,15 @@ def explore_grid(fn: Any, controls: dict[str, Any]) -> dict[str, Any]:
         index.append(seen.setdefault(text, len(seen)))
         if index[-1] == len(texts):
             texts.append(text)
-    return {"names": names, "labels": labels, "values": values, "shape": [len(v) for v in values],
-            "default": default, "texts": texts, "index": index}
+    return {
+        "names": names,
+        "labels": labels,
+        "values": values,
+        "shape": [len(v) for v in values],
+        "default": default,
+        "texts": texts,
+        "index": index,
+    }
 
 
 def explore_html(grid: dict[str, Any], *, note: str) -> str:
@@ -143,35 +158,48 @@ def explore_html(grid: dict[str, Any], *, note: str) -> str:
     import html
     import json
 
-    payload = json.dumps({k: grid[k] for k in ("labels", "shape", "texts", "index")},
-                         separators=(",", ":"), ensure_ascii=False)
+    payload = json.dumps(
+        {k: grid[k] for k in ("labels", "shape", "texts", "index")},
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     uid = "explore-" + hashlib.sha1(payload.encode()).hexdigest()[:10]
     rows = []
-    for j, (name, labels, d) in enumerate(zip(grid["names"], grid["labels"], grid["default"],
-                                              strict=True)):
+    for j, (name, labels, d) in enumerate(
+        zip(grid["names"], grid["labels"], grid["default"], strict=True)
+    ):
         if len(labels) >= _SLIDER_MIN_OPTIONS:
-            control = (f'<input type="range" min="0" max="{len(labels) - 1}" step="1" '
-                       f'value="{d}" data-control="{j}" aria-label="{html.escape(name)}" disabled>'
-                       f'<output data-label-for="{j}">{html.escape(labels[d])}</output>')
+            control = (
+                f'<input type="range" min="0" max="{len(labels) - 1}" step="1" '
+                f'value="{d}" data-control="{j}" aria-label="{html.escape(name)}" disabled>'
+                f'<output data-label-for="{j}">{html.escape(labels[d])}</output>'
+            )
         else:
-            opts = "".join(f'<option value="{i}"{" selected" if i == d else ""}>'
-                           f"{html.escape(lab)}</option>" for i, lab in enumerate(labels))
-            control = (f'<select data-control="{j}" aria-label="{html.escape(name)}" disabled>'
-                       f"{opts}</select>")
-        rows.append(f'<label class="llmphys-explore-row"><span>{html.escape(name)}</span>'
-                    f"{control}</label>")
+            opts = "".join(
+                f'<option value="{i}"{" selected" if i == d else ""}>{html.escape(lab)}</option>'
+                for i, lab in enumerate(labels)
+            )
+            control = (
+                f'<select data-control="{j}" aria-label="{html.escape(name)}" disabled>'
+                f"{opts}</select>"
+            )
+        rows.append(
+            f'<label class="llmphys-explore-row"><span>{html.escape(name)}</span>{control}</label>'
+        )
     k = 0
     for j, d in enumerate(grid["default"]):
         k = k * grid["shape"][j] + d
     out = html.escape(grid["texts"][grid["index"][k]])
     # "</" cannot appear inside a script element; JSON allows the escaped form.
     payload = payload.replace("</", "<\\/")
-    return (f'<div class="llmphys-explore" id="{uid}">'
-            f'<div class="llmphys-explore-controls">{"".join(rows)}</div>'
-            f'<pre class="llmphys-explore-output">{out}</pre>'
-            f'<p class="llmphys-explore-note">{html.escape(note)}</p>'
-            f'<script type="application/json" class="llmphys-explore-data">{payload}</script>'
-            "</div>")
+    return (
+        f'<div class="llmphys-explore" id="{uid}">'
+        f'<div class="llmphys-explore-controls">{"".join(rows)}</div>'
+        f'<pre class="llmphys-explore-output">{out}</pre>'
+        f'<p class="llmphys-explore-note">{html.escape(note)}</p>'
+        f'<script type="application/json" class="llmphys-explore-data">{payload}</script>'
+        "</div>"
+    )
 
 
 def widget(fn: Any, /, **controls: Any) -> None:
@@ -187,15 +215,22 @@ def widget(fn: Any, /, **controls: Any) -> None:
 
     grid = explore_grid(fn, controls)
     n = len(grid["index"])
-    note = (f"Every one of the {n:,} settings was computed by the library when this page was "
-            "built; open the chapter in Colab or Jupyter to run the function itself.")
+    note = (
+        f"Every one of the {n:,} settings was computed by the library when this page was "
+        "built; open the chapter in Colab or Jupyter to run the function itself."
+    )
     bundle: dict[str, Any]  # a MIME bundle: strings, and a dict for the widget view
-    bundle = {"text/plain": f"<widget {fn.__name__}: {', '.join(grid['names'])}; {n:,} settings>",
-              "text/html": explore_html(grid, note=note)}
+    bundle = {
+        "text/plain": f"<widget {fn.__name__}: {', '.join(grid['names'])}; {n:,} settings>",
+        "text/html": explore_html(grid, note=note),
+    }
     box = _live_controls(fn, grid)
     if box is not None:
         bundle["application/vnd.jupyter.widget-view+json"] = {
-            "version_major": 2, "version_minor": 0, "model_id": box.model_id}
+            "version_major": 2,
+            "version_minor": 0,
+            "model_id": box.model_id,
+        }
     ipy_display(bundle, raw=True)
 
 
@@ -211,18 +246,26 @@ def _live_controls(fn: Any, grid: dict[str, Any]) -> Any:
     except ImportError:
         return None
     widgets = []
-    for name, labels, values, d in zip(grid["names"], grid["labels"], grid["values"],
-                                       grid["default"], strict=True):
+    for name, labels, values, d in zip(
+        grid["names"], grid["labels"], grid["values"], grid["default"], strict=True
+    ):
         opts = list(zip(labels, values, strict=True))
         cls = w.SelectionSlider if len(opts) >= _SLIDER_MIN_OPTIONS else w.Dropdown
-        widgets.append(cls(options=opts, value=opts[d][1], description=name,
-                           style={"description_width": "initial"}))
+        widgets.append(
+            cls(
+                options=opts,
+                value=opts[d][1],
+                description=name,
+                style={"description_width": "initial"},
+            )
+        )
     k = 0
     for j, d in enumerate(grid["default"]):
         k = k * grid["shape"][j] + d
     out = w.Output()
-    out.outputs = ({"output_type": "stream", "name": "stdout",
-                    "text": grid["texts"][grid["index"][k]]},)
+    out.outputs = (
+        {"output_type": "stream", "name": "stdout", "text": grid["texts"][grid["index"][k]]},
+    )
 
     def update(_change: Any = None) -> None:
         out.clear_output(wait=True)

@@ -47,9 +47,11 @@ def resolve_model(config_or_key: str) -> specs.Model:
         return specs.model(config_or_key)
     if os.path.exists(config_or_key):
         return specs.model_from_hf_config(config_or_key)
-    raise ValueError(f"{config_or_key!r} is neither a registry model (known: "
-                     f"{', '.join(sorted(specs.models()))}) nor a path to a config.json "
-                     f"or a folder holding one")
+    raise ValueError(
+        f"{config_or_key!r} is neither a registry model (known: "
+        f"{', '.join(sorted(specs.models()))}) nor a path to a config.json "
+        f"or a folder holding one"
+    )
 
 
 def resolve_chip(chip: str) -> specs.Accelerator:
@@ -58,8 +60,10 @@ def resolve_chip(chip: str) -> specs.Accelerator:
         return specs.accelerator(chip)
     if os.path.exists(chip):
         return specs.accelerator_from_toml(chip)
-    raise ValueError(f"{chip!r} is neither a registry accelerator (known: "
-                     f"{', '.join(sorted(specs.accelerators()))}) nor a path to a TOML file")
+    raise ValueError(
+        f"{chip!r} is neither a registry accelerator (known: "
+        f"{', '.join(sorted(specs.accelerators()))}) nor a path to a TOML file"
+    )
 
 
 def params_report(model: specs.Model) -> dict:
@@ -70,32 +74,43 @@ def params_report(model: specs.Model) -> dict:
     (8030261248, 525336576)
     """
     parts = accounting.param_breakdown(model)
-    return {"model": model.name, "key": model.key,
-            "n_params": int(accounting.n_params(model)),
-            "n_active_params": int(accounting.n_active_params(model)),
-            "n_embedding_params": int(parts["embedding"] + parts["output_head"]),
-            "tied_embeddings": model.tied_embeddings,
-            "components": {k: int(v) for k, v in parts.items()},
-            "weight_bytes_bf16": accounting.n_params(model) * units.bytes_per_element("bf16")}
+    return {
+        "model": model.name,
+        "key": model.key,
+        "n_params": int(accounting.n_params(model)),
+        "n_active_params": int(accounting.n_active_params(model)),
+        "n_embedding_params": int(parts["embedding"] + parts["output_head"]),
+        "tied_embeddings": model.tied_embeddings,
+        "components": {k: int(v) for k, v in parts.items()},
+        "weight_bytes_bf16": accounting.n_params(model) * units.bytes_per_element("bf16"),
+    }
 
 
-def kv_report(model: specs.Model, *, n_tokens: int, batch_size: int = 1,
-              dtype: str = "bf16") -> dict:
+def kv_report(
+    model: specs.Model, *, n_tokens: int, batch_size: int = 1, dtype: str = "bf16"
+) -> dict:
     """KV-cache bytes of ``model``: per token, per sequence of ``n_tokens``, for the batch.
 
     >>> kv_report(specs.model("llama3_8b"), n_tokens=8192)["bytes_per_sequence"]
     1073741824.0
     """
     if dtype not in KV_DTYPES:
-        raise ValueError(f"dtype={dtype!r} is not a KV-cache dtype; allowed: "
-                         f"{', '.join(KV_DTYPES)}")
+        raise ValueError(
+            f"dtype={dtype!r} is not a KV-cache dtype; allowed: {', '.join(KV_DTYPES)}"
+        )
     b = units.bytes_per_element(dtype)
     per_seq = kv_cache.kv_cache_bytes(model, n_tokens=n_tokens, bytes_per_element=b)
-    return {"model": model.name, "key": model.key, "dtype": dtype, "n_tokens": n_tokens,
-            "batch_size": batch_size,
-            "cached_positions": kv_cache.cached_positions(model, n_tokens=n_tokens),
-            "bytes_per_token": kv_cache.kv_bytes_per_token(model, bytes_per_element=b),
-            "bytes_per_sequence": per_seq, "bytes_total": per_seq * batch_size}
+    return {
+        "model": model.name,
+        "key": model.key,
+        "dtype": dtype,
+        "n_tokens": n_tokens,
+        "batch_size": batch_size,
+        "cached_positions": kv_cache.cached_positions(model, n_tokens=n_tokens),
+        "bytes_per_token": kv_cache.kv_bytes_per_token(model, bytes_per_element=b),
+        "bytes_per_sequence": per_seq,
+        "bytes_total": per_seq * batch_size,
+    }
 
 
 def roofline_report(acc: specs.Accelerator, *, dtype: str = "bf16") -> dict:
@@ -104,21 +119,31 @@ def roofline_report(acc: specs.Accelerator, *, dtype: str = "bf16") -> dict:
     >>> round(roofline_report(specs.accelerator("h100_sxm"))["ridge_flop_per_byte"], 1)
     295.3
     """
-    return {"chip": acc.name, "key": acc.key, "dtype": dtype,
-            "peak_flop_per_s": acc.peak_flop_per_s(dtype), "hbm_bytes": acc.hbm_bytes,
-            "hbm_bytes_per_s": acc.hbm_bytes_per_s,
-            "ridge_flop_per_byte": roofline.ridge_point(acc, dtype)}
+    return {
+        "chip": acc.name,
+        "key": acc.key,
+        "dtype": dtype,
+        "peak_flop_per_s": acc.peak_flop_per_s(dtype),
+        "hbm_bytes": acc.hbm_bytes,
+        "hbm_bytes_per_s": acc.hbm_bytes_per_s,
+        "ridge_flop_per_byte": roofline.ridge_point(acc, dtype),
+    }
 
 
 def chips_report(*, sources: bool = False) -> list[dict]:
     """One row per registry accelerator (peaks in FLOP/s, memory in bytes)."""
     rows = []
     for acc in specs.accelerators().values():
-        row = {"key": acc.key, "name": acc.name, "launch_year": acc.launch_year,
-               "peak_bf16_flop_per_s": acc.peak_bf16_flop_per_s,
-               "peak_fp8_flop_per_s": acc.peak_fp8_flop_per_s, "hbm_bytes": acc.hbm_bytes,
-               "hbm_bytes_per_s": acc.hbm_bytes_per_s,
-               "ridge_bf16_flop_per_byte": roofline.ridge_point(acc)}
+        row = {
+            "key": acc.key,
+            "name": acc.name,
+            "launch_year": acc.launch_year,
+            "peak_bf16_flop_per_s": acc.peak_bf16_flop_per_s,
+            "peak_fp8_flop_per_s": acc.peak_fp8_flop_per_s,
+            "hbm_bytes": acc.hbm_bytes,
+            "hbm_bytes_per_s": acc.hbm_bytes_per_s,
+            "ridge_bf16_flop_per_byte": roofline.ridge_point(acc),
+        }
         rows.append({**row, "source": acc.source, "as_of": str(acc.as_of)} if sources else row)
     return rows
 
@@ -127,11 +152,18 @@ def models_report(*, sources: bool = False) -> list[dict]:
     """One row per registry model (counts in parameters)."""
     rows = []
     for m in specs.models().values():
-        row = {"key": m.key, "name": m.name, "release_year": m.release_year,
-               "n_params": accounting.n_params(m), "n_active_params": accounting.n_active_params(m),
-               "attention": m.attention, "max_context_tokens": m.max_context_tokens}
-        rows.append({**row, "source": m.source, "n_params_quote": m.n_params_quote}
-                    if sources else row)
+        row = {
+            "key": m.key,
+            "name": m.name,
+            "release_year": m.release_year,
+            "n_params": accounting.n_params(m),
+            "n_active_params": accounting.n_active_params(m),
+            "attention": m.attention,
+            "max_context_tokens": m.max_context_tokens,
+        }
+        rows.append(
+            {**row, "source": m.source, "n_params_quote": m.n_params_quote} if sources else row
+        )
     return rows
 
 
@@ -141,15 +173,18 @@ def _gb(n_bytes: float) -> str:
 
 
 def _format_params(r: dict) -> str:
-    lines = [f"{r['model']}", f"  total parameters     {r['n_params']:>18,}",
-             f"  active per token     {r['n_active_params']:>18,}",
-             f"  embedding (in + out) {r['n_embedding_params']:>18,}"
-             + ("  (output head tied to the input embedding)" if r["tied_embeddings"] else ""),
-             f"  weights at bf16      {_gb(r['weight_bytes_bf16']):>18}", "",
-             f"  {'component':<14}{'parameters':>18}{'share':>9}{'bf16 weights':>30}"]
+    lines = [
+        f"{r['model']}",
+        f"  total parameters     {r['n_params']:>18,}",
+        f"  active per token     {r['n_active_params']:>18,}",
+        f"  embedding (in + out) {r['n_embedding_params']:>18,}"
+        + ("  (output head tied to the input embedding)" if r["tied_embeddings"] else ""),
+        f"  weights at bf16      {_gb(r['weight_bytes_bf16']):>18}",
+        "",
+        f"  {'component':<14}{'parameters':>18}{'share':>9}{'bf16 weights':>30}",
+    ]
     for name, n in r["components"].items():
-        lines.append(f"  {name:<14}{n:>18,}{100 * n / r['n_params']:>8.1f}%"
-                     f"  {_gb(2.0 * n):>28}")
+        lines.append(f"  {name:<14}{n:>18,}{100 * n / r['n_params']:>8.1f}%  {_gb(2.0 * n):>28}")
     stored = r.get("checkpoint")
     if stored and sum(stored.values()) != r["n_params"]:
         extra = ", ".join(f"{k} {v:,.0f}" for k, v in stored.items() if v and k != "model")
@@ -159,32 +194,58 @@ def _format_params(r: dict) -> str:
 
 
 def _note_lines(r: dict) -> list[str]:
-    return ["", *textwrap.wrap("note: " + r["notes"], WIDTH - 2, initial_indent="  ",
-                               subsequent_indent="  ")] if r.get("notes") else []
+    return (
+        [
+            "",
+            *textwrap.wrap(
+                "note: " + r["notes"], WIDTH - 2, initial_indent="  ", subsequent_indent="  "
+            ),
+        ]
+        if r.get("notes")
+        else []
+    )
 
 
 def _format_kv(r: dict) -> str:
-    window = ("" if r["cached_positions"] == r["n_tokens"]
-              else f" (a sliding window keeps {r['cached_positions']:,})")
-    return "\n".join([
-        f"{r['model']}: KV cache at {r['dtype']}",
-        (f"  per token            {r['bytes_per_token']:>14,.0f} bytes  "
-         f"({r['bytes_per_token'] / units.KiB:,.1f} KiB; "
-         f"{r['bytes_per_token'] / units.GB * 1e6:,.3f} GB per million tokens)"),
-        (f"  per sequence         {_gb(r['bytes_per_sequence'])}  "
-         f"for {r['n_tokens']:,} tokens{window}"),
-        f"  batch of {r['batch_size']:<11,} {_gb(r['bytes_total'])}", *_note_lines(r)])
+    window = (
+        ""
+        if r["cached_positions"] == r["n_tokens"]
+        else f" (a sliding window keeps {r['cached_positions']:,})"
+    )
+    return "\n".join(
+        [
+            f"{r['model']}: KV cache at {r['dtype']}",
+            (
+                f"  per token            {r['bytes_per_token']:>14,.0f} bytes  "
+                f"({r['bytes_per_token'] / units.KiB:,.1f} KiB; "
+                f"{r['bytes_per_token'] / units.GB * 1e6:,.3f} GB per million tokens)"
+            ),
+            (
+                f"  per sequence         {_gb(r['bytes_per_sequence'])}  "
+                f"for {r['n_tokens']:,} tokens{window}"
+            ),
+            f"  batch of {r['batch_size']:<11,} {_gb(r['bytes_total'])}",
+            *_note_lines(r),
+        ]
+    )
 
 
 def _format_roofline(r: dict) -> str:
-    return "\n".join([
-        f"{r['chip']} at {r['dtype']}",
-        f"  dense peak       {units.fmt_si(r['peak_flop_per_s'], 'FLOP/s')}",
-        (f"  HBM bandwidth    {units.fmt_si(r['hbm_bytes_per_s'], 'B/s')} "
-         "(decimal units: 1 GB = 1e9 bytes)"),
-        f"  HBM capacity     {_gb(r['hbm_bytes'])}",
-        (f"  ridge point      {r['ridge_flop_per_byte']:.0f} FLOP/byte "
-         "(below it a kernel is memory-bound)")])
+    return "\n".join(
+        [
+            f"{r['chip']} at {r['dtype']}",
+            f"  dense peak       {units.fmt_si(r['peak_flop_per_s'], 'FLOP/s')}",
+            (
+                f"  HBM bandwidth    {units.fmt_si(r['hbm_bytes_per_s'], 'B/s')} "
+                "(decimal units: 1 GB = 1e9 bytes)"
+            ),
+            f"  HBM capacity     {_gb(r['hbm_bytes'])}",
+            (
+                f"  ridge point      {r['ridge_flop_per_byte']:.0f} FLOP/byte "
+                "(below it a kernel is memory-bound)"
+            ),
+        ]
+    )
 
 
 def _source_lines(text: str) -> list[str]:
@@ -192,13 +253,19 @@ def _source_lines(text: str) -> list[str]:
 
 
 def _format_chips(rows: list[dict]) -> str:
-    lines = [(f"{'key':<10}{'name':<34}{'year':>5}{'BF16 TFLOP/s':>13}{'HBM GB':>8}"
-              f"{'HBM TB/s':>9}{'ridge FLOP/B':>13}")]
+    lines = [
+        (
+            f"{'key':<10}{'name':<34}{'year':>5}{'BF16 TFLOP/s':>13}{'HBM GB':>8}"
+            f"{'HBM TB/s':>9}{'ridge FLOP/B':>13}"
+        )
+    ]
     for r in rows:
-        lines.append(f"{r['key']:<10}{r['name'][:33]:<34}{r['launch_year']:>5}"
-                     f"{r['peak_bf16_flop_per_s'] / units.TERA:>13,.0f}"
-                     f"{r['hbm_bytes'] / units.GB:>8,.0f}{r['hbm_bytes_per_s'] / units.TB:>9.2f}"
-                     f"{r['ridge_bf16_flop_per_byte']:>13,.0f}")
+        lines.append(
+            f"{r['key']:<10}{r['name'][:33]:<34}{r['launch_year']:>5}"
+            f"{r['peak_bf16_flop_per_s'] / units.TERA:>13,.0f}"
+            f"{r['hbm_bytes'] / units.GB:>8,.0f}{r['hbm_bytes_per_s'] / units.TB:>9.2f}"
+            f"{r['ridge_bf16_flop_per_byte']:>13,.0f}"
+        )
         if "source" in r:
             lines += _source_lines(f"{r['source']} (as of {r['as_of']})")
     lines.append("GB = 1e9 bytes, TB/s = 1e12 bytes/s; peaks are dense (no 2:4 sparsity).")
@@ -206,12 +273,18 @@ def _format_chips(rows: list[dict]) -> str:
 
 
 def _format_models(rows: list[dict]) -> str:
-    lines = [(f"{'key':<15}{'name':<28}{'year':>5}{'params (1e9)':>13}{'active (1e9)':>13}"
-              f"{'attention':>10}{'context':>10}")]
+    lines = [
+        (
+            f"{'key':<15}{'name':<28}{'year':>5}{'params (1e9)':>13}{'active (1e9)':>13}"
+            f"{'attention':>10}{'context':>10}"
+        )
+    ]
     for r in rows:
-        lines.append(f"{r['key']:<15}{r['name'][:27]:<28}{r['release_year']:>5}"
-                     f"{r['n_params'] / 1e9:>13.1f}{r['n_active_params'] / 1e9:>13.1f}"
-                     f"{r['attention']:>10}{r['max_context_tokens']:>10,}")
+        lines.append(
+            f"{r['key']:<15}{r['name'][:27]:<28}{r['release_year']:>5}"
+            f"{r['n_params'] / 1e9:>13.1f}{r['n_active_params'] / 1e9:>13.1f}"
+            f"{r['attention']:>10}{r['max_context_tokens']:>10,}"
+        )
         if "source" in r:
             lines += _source_lines(r["n_params_quote"]) + _source_lines(r["source"])
     lines.append("bf16 weights take 2 bytes a parameter: 1e9 parameters = 2 GB (1.86 GiB).")
@@ -227,12 +300,24 @@ def train_report(model: specs.Model, chip: specs.Accelerator, **layout) -> dict:
     (True, 8)
     """
     from . import predict
+
     s = predict.train_step(model, chip, check_memory=False, **layout)
-    return {"model": model.key, "chip": chip.key, "step_time_s": s.step_time_s, "mfu": s.mfu,
-            "hfu": s.hfu, "tokens_per_s": s.tokens_per_s, "dp": s.dp,
-            "n_microbatches": s.n_microbatches, "memory_per_chip_bytes": s.memory_per_chip_bytes,
-            "hbm_bytes": s.hbm_bytes, "fits": s.fits, "parts_s": s.parts,
-            "memory_parts_bytes": s.memory_parts, "text": predict.format_budget(s)}
+    return {
+        "model": model.key,
+        "chip": chip.key,
+        "step_time_s": s.step_time_s,
+        "mfu": s.mfu,
+        "hfu": s.hfu,
+        "tokens_per_s": s.tokens_per_s,
+        "dp": s.dp,
+        "n_microbatches": s.n_microbatches,
+        "memory_per_chip_bytes": s.memory_per_chip_bytes,
+        "hbm_bytes": s.hbm_bytes,
+        "fits": s.fits,
+        "parts_s": s.parts,
+        "memory_parts_bytes": s.memory_parts,
+        "text": predict.format_budget(s),
+    }
 
 
 def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> dict:
@@ -245,14 +330,26 @@ def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> d
     (True, 709)
     """
     from . import deploy
+
     s = deploy.serve(model, chip, check_memory=False, **deployment)
-    return {"model": model.key, "chip": chip.key, "output_tokens_per_s": s.output_tokens_per_s,
-            "input_tokens_per_s": s.input_tokens_per_s, "tpot_s": s.tpot_s, "ttft_s": s.ttft_s,
-            "batch_size": s.batch_size, "n_replicas": s.n_replicas,
-            "tokens_per_step": s.tokens_per_step, "step_s": s.step_s,
-            "memory_per_chip_bytes": s.memory_per_chip_bytes, "hbm_bytes": s.hbm_bytes,
-            "fits": s.fits, "parts_s": s.parts, "memory_parts_bytes": s.memory_parts,
-            "text": deploy.format_budget(s)}
+    return {
+        "model": model.key,
+        "chip": chip.key,
+        "output_tokens_per_s": s.output_tokens_per_s,
+        "input_tokens_per_s": s.input_tokens_per_s,
+        "tpot_s": s.tpot_s,
+        "ttft_s": s.ttft_s,
+        "batch_size": s.batch_size,
+        "n_replicas": s.n_replicas,
+        "tokens_per_step": s.tokens_per_step,
+        "step_s": s.step_s,
+        "memory_per_chip_bytes": s.memory_per_chip_bytes,
+        "hbm_bytes": s.hbm_bytes,
+        "fits": s.fits,
+        "parts_s": s.parts,
+        "memory_parts_bytes": s.memory_parts,
+        "text": deploy.format_budget(s),
+    }
 
 
 # ----------------------------------------------------------------- parsing
@@ -268,8 +365,10 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``llmphys`` (subcommands params, kv, roofline, chips, models)."""
-    p = argparse.ArgumentParser(prog="llmphys", description="The arithmetic of 'Downstream of "
-                                "the Fab' for your own model and chip.")
+    p = argparse.ArgumentParser(
+        prog="llmphys",
+        description="The arithmetic of 'Downstream of the Fab' for your own model and chip.",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     what = "registry key or path to a Hugging Face config.json (or its folder)"
     c = sub.add_parser("params", help="parameter counts, total and per component")
@@ -292,8 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     for flag in ("tp", "pp", "cp", "ep"):
         c.add_argument(f"--{flag}", type=_positive_int, default=1, help=f"{flag} degree")
     c.add_argument("--seq-len", type=_positive_int, required=True, help="tokens per sequence")
-    c.add_argument("--batch-tokens", type=_positive_int, required=True,
-                   help="global batch in tokens")
+    c.add_argument(
+        "--batch-tokens", type=_positive_int, required=True, help="global batch in tokens"
+    )
     c.add_argument("--micro-batch", type=_positive_int, default=1, help="sequences")
     c.add_argument("--recompute", choices=("none", "selective", "full"), default="none")
     c.add_argument("--zero-stage", type=int, choices=(0, 1, 2, 3), default=1)
@@ -304,14 +404,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--chips", type=_positive_int, required=True, help="chips, all replicas")
     for flag in ("tp", "ep", "pp"):
         c.add_argument(f"--{flag}", type=_positive_int, default=1, help=f"{flag} degree")
-    c.add_argument("--batch", type=_positive_int, default=None,
-                   help="concurrent sequences, whole deployment (default: the most that fit)")
+    c.add_argument(
+        "--batch",
+        type=_positive_int,
+        default=None,
+        help="concurrent sequences, whole deployment (default: the most that fit)",
+    )
     c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
     c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
     c.add_argument("--weights", choices=("bf16", "fp8", "int4", "fp4"), default="bf16")
     c.add_argument("--kv", choices=KV_DTYPES, default="bf16", help="KV-cache element type")
-    c.add_argument("--prefill-chips", type=int, default=0,
-                   help="chips that only prefill (disaggregated layout; default 0)")
+    c.add_argument(
+        "--prefill-chips",
+        type=int,
+        default=0,
+        help="chips that only prefill (disaggregated layout; default 0)",
+    )
     for c in sub.choices.values():
         c.add_argument("--json", action="store_true", help="print JSON (SI units) instead")
     return p
@@ -335,18 +443,37 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
         r = roofline_report(resolve_chip(args.chip), dtype=args.dtype)
         return r, _format_roofline(r)
     if args.command == "train":
-        r = train_report(resolve_model(args.model), resolve_chip(args.chip), n_chips=args.chips,
-                         tp=args.tp, pp=args.pp, cp=args.cp, ep=args.ep, seq_len=args.seq_len,
-                         global_batch_tokens=args.batch_tokens,
-                         micro_batch_size=args.micro_batch, recompute=args.recompute,
-                         zero_stage=args.zero_stage, dtype=args.dtype)
+        r = train_report(
+            resolve_model(args.model),
+            resolve_chip(args.chip),
+            n_chips=args.chips,
+            tp=args.tp,
+            pp=args.pp,
+            cp=args.cp,
+            ep=args.ep,
+            seq_len=args.seq_len,
+            global_batch_tokens=args.batch_tokens,
+            micro_batch_size=args.micro_batch,
+            recompute=args.recompute,
+            zero_stage=args.zero_stage,
+            dtype=args.dtype,
+        )
         return r, r.pop("text")
     if args.command == "serve":
-        r = serve_report(resolve_model(args.model), resolve_chip(args.chip), n_chips=args.chips,
-                         tp=args.tp, ep=args.ep, pp=args.pp, batch_size=args.batch,
-                         input_tokens=args.input, output_tokens=args.output,
-                         weight_dtype=args.weights, kv_dtype=args.kv,
-                         prefill_chips=args.prefill_chips)
+        r = serve_report(
+            resolve_model(args.model),
+            resolve_chip(args.chip),
+            n_chips=args.chips,
+            tp=args.tp,
+            ep=args.ep,
+            pp=args.pp,
+            batch_size=args.batch,
+            input_tokens=args.input,
+            output_tokens=args.output,
+            weight_dtype=args.weights,
+            kv_dtype=args.kv,
+            prefill_chips=args.prefill_chips,
+        )
         return r, r.pop("text")
     if args.command == "chips":
         rows = chips_report(sources=args.sources)
@@ -362,8 +489,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         report, text = run(args)
     except (ValueError, KeyError, TypeError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
-        print(textwrap.fill(f"llmphys {args.command}: error: {message}", WIDTH,
-                            subsequent_indent="  "), file=sys.stderr)
+        print(
+            textwrap.fill(
+                f"llmphys {args.command}: error: {message}", WIDTH, subsequent_indent="  "
+            ),
+            file=sys.stderr,
+        )
         return 2
     print(json.dumps(report, indent=2) if args.json else text)
     return 0
@@ -371,7 +502,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _script() -> None:  # the console script's entry point
     sys.exit(main())
-
 
 
 def shell(*args: str) -> tuple[int, str]:
@@ -386,9 +516,20 @@ def shell(*args: str) -> tuple[int, str]:
     """
     import subprocess
     from pathlib import Path
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(Path(__file__).resolve().parents[1])] + [p for p in [os.environ.get("PYTHONPATH")]
-                                                      if p])}
-    done = subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
-                          text=True, env=env, timeout=300, check=False)
+
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(__file__).resolve().parents[1])]
+            + [p for p in [os.environ.get("PYTHONPATH")] if p]
+        ),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "llmphys", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     return done.returncode, done.stdout + done.stderr

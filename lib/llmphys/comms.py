@@ -36,8 +36,9 @@ def _check(n_bytes: float, n_ranks: int, link_bytes_per_s: float, latency_s: flo
         raise ValueError(f"latency_s must be >= 0, got {latency_s!r}")
 
 
-def ring_all_reduce_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
-                           latency_s: float = 0.0) -> float:
+def ring_all_reduce_time_s(
+    n_bytes: float, n_ranks: int, *, link_bytes_per_s: float, latency_s: float = 0.0
+) -> float:
     """Seconds for a ring all-reduce of ``n_bytes``: 2(p-1) alpha + 2(p-1)/p n / beta.
 
     Patarasuk and Yuan 2009. Example: 140 GB of BF16 gradients (70B parameters) on
@@ -51,8 +52,9 @@ def ring_all_reduce_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: fl
     return 2 * (p - 1) * latency_s + 2 * (p - 1) / p * n_bytes / link_bytes_per_s
 
 
-def ring_reduce_scatter_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
-                               latency_s: float = 0.0) -> float:
+def ring_reduce_scatter_time_s(
+    n_bytes: float, n_ranks: int, *, link_bytes_per_s: float, latency_s: float = 0.0
+) -> float:
     """Seconds for a ring reduce-scatter (or all-gather) of an ``n_bytes`` buffer.
 
     (p-1) alpha + (p-1)/p n / beta: half an all-reduce (Thakur et al. 2005).
@@ -68,8 +70,9 @@ def ring_reduce_scatter_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s
 ring_all_gather_time_s = ring_reduce_scatter_time_s
 
 
-def all_to_all_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
-                      latency_s: float = 0.0) -> float:
+def all_to_all_time_s(
+    n_bytes: float, n_ranks: int, *, link_bytes_per_s: float, latency_s: float = 0.0
+) -> float:
     """Seconds for a pairwise all-to-all in which each rank holds ``n_bytes`` for all ranks.
 
     Each rank keeps n/p and sends n/p to each of the p-1 others: (p-1) alpha + (p-1)/p n/beta.
@@ -83,10 +86,16 @@ def all_to_all_time_s(n_bytes: float, n_ranks: int, *, link_bytes_per_s: float,
     return (p - 1) * latency_s + (p - 1) / p * n_bytes / link_bytes_per_s
 
 
-def hierarchical_all_reduce_time_s(n_bytes: float, *, n_nodes: int, gpus_per_node: int,
-                                   intra_bytes_per_s: float, inter_bytes_per_s: float,
-                                   intra_latency_s: float = 0.0,
-                                   inter_latency_s: float = 0.0) -> float:
+def hierarchical_all_reduce_time_s(
+    n_bytes: float,
+    *,
+    n_nodes: int,
+    gpus_per_node: int,
+    intra_bytes_per_s: float,
+    inter_bytes_per_s: float,
+    intra_latency_s: float = 0.0,
+    inter_latency_s: float = 0.0,
+) -> float:
     """Seconds for an all-reduce done as reduce-scatter in the node, all-reduce across, all-gather.
 
     After the in-node reduce-scatter each GPU owns n/g bytes and all-reduces only that over
@@ -98,26 +107,39 @@ def hierarchical_all_reduce_time_s(n_bytes: float, *, n_nodes: int, gpus_per_nod
     1.23
     """
     units.check_positive("gpus_per_node", gpus_per_node)
-    intra = 2 * ring_reduce_scatter_time_s(n_bytes, gpus_per_node, latency_s=intra_latency_s,
-                                           link_bytes_per_s=intra_bytes_per_s)
+    intra = 2 * ring_reduce_scatter_time_s(
+        n_bytes, gpus_per_node, latency_s=intra_latency_s, link_bytes_per_s=intra_bytes_per_s
+    )
     if n_nodes == 1:
         return intra
-    inter = ring_all_reduce_time_s(n_bytes / gpus_per_node, n_nodes, latency_s=inter_latency_s,
-                                   link_bytes_per_s=inter_bytes_per_s)
+    inter = ring_all_reduce_time_s(
+        n_bytes / gpus_per_node,
+        n_nodes,
+        latency_s=inter_latency_s,
+        link_bytes_per_s=inter_bytes_per_s,
+    )
     return intra + inter
 
 
-def dp_compute_time_s(*, n_params: float, tokens_per_step: float,
-                      n_gpus: float | np.ndarray, peak_flop_per_s: float,
-                      mfu: float) -> float | np.ndarray:
+def dp_compute_time_s(
+    *,
+    n_params: float,
+    tokens_per_step: float,
+    n_gpus: float | np.ndarray,
+    peak_flop_per_s: float,
+    mfu: float,
+) -> float | np.ndarray:
     """Seconds of compute per data-parallel step: 6 N_params B / (N_gpus P u).
 
     >>> round(dp_compute_time_s(n_params=70e9, tokens_per_step=4e6, n_gpus=512,
     ...                         peak_flop_per_s=989.4e12, mfu=0.4), 2)
     8.29
     """
-    for name, v in (("n_params", n_params), ("tokens_per_step", tokens_per_step),
-                    ("peak_flop_per_s", peak_flop_per_s)):
+    for name, v in (
+        ("n_params", n_params),
+        ("tokens_per_step", tokens_per_step),
+        ("peak_flop_per_s", peak_flop_per_s),
+    ):
         units.check_positive(name, v)
     units.check_fraction("mfu", mfu)
     if np.any(np.asarray(n_gpus) < 1):
@@ -125,11 +147,20 @@ def dp_compute_time_s(*, n_params: float, tokens_per_step: float,
     return 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * mfu)
 
 
-def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_step: float,
-                  peak_flop_per_s: float, mfu: float, link_bytes_per_s: float,
-                  bytes_per_grad: float = 2.0, latency_s: float = 0.0,
-                  overlap: float = 0.0, intra_node_bytes_per_s: float | None = None,
-                  gpus_per_node: int = 8) -> float | np.ndarray:
+def dp_comm_share(
+    n_gpus: float | np.ndarray,
+    *,
+    n_params: float,
+    tokens_per_step: float,
+    peak_flop_per_s: float,
+    mfu: float,
+    link_bytes_per_s: float,
+    bytes_per_grad: float = 2.0,
+    latency_s: float = 0.0,
+    overlap: float = 0.0,
+    intra_node_bytes_per_s: float | None = None,
+    gpus_per_node: int = 8,
+) -> float | np.ndarray:
     """Fraction of a data-parallel step spent in the exposed gradient all-reduce, c / (c + t).
 
     c is a flat ring all-reduce of ``bytes_per_grad`` x ``n_params`` bytes over
@@ -145,19 +176,30 @@ def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_ste
     if not 0.0 <= overlap <= 1.0:
         raise ValueError(f"overlap must lie in [0, 1], got {overlap!r}")
     n = np.asarray(n_gpus, dtype=float)
-    t = dp_compute_time_s(n_params=n_params, tokens_per_step=tokens_per_step, n_gpus=n,
-                          peak_flop_per_s=peak_flop_per_s, mfu=mfu)
+    t = dp_compute_time_s(
+        n_params=n_params,
+        tokens_per_step=tokens_per_step,
+        n_gpus=n,
+        peak_flop_per_s=peak_flop_per_s,
+        mfu=mfu,
+    )
+
     def comm_s(p: float) -> float:
         n_bytes = bytes_per_grad * n_params
         if intra_node_bytes_per_s is None:
-            return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=link_bytes_per_s,
-                                          latency_s=latency_s)
+            return ring_all_reduce_time_s(
+                n_bytes, int(p), link_bytes_per_s=link_bytes_per_s, latency_s=latency_s
+            )
         if p <= gpus_per_node:  # one node: NVLink only
             return ring_all_reduce_time_s(n_bytes, int(p), link_bytes_per_s=intra_node_bytes_per_s)
         return hierarchical_all_reduce_time_s(
-            n_bytes, n_nodes=int(p // gpus_per_node), gpus_per_node=gpus_per_node,
-            intra_bytes_per_s=intra_node_bytes_per_s, inter_bytes_per_s=link_bytes_per_s,
-            inter_latency_s=latency_s)
+            n_bytes,
+            n_nodes=int(p // gpus_per_node),
+            gpus_per_node=gpus_per_node,
+            intra_bytes_per_s=intra_node_bytes_per_s,
+            inter_bytes_per_s=link_bytes_per_s,
+            inter_latency_s=latency_s,
+        )
 
     c = np.vectorize(comm_s)(n)
     exposed = np.maximum(c - overlap * t, 0.0)
@@ -165,9 +207,16 @@ def dp_comm_share(n_gpus: float | np.ndarray, *, n_params: float, tokens_per_ste
     return float(share) if share.ndim == 0 else share
 
 
-def implied_mfu(share: float, n_gpus: int, *, n_params: float, tokens_per_step: float,
-                peak_flop_per_s: float, link_bytes_per_s: float,
-                bytes_per_grad: float = 2.0) -> float:
+def implied_mfu(
+    share: float,
+    n_gpus: int,
+    *,
+    n_params: float,
+    tokens_per_step: float,
+    peak_flop_per_s: float,
+    link_bytes_per_s: float,
+    bytes_per_grad: float = 2.0,
+) -> float:
     """The utilisation u at which a flat ring all-reduce takes ``share`` of a DP step.
 
     Inverts c / (c + t) = f with t = 6 N B / (N_gpus P u): u = f/(1-f) 6 N B / (N_gpus P c).
@@ -179,13 +228,17 @@ def implied_mfu(share: float, n_gpus: int, *, n_params: float, tokens_per_step: 
     f = units.check_fraction("share", share)
     if f == 1.0:
         raise ValueError("share must be < 1")
-    c = ring_all_reduce_time_s(bytes_per_grad * n_params, n_gpus,
-                               link_bytes_per_s=link_bytes_per_s)
+    c = ring_all_reduce_time_s(bytes_per_grad * n_params, n_gpus, link_bytes_per_s=link_bytes_per_s)
     return f / (1 - f) * 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * c)
 
 
-def zero_dp_bytes_per_param(zero_stage: int, *, grad_bytes: float = 2.0,
-                            weight_bytes: float = 2.0, n_weight_gathers: int = 2) -> float:
+def zero_dp_bytes_per_param(
+    zero_stage: int,
+    *,
+    grad_bytes: float = 2.0,
+    weight_bytes: float = 2.0,
+    n_weight_gathers: int = 2,
+) -> float:
     """Bytes per parameter each data-parallel rank sends per step, before the (p-1)/p factor.
 
     Stages 0-2: one all-reduce of the gradients, 2 x grad_bytes (stages 1-2 do it as a
@@ -212,8 +265,15 @@ def zero_dp_bytes_per_param(zero_stage: int, *, grad_bytes: float = 2.0,
     return grad_bytes + n_weight_gathers * weight_bytes
 
 
-def ring_attention_bytes(*, seq_len: int, micro_batch: int, n_kv_heads: int, d_head: int,
-                         cp: int, bytes_per_element: float = 2.0) -> float:
+def ring_attention_bytes(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    n_kv_heads: int,
+    d_head: int,
+    cp: int,
+    bytes_per_element: float = 2.0,
+) -> float:
     """Bytes one rank sends per layer and micro-batch under context parallelism (ring attention).
 
     Each of the cp ranks holds s/cp tokens and passes its K and V blocks around the ring (or
@@ -225,8 +285,13 @@ def ring_attention_bytes(*, seq_len: int, micro_batch: int, n_kv_heads: int, d_h
     ...                            cp=16) / 1e9, 3)  # GB, Llama 3 405B at 128K context
     1.51
     """
-    for name, v in (("seq_len", seq_len), ("micro_batch", micro_batch),
-                    ("n_kv_heads", n_kv_heads), ("d_head", d_head), ("cp", cp)):
+    for name, v in (
+        ("seq_len", seq_len),
+        ("micro_batch", micro_batch),
+        ("n_kv_heads", n_kv_heads),
+        ("d_head", d_head),
+        ("cp", cp),
+    ):
         units.check_positive(name, v)
     forward = 2.0 * (cp - 1) / cp * seq_len * micro_batch * n_kv_heads * d_head * bytes_per_element
     return 3.0 * forward

@@ -135,8 +135,9 @@ def arithmetic_decode(bits: list[int], freqs: np.ndarray) -> np.ndarray:
     return out
 
 
-def adaptive_ngram_probs(tokens: np.ndarray, *, order: int, vocab_size: int,
-                         add_k: float = 0.5) -> np.ndarray:
+def adaptive_ngram_probs(
+    tokens: np.ndarray, *, order: int, vocab_size: int, add_k: float = 0.5
+) -> np.ndarray:
     """Probability an adaptive n-gram code gives each token, from the counts of the past only.
 
     q(x_t | c) = (n_t(c, x_t) + k) / (n_t(c) + k V), where n_t counts occurrences *before*
@@ -156,8 +157,11 @@ def adaptive_ngram_probs(tokens: np.ndarray, *, order: int, vocab_size: int,
         raise ValueError(f"tokens must lie in [0, vocab_size={vocab_size})")
     ctx = np.zeros(tokens.size, dtype=np.int64)
     for lag in range(1, order):  # mixed-radix code of the previous order-1 tokens (+1: 0 = none)
-        prev = np.r_[np.full(lag, -1), tokens[:-lag]] if lag < tokens.size else np.full(
-            tokens.size, -1)
+        prev = (
+            np.r_[np.full(lag, -1), tokens[:-lag]]
+            if lag < tokens.size
+            else np.full(tokens.size, -1)
+        )
         ctx = ctx * (vocab_size + 1) + prev + 1
     n_ctx = _previous_occurrences(ctx)
     n_pair = _previous_occurrences(ctx * vocab_size + tokens)
@@ -188,13 +192,16 @@ def stdlib_compressed_bits(data: bytes) -> dict[str, float]:
     if not isinstance(data, (bytes, bytearray)) or not data:
         raise ValueError("data must be non-empty bytes")
     bits = units.BITS_PER_BYTE
-    return {"zlib": bits * len(zlib.compress(bytes(data), 9)),
-            "bz2": bits * len(bz2.compress(bytes(data), 9)),
-            "lzma": bits * len(lzma.compress(bytes(data), preset=9 | lzma.PRESET_EXTREME))}
+    return {
+        "zlib": bits * len(zlib.compress(bytes(data), 9)),
+        "bz2": bits * len(bz2.compress(bytes(data), 9)),
+        "lzma": bits * len(lzma.compress(bytes(data), preset=9 | lzma.PRESET_EXTREME)),
+    }
 
 
-def symbols_to_bytes(tokens: np.ndarray, *,
-                     alphabet: bytes = b"abcdefghijklmnopqrstuvwxyz") -> bytes:
+def symbols_to_bytes(
+    tokens: np.ndarray, *, alphabet: bytes = b"abcdefghijklmnopqrstuvwxyz"
+) -> bytes:
     """Render symbol ids as one ASCII letter per symbol, so every token is exactly one byte.
 
     >>> symbols_to_bytes(np.array([0, 1, 2, 1]))

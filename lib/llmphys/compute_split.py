@@ -38,6 +38,8 @@ DEFAULT_LAW = "besiroglu2024"
 
 def _law(fit: ParametricLaw | None) -> ParametricLaw:
     return scaling_laws.parametric_law(DEFAULT_LAW) if fit is None else fit
+
+
 # Hoffmann et al. 2022, table 3: compute-optimal models see about 20 tokens per parameter.
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
 
@@ -51,20 +53,25 @@ def loss(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) 
     fit = _law(fit)
     units.check_positive("n_params", n_params)
     units.check_positive("n_tokens", n_tokens)
-    return fit.E + fit.A * n_params ** -fit.alpha + fit.B * n_tokens ** -fit.beta
+    return fit.E + fit.A * n_params**-fit.alpha + fit.B * n_tokens**-fit.beta
 
 
-def tokens_for_loss(n_params: float, *, target_loss: float,
-                    fit: ParametricLaw | None = None) -> float:
+def tokens_for_loss(
+    n_params: float, *, target_loss: float, fit: ParametricLaw | None = None
+) -> float:
     """Training tokens D that bring an N-parameter model to ``target_loss`` (inf if it cannot)."""
     fit = _law(fit)
     gap = target_loss - fit.E - fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
     return (fit.B / gap) ** (1.0 / fit.beta) if gap > 0 else math.inf
 
 
-def lifetime_optimum(*, target_loss: float, inference_tokens: float,
-                     fit: ParametricLaw | None = None,
-                     inference_cost_per_flop: float = 1.0) -> dict[str, float]:
+def lifetime_optimum(
+    *,
+    target_loss: float,
+    inference_tokens: float,
+    fit: ParametricLaw | None = None,
+    inference_cost_per_flop: float = 1.0,
+) -> dict[str, float]:
     """Model size and data that reach ``target_loss`` at least lifetime cost.
 
     Minimises 6 N D(N) + 2 c N D_inf over N. Returns n_params, n_tokens, pretrain_flop,
@@ -77,8 +84,9 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float,
     """
     fit = _law(fit)
     if target_loss <= fit.E:
-        raise ValueError(f"target_loss must exceed the irreducible loss E={fit.E}, "
-                         f"got {target_loss!r}")
+        raise ValueError(
+            f"target_loss must exceed the irreducible loss E={fit.E}, got {target_loss!r}"
+        )
     if inference_tokens < 0 or not math.isfinite(inference_tokens):
         raise ValueError(f"inference_tokens must be >= 0 and finite, got {inference_tokens!r}")
     c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
@@ -86,12 +94,13 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float,
 
     def log_cost(x: float) -> float:
         n = math.exp(x)
-        return math.log(6 * n * tokens_for_loss(n, target_loss=target_loss, fit=fit)
-                        + 2 * c * n * inference_tokens)
+        return math.log(
+            6 * n * tokens_for_loss(n, target_loss=target_loss, fit=fit)
+            + 2 * c * n * inference_tokens
+        )
 
     lo = math.log(n_min) + 1e-9
-    x = minimize_scalar(log_cost, bounds=(lo, lo + 25), method="bounded",
-                        options={"xatol": 1e-9}).x
+    x = minimize_scalar(log_cost, bounds=(lo, lo + 25), method="bounded", options={"xatol": 1e-9}).x
     n = math.exp(x)
     d = tokens_for_loss(n, target_loss=target_loss, fit=fit)
     if inference_tokens > 0:
@@ -100,12 +109,20 @@ def lifetime_optimum(*, target_loss: float, inference_tokens: float,
     else:
         ratio0 = d / n
     pre, inf = 6 * n * d, 2 * c * n * inference_tokens
-    return {"n_params": n, "n_tokens": d, "pretrain_flop": pre, "inference_cost": inf,
-            "cost_ratio": inf / pre, "tokens_per_param": d / n, "overtraining": d / n / ratio0}
+    return {
+        "n_params": n,
+        "n_tokens": d,
+        "pretrain_flop": pre,
+        "inference_cost": inf,
+        "cost_ratio": inf / pre,
+        "tokens_per_param": d / n,
+        "overtraining": d / n / ratio0,
+    }
 
 
-def cost_ratio_at_optimum(n_params: float, n_tokens: float, *,
-                          fit: ParametricLaw | None = None) -> float:
+def cost_ratio_at_optimum(
+    n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None
+) -> float:
     """C_inf / C_pre implied by the first-order condition at (N, D): alpha X / (beta Y) - 1.
 
     X = A N^-alpha and Y = B D^-beta are the two reducible loss terms. An independent
@@ -127,13 +144,15 @@ def cost_minimising_shares(elasticities: list[float] | np.ndarray) -> np.ndarray
     """
     e = np.asarray(elasticities, dtype=float)
     if e.ndim != 1 or len(e) == 0 or np.any(~np.isfinite(e)) or np.any(e <= 0):
-        raise ValueError(f"elasticities must be a non-empty list of positive numbers, "
-                         f"got {elasticities!r}")
+        raise ValueError(
+            f"elasticities must be a non-empty list of positive numbers, got {elasticities!r}"
+        )
     return e / e.sum()
 
 
-def rl_tokens_for_equal_cost(*, pretrain_tokens: float, train_mfu: float,
-                             decode_efficiency: float) -> float:
+def rl_tokens_for_equal_cost(
+    *, pretrain_tokens: float, train_mfu: float, decode_efficiency: float
+) -> float:
     """RL tokens whose generation plus training costs what pretraining cost.
 
     Pretraining a token costs 6N / (P u); an RL token costs 2N / (P eta) to generate at
@@ -149,9 +168,13 @@ def rl_tokens_for_equal_cost(*, pretrain_tokens: float, train_mfu: float,
     return d * (6.0 / u) / (2.0 / eta + 6.0 / u)
 
 
-def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float,
-                          fit: ParametricLaw | None = None,
-                          inference_cost_per_flop: float = 1.0) -> dict[str, float]:
+def optimum_at_cost_ratio(
+    *,
+    target_loss: float,
+    cost_ratio: float,
+    fit: ParametricLaw | None = None,
+    inference_cost_per_flop: float = 1.0,
+) -> dict[str, float]:
     """The lifetime optimum whose inference-to-pretraining cost ratio is ``cost_ratio``.
 
     Solves for the served tokens D_inf (the ratio rises monotonically with D_inf) and
@@ -164,15 +187,23 @@ def optimum_at_cost_ratio(*, target_loss: float, cost_ratio: float,
     units.check_positive("cost_ratio", cost_ratio)
 
     def gap(log_d: float) -> float:
-        opt = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
-                               inference_cost_per_flop=inference_cost_per_flop)
+        opt = lifetime_optimum(
+            target_loss=target_loss,
+            inference_tokens=math.exp(log_d),
+            fit=fit,
+            inference_cost_per_flop=inference_cost_per_flop,
+        )
         return opt["cost_ratio"] - cost_ratio
 
     # xtol 1e-12, not 1e-6: at 1e-6 Brent stopped with the ratio at 1 + 4e-8 and the
     # overtraining factor 4e-7 away from the root, a digit set by where it stopped.
     log_d = brentq(gap, math.log(1e3), math.log(1e22), xtol=1e-12)
-    r = lifetime_optimum(target_loss=target_loss, inference_tokens=math.exp(log_d), fit=fit,
-                         inference_cost_per_flop=inference_cost_per_flop)
+    r = lifetime_optimum(
+        target_loss=target_loss,
+        inference_tokens=math.exp(log_d),
+        fit=fit,
+        inference_cost_per_flop=inference_cost_per_flop,
+    )
     return {**r, "inference_tokens": math.exp(log_d)}
 
 
@@ -185,8 +216,10 @@ def optimum_grid(*, target_loss: float = 2.0, n_points: int = 41) -> tuple[dict[
     >>> len(optimum_grid(n_points=3))
     3
     """
-    return tuple(lifetime_optimum(target_loss=target_loss, inference_tokens=d)
-                 for d in np.logspace(12, 16, n_points))
+    return tuple(
+        lifetime_optimum(target_loss=target_loss, inference_tokens=d)
+        for d in np.logspace(12, 16, n_points)
+    )
 
 
 def cost_ratio_for_overtraining(factor: float, *, target_loss: float = 2.0) -> float:
@@ -199,8 +232,15 @@ def cost_ratio_for_overtraining(factor: float, *, target_loss: float = 2.0) -> f
     True
     """
     grid = optimum_grid(target_loss=target_loss)
-    return float(np.exp(np.interp(np.log(factor), np.log([g["overtraining"] for g in grid]),
-                                  np.log([g["cost_ratio"] for g in grid]))))
+    return float(
+        np.exp(
+            np.interp(
+                np.log(factor),
+                np.log([g["overtraining"] for g in grid]),
+                np.log([g["cost_ratio"] for g in grid]),
+            )
+        )
+    )
 
 
 def cost_ratio_range(*, target_loss: float = 2.0) -> tuple[float, float]:

@@ -77,8 +77,14 @@ def epoch_value(k, *, r_d_star: float | None = None):
     return float(out) if out.ndim == 0 else out
 
 
-def loss(*, n_params, n_tokens, n_unique_tokens, law: ParametricLaw | None = None,
-         constants: RepetitionConstants | None = None):
+def loss(
+    *,
+    n_params,
+    n_tokens,
+    n_unique_tokens,
+    law: ParametricLaw | None = None,
+    constants: RepetitionConstants | None = None,
+):
     """Loss (nats) with repeated data and excess parameters, as in Muennighoff et al.'s code.
 
     Follows the README of github.com/huggingface/datablations line for line: U_N is the

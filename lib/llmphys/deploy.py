@@ -77,8 +77,7 @@ FP8 at decode shapes is not the same physics as BF16 training matmuls. Fitted (o
 least squares in log throughput) on CALIBRATION_RUNS only; see
 ``calibrate_gemm_efficiency``."""
 
-CALIBRATION_RUNS = ("trtllm_llama31_8b_h100_tp1_1000_1000",
-                    "trtllm_llama33_70b_h100_tp2_1000_1000")
+CALIBRATION_RUNS = ("trtllm_llama31_8b_h100_tp1_1000_1000", "trtllm_llama33_70b_h100_tp2_1000_1000")
 """The rows SERVE_GEMM_EFFICIENCY is fitted on: one small and one large dense model at the
 middle workload (1,000 in, 1,000 out). Every other row of data/serving_runs.toml is held
 out."""
@@ -143,8 +142,16 @@ def expected_tokens_per_step(*, draft_tokens: int, acceptance_rate: float) -> fl
     return float(k + 1) if a == 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
 
 
-def _gemm_s(model: Model, acc: Accelerator, *, tokens: float, chips: int, wbytes: float,
-            peak: float, weight_passes: float = 1.0) -> dict[str, float]:
+def _gemm_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    tokens: float,
+    chips: int,
+    wbytes: float,
+    peak: float,
+    weight_passes: float = 1.0,
+) -> dict[str, float]:
     """Seconds and bytes of the weight GEMMs for ``tokens`` tokens, operator by operator."""
     bw = acc.hbm_bytes_per_s * HBM_EFFICIENCY * chips
     p = peak * SERVE_GEMM_EFFICIENCY * chips
@@ -156,8 +163,9 @@ def _gemm_s(model: Model, acc: Accelerator, *, tokens: float, chips: int, wbytes
         n_moe = model.n_layers - model.moe.n_dense_layers
         expert = accounting.mlp_params(model, model.moe.d_ff_expert)
         routed = n_moe * model.moe.n_experts * expert
-        touched = n_moe * float(inference.experts_touched(model, batch_size=max(tokens, 1.0))) \
-            * expert
+        touched = (
+            n_moe * float(inference.experts_touched(model, batch_size=max(tokens, 1.0))) * expert
+        )
         ops.append((dense - routed, dense - routed))
         ops.append((touched, n_moe * model.moe.n_experts_per_token * expert))
     t = mem = comp = 0.0
@@ -165,12 +173,17 @@ def _gemm_s(model: Model, acc: Accelerator, *, tokens: float, chips: int, wbytes
         m_s, c_s = weight_passes * read * wbytes / bw, 2.0 * used * tokens / p
         t += max(m_s, c_s)
         mem, comp = mem + (m_s if m_s >= c_s else 0.0), comp + (c_s if c_s > m_s else 0.0)
-    return {"time_s": t, "memory_s": mem, "compute_s": comp,
-            "bytes": weight_passes * sum(r for r, _ in ops) * wbytes}
+    return {
+        "time_s": t,
+        "memory_s": mem,
+        "compute_s": comp,
+        "bytes": weight_passes * sum(r for r, _ in ops) * wbytes,
+    }
 
 
-def _collectives_s(model: Model, acc: Accelerator, *, tokens: float, tp: int,
-                   ep: int) -> tuple[float, float]:
+def _collectives_s(
+    model: Model, acc: Accelerator, *, tokens: float, tp: int, ep: int
+) -> tuple[float, float]:
     """TP all-reduce and EP all-to-all seconds of one forward pass; ``tokens`` are one EP
     rank's (attention is data-parallel across the EP ranks, as in DeepSeek's and SGLang's
     deployments), so each rank dispatches k copies of each, split over its tp peers."""
@@ -181,8 +194,7 @@ def _collectives_s(model: Model, acc: Accelerator, *, tokens: float, tp: int,
     if tp > 1:
         inside = tp <= acc.scale_up_domain_size
         link, alpha = (up, predict.SCALE_UP_LATENCY_S) if inside else (out, predict.LINK_LATENCY_S)
-        one = comms.ring_all_reduce_time_s(act, tp, link_bytes_per_s=link) \
-            + ALL_REDUCE_HOPS * alpha
+        one = comms.ring_all_reduce_time_s(act, tp, link_bytes_per_s=link) + ALL_REDUCE_HOPS * alpha
         tp_s = 2 * model.n_layers * one
     ep_s = 0.0
     if ep > 1:
@@ -196,10 +208,10 @@ def _collectives_s(model: Model, acc: Accelerator, *, tokens: float, tp: int,
     return tp_s, ep_s
 
 
-def _layout(model: Model, *, n_chips, tp, ep, pp, input_tokens, output_tokens,
-            prefill_chips) -> tuple[int, int, int, int, int, int, int, int]:
-    n, t, e, p = (_int(k, v) for k, v in (("n_chips", n_chips), ("tp", tp), ("ep", ep),
-                                          ("pp", pp)))
+def _layout(
+    model: Model, *, n_chips, tp, ep, pp, input_tokens, output_tokens, prefill_chips
+) -> tuple[int, int, int, int, int, int, int, int]:
+    n, t, e, p = (_int(k, v) for k, v in (("n_chips", n_chips), ("tp", tp), ("ep", ep), ("pp", pp)))
     i, o = _int("input_tokens", input_tokens), _int("output_tokens", output_tokens)
     pc = _int("prefill_chips", prefill_chips, 0)
     if e > 1 and model.moe is None:
@@ -207,27 +219,45 @@ def _layout(model: Model, *, n_chips, tp, ep, pp, input_tokens, output_tokens,
     g = t * e * p
     decode_chips = n - pc
     if decode_chips < g or decode_chips % g:
-        raise ValueError(f"n_chips - prefill_chips = {decode_chips} must be a positive "
-                         f"multiple of tp*ep*pp = {t}*{e}*{p} = {g}")
+        raise ValueError(
+            f"n_chips - prefill_chips = {decode_chips} must be a positive "
+            f"multiple of tp*ep*pp = {t}*{e}*{p} = {g}"
+        )
     if pc % (t * p):
         raise ValueError(f"prefill_chips={pc} must be a multiple of tp*pp = {t * p}")
     return n, t, e, p, i, o, pc, decode_chips // g
 
 
-def _step(model, acc, *, b: float, g: int, tp: int, ep: int, pp: int, i: int, o: int,
-          wbytes: float, kv_bpe: float, peak: float, e_tok: float, k: int, draft,
-          prefill_tokens: float) -> dict[str, float]:
+def _step(
+    model,
+    acc,
+    *,
+    b: float,
+    g: int,
+    tp: int,
+    ep: int,
+    pp: int,
+    i: int,
+    o: int,
+    wbytes: float,
+    kv_bpe: float,
+    peak: float,
+    e_tok: float,
+    k: int,
+    draft,
+    prefill_tokens: float,
+) -> dict[str, float]:
     """Seconds of one decode step of one replica of g chips, by part."""
     tokens = b * (k + 1) + prefill_tokens  # every token the target model processes
-    gemm = _gemm_s(model, acc, tokens=tokens, chips=g, wbytes=wbytes, peak=peak,
-                   weight_passes=pp)
+    gemm = _gemm_s(model, acc, tokens=tokens, chips=g, wbytes=wbytes, peak=peak, weight_passes=pp)
     ctx = kv_cache.cached_positions(model, n_tokens=i + o // 2)
     bw = acc.hbm_bytes_per_s * HBM_EFFICIENCY * g
     kv_s = b * ctx * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bpe) / bw
     attn_flop = b * (k + 1) * ctx * inference.decode_attention_flop_per_context_token(model)
     attn_c = attn_flop / (peak * predict.ATTENTION_EFFICIENCY * g)
     pre_attn = prefill_tokens * accounting.attention_flop_per_token(
-        model, context_tokens=(kv_cache.cached_positions(model, n_tokens=i) + 1) / 2)
+        model, context_tokens=(kv_cache.cached_positions(model, n_tokens=i) + 1) / 2
+    )
     pre_s = pre_attn / (peak * predict.ATTENTION_EFFICIENCY * g)
     tp_s, ep_s = _collectives_s(model, acc, tokens=tokens / max(ep, 1), tp=tp, ep=ep)
     draft_s = 0.0
@@ -235,20 +265,40 @@ def _step(model, acc, *, b: float, g: int, tp: int, ep: int, pp: int, i: int, o:
         d = _gemm_s(draft, acc, tokens=b, chips=g, wbytes=wbytes, peak=peak)["time_s"]
         d += b * ctx * kv_cache.kv_bytes_per_token(draft, bytes_per_element=kv_bpe) / bw
         draft_s = k * (d + STEP_OVERHEAD_S / 2)
-    return {"weights": gemm["memory_s"],
-            "compute": gemm["compute_s"] + (attn_c if attn_c > kv_s else 0.0),
-            "kv_reads": kv_s if kv_s >= attn_c else 0.0,
-            "prefill_attention": pre_s, "tp_collectives": tp_s, "ep_collectives": ep_s,
-            "draft": draft_s, "overhead": STEP_OVERHEAD_S}
+    return {
+        "weights": gemm["memory_s"],
+        "compute": gemm["compute_s"] + (attn_c if attn_c > kv_s else 0.0),
+        "kv_reads": kv_s if kv_s >= attn_c else 0.0,
+        "prefill_attention": pre_s,
+        "tp_collectives": tp_s,
+        "ep_collectives": ep_s,
+        "draft": draft_s,
+        "overhead": STEP_OVERHEAD_S,
+    }
 
 
-def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, tp: int = 1,
-          ep: int = 1, pp: int = 1, batch_size: int | None, input_tokens: int,
-          output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-          math_dtype: str | None = None, chunked_prefill: bool = True,
-          chunk_tokens: int = CHUNK_TOKENS, draft_tokens: int = 0,
-          acceptance_rate: float = 0.0, draft_model: Model | str | None = None,
-          prefill_chips: int = 0, check_memory: bool = True) -> Serve:
+def serve(
+    model: Model | str,
+    accelerator: Accelerator | str,
+    *,
+    n_chips: int,
+    tp: int = 1,
+    ep: int = 1,
+    pp: int = 1,
+    batch_size: int | None,
+    input_tokens: int,
+    output_tokens: int,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    math_dtype: str | None = None,
+    chunked_prefill: bool = True,
+    chunk_tokens: int = CHUNK_TOKENS,
+    draft_tokens: int = 0,
+    acceptance_rate: float = 0.0,
+    draft_model: Model | str | None = None,
+    prefill_chips: int = 0,
+    check_memory: bool = True,
+) -> Serve:
     """Predicted throughput (tokens/s), TPOT and TTFT (s) and memory (bytes) of a deployment.
 
     ``batch_size`` is the number of sequences decoding at once in the whole deployment,
@@ -259,9 +309,10 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     step (``expected_tokens_per_step``); TPOT = t_step / e; input tokens/s = output x I/O.
     ``tpot_worst_s`` is the longest gap a sequence sees: without chunked prefill a whole
     prompt's prefill stalls the batch; with it, one step carries at most ``chunk_tokens``
-    of prompt (Agrawal et al. 2024, arXiv:2403.02310). ``math_dtype`` defaults to the weight dtype (FP8 weights run FP8 GEMMs; 4-bit weights
-    are dequantised to BF16). Speculation with ``draft_model=None`` drafts for free (an
-    n-gram or multi-token-prediction head whose cost the step ignores). ``prefill_chips`` > 0 makes the layout disaggregated: those
+    of prompt (Agrawal et al. 2024, arXiv:2403.02310). ``math_dtype`` defaults to the weight
+    dtype (FP8 weights run FP8 GEMMs; 4-bit weights are dequantised to BF16). Speculation
+    with ``draft_model=None`` drafts for free (an n-gram or multi-token-prediction head whose
+    cost the step ignores). ``prefill_chips`` > 0 makes the layout disaggregated: those
     chips prefill (in replicas of tp pp chips) and the rest only decode; the deployment
     runs at the slower of the two pools, and TTFT adds the KV transfer over scale-out.
     Raises ``predict.LayoutDoesNotFit`` (with the bytes) when the weights, or the
@@ -273,10 +324,16 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     8.9
     """
     mdl, acc = predict._model(model), predict._accelerator(accelerator)
-    _, tp, ep, pp, i, o, pc, n_rep = _layout(mdl, n_chips=n_chips, tp=tp, ep=ep, pp=pp,
-                                             input_tokens=input_tokens,
-                                             output_tokens=output_tokens,
-                                             prefill_chips=prefill_chips)
+    _, tp, ep, pp, i, o, pc, n_rep = _layout(
+        mdl,
+        n_chips=n_chips,
+        tp=tp,
+        ep=ep,
+        pp=pp,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        prefill_chips=prefill_chips,
+    )
     wbytes = units.bytes_per_element(weight_dtype)
     kv_bpe = units.bytes_per_element(kv_dtype)
     if math_dtype is None:
@@ -292,16 +349,17 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     w_chip = inference.weight_bytes_stored(mdl, weight_dtype=weight_dtype) / g
     if draft is not None:
         w_chip += inference.weight_bytes_stored(draft, weight_dtype=weight_dtype) / g
-    seq_mean = kv_cache.cached_positions(mdl, n_tokens=i + o // 2) \
-        * kv_cache.kv_bytes_per_token(mdl, bytes_per_element=kv_bpe)
+    seq_mean = kv_cache.cached_positions(mdl, n_tokens=i + o // 2) * kv_cache.kv_bytes_per_token(
+        mdl, bytes_per_element=kv_bpe
+    )
     free = acc.hbm_bytes - w_chip
     if free <= 0 and check_memory:
         raise predict.LayoutDoesNotFit(
             f"{mdl.key} on {acc.key}: {units.fmt_bytes(w_chip)} of {weight_dtype} weights per "
-            f"chip (tp*ep*pp = {g}) exceed its {units.fmt_bytes(acc.hbm_bytes)} of HBM")
+            f"chip (tp*ep*pp = {g}) exceed its {units.fmt_bytes(acc.hbm_bytes)} of HBM"
+        )
     if batch_size is None:
-        b_rep = max(1, min(MAX_BATCH, int(KV_CACHE_FREE_FRACTION * max(free, 0.0) * g
-                                          // seq_mean)))
+        b_rep = max(1, min(MAX_BATCH, int(KV_CACHE_FREE_FRACTION * max(free, 0.0) * g // seq_mean)))
     else:
         b_all = _int("batch_size", batch_size)
         if b_all % n_rep:
@@ -314,15 +372,27 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
         raise predict.LayoutDoesNotFit(
             f"{mdl.key} on {acc.key} with batch {b_rep} per replica of {g} chips needs "
             f"{units.fmt_bytes(memory)} per chip ({units.fmt_bytes(w_chip)} weights, "
-            f"{units.fmt_bytes(kv_chip)} KV cache); the chip has {units.fmt_bytes(acc.hbm_bytes)}")
+            f"{units.fmt_bytes(kv_chip)} KV cache); the chip has {units.fmt_bytes(acc.hbm_bytes)}"
+        )
 
     # --- the steady state: each step also prefills the prompts that replace finished ones
     # (at most chunk_tokens a step: past that the prompts, not the batch, set the rate)
     pre_tokens = min(b_rep * e_tok * i / o, chunk) if (chunked_prefill and pc == 0) else 0.0
     out_per_step = b_rep * e_tok if pre_tokens == 0.0 else pre_tokens * o / i
-    kw: dict[str, Any] = {"g": g, "tp": tp, "ep": ep, "pp": pp, "i": i, "o": o,
-                          "wbytes": wbytes, "kv_bpe": kv_bpe, "peak": peak, "e_tok": e_tok,
-                          "k": k, "draft": draft}
+    kw: dict[str, Any] = {
+        "g": g,
+        "tp": tp,
+        "ep": ep,
+        "pp": pp,
+        "i": i,
+        "o": o,
+        "wbytes": wbytes,
+        "kv_bpe": kv_bpe,
+        "peak": peak,
+        "e_tok": e_tok,
+        "k": k,
+        "draft": draft,
+    }
     parts = _step(mdl, acc, b=b_rep, prefill_tokens=pre_tokens, **kw)
     step = sum(parts.values())
     # a whole prompt run as its own step (no chunking), and one chunk riding with the batch
@@ -336,22 +406,38 @@ def serve(model: Model | str, accelerator: Accelerator | str, *, n_chips: int, t
     if pc == 0:
         # chunked: a prompt's chunks ride in ceil(I / C) steps that also decode the batch
         ttft = math.ceil(i / chunk) * mixed if chunked_prefill else t_whole
-        worst = max(mixed, step) if chunked_prefill \
+        worst = (
+            max(mixed, step)
+            if chunked_prefill
             else step - parts.get("prefill_stall", 0.0) + t_whole
+        )
     else:
         kw_p: dict[str, Any] = dict(kw, g=tp * pp, ep=1)
         t_pre = sum(_step(mdl, acc, b=1e-9, prefill_tokens=i, **kw_p).values())
-        kv_s = i * kv_cache.kv_bytes_per_token(mdl, bytes_per_element=kv_bpe) \
+        kv_s = (
+            i
+            * kv_cache.kv_bytes_per_token(mdl, bytes_per_element=kv_bpe)
             / (acc.scale_out_bytes_per_s_per_direction * predict.COLLECTIVE_EFFICIENCY)
+        )
         ttft, worst = t_pre + kv_s, step  # decode chips never prefill
         # the prefill pool's capacity: replicas x prompt tokens per second, batched by chunk
         big = sum(_step(mdl, acc, b=1e-9, prefill_tokens=chunk, **kw_p).values())
         prefill_rate = (pc // (tp * pp)) * chunk / big
         out_rate = min(out_rate, prefill_rate * o / i)
-    return Serve(output_tokens_per_s=out_rate, input_tokens_per_s=out_rate * i / o,
-                 tpot_s=step / e_tok, tpot_worst_s=worst, ttft_s=ttft, batch_size=b_rep * n_rep,
-                 n_replicas=n_rep, tokens_per_step=e_tok, memory_per_chip_bytes=memory,
-                 hbm_bytes=acc.hbm_bytes, parts=parts, memory_parts=memory_parts)
+    return Serve(
+        output_tokens_per_s=out_rate,
+        input_tokens_per_s=out_rate * i / o,
+        tpot_s=step / e_tok,
+        tpot_worst_s=worst,
+        ttft_s=ttft,
+        batch_size=b_rep * n_rep,
+        n_replicas=n_rep,
+        tokens_per_step=e_tok,
+        memory_per_chip_bytes=memory,
+        hbm_bytes=acc.hbm_bytes,
+        parts=parts,
+        memory_parts=memory_parts,
+    )
 
 
 # ------------------------------------------------------------------ published deployments
@@ -401,10 +487,21 @@ def serving_runs() -> dict[str, ServingRun]:
 def predict_run(run: ServingRun | str) -> Serve:
     """``serve`` on a published deployment's layout and workload, nothing else taken from it."""
     r = serving_runs()[run] if isinstance(run, str) else run
-    return serve(r.model, r.accelerator, n_chips=r.n_chips, tp=r.tp, ep=r.ep, pp=r.pp,
-                 batch_size=r.batch_size or None, input_tokens=r.input_tokens,
-                 output_tokens=r.output_tokens, weight_dtype=r.weight_dtype,
-                 kv_dtype=r.kv_dtype, math_dtype=r.math_dtype, check_memory=False)
+    return serve(
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        ep=r.ep,
+        pp=r.pp,
+        batch_size=r.batch_size or None,
+        input_tokens=r.input_tokens,
+        output_tokens=r.output_tokens,
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+        math_dtype=r.math_dtype,
+        check_memory=False,
+    )
 
 
 def residuals() -> list[dict]:
@@ -416,13 +513,23 @@ def residuals() -> list[dict]:
     for key, run in serving_runs().items():
         s = predict_run(run)
         meas, pred = run.measured_output_tokens_per_s, s.output_tokens_per_s
-        rows.append({"run": key, "model": run.model,
-                     "model_name": run.model_name.split(" Instruct")[0],
-                     "accelerator": run.accelerator,
-                     "n_chips": run.n_chips, "input_tokens": run.input_tokens,
-                     "output_tokens": run.output_tokens, "batch_size": s.batch_size,
-                     "fits": s.fits, "measured": meas, "predicted": pred,
-                     "rel_error": (pred - meas) / meas, "calibration": key in CALIBRATION_RUNS})
+        rows.append(
+            {
+                "run": key,
+                "model": run.model,
+                "model_name": run.model_name.split(" Instruct")[0],
+                "accelerator": run.accelerator,
+                "n_chips": run.n_chips,
+                "input_tokens": run.input_tokens,
+                "output_tokens": run.output_tokens,
+                "batch_size": s.batch_size,
+                "fits": s.fits,
+                "measured": meas,
+                "predicted": pred,
+                "rel_error": (pred - meas) / meas,
+                "calibration": key in CALIBRATION_RUNS,
+            }
+        )
     return rows
 
 
@@ -443,8 +550,11 @@ def calibrate_gemm_efficiency() -> float:
     def loss(eta: float) -> float:
         global SERVE_GEMM_EFFICIENCY
         SERVE_GEMM_EFFICIENCY = eta
-        return sum(math.log(predict_run(r).output_tokens_per_s
-                            / r.measured_output_tokens_per_s) ** 2 for r in runs)
+        return sum(
+            math.log(predict_run(r).output_tokens_per_s / r.measured_output_tokens_per_s) ** 2
+            for r in runs
+        )
+
     try:
         lo, hi = 0.2, 1.0
         for _ in range(50):
@@ -457,15 +567,26 @@ def calibrate_gemm_efficiency() -> float:
 
 def format_budget(s: Serve) -> str:
     """A deployment's decode step as text: each part's time and share, rates and memory."""
-    lines = [f"{name:<18} {units.fmt_seconds(t):>10}  {t / s.step_s:6.1%}"
-             for name, t in s.parts.items() if t > 0]
+    lines = [
+        f"{name:<18} {units.fmt_seconds(t):>10}  {t / s.step_s:6.1%}"
+        for name, t in s.parts.items()
+        if t > 0
+    ]
     fits = "fits" if s.fits else "DOES NOT FIT"
-    lines += [f"{'decode step':<18} {units.fmt_seconds(s.step_s):>10}",
-              (f"batch {s.batch_size} over {s.n_replicas} replica(s): "
-               f"{units.fmt_si(s.output_tokens_per_s, 'tokens/s')} out, "
-               f"{units.fmt_si(s.input_tokens_per_s, 'tokens/s')} in"),
-              (f"TPOT {units.fmt_seconds(s.tpot_s)} (longest gap "
-               f"{units.fmt_seconds(s.tpot_worst_s)}), TTFT {units.fmt_seconds(s.ttft_s)}"),
-              (f"memory {units.fmt_bytes(s.memory_per_chip_bytes)} per chip of "
-               f"{units.fmt_bytes(s.hbm_bytes)} ({fits})")]
+    lines += [
+        f"{'decode step':<18} {units.fmt_seconds(s.step_s):>10}",
+        (
+            f"batch {s.batch_size} over {s.n_replicas} replica(s): "
+            f"{units.fmt_si(s.output_tokens_per_s, 'tokens/s')} out, "
+            f"{units.fmt_si(s.input_tokens_per_s, 'tokens/s')} in"
+        ),
+        (
+            f"TPOT {units.fmt_seconds(s.tpot_s)} (longest gap "
+            f"{units.fmt_seconds(s.tpot_worst_s)}), TTFT {units.fmt_seconds(s.ttft_s)}"
+        ),
+        (
+            f"memory {units.fmt_bytes(s.memory_per_chip_bytes)} per chip of "
+            f"{units.fmt_bytes(s.hbm_bytes)} ({fits})"
+        ),
+    ]
     return "\n".join(lines)

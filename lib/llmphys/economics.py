@@ -118,9 +118,16 @@ def capital_recovery_factor(*, rate_per_year: float, life_years: float) -> float
     return rate_per_year / (1.0 - (1.0 + rate_per_year) ** -life_years)
 
 
-def usd_per_gpu_hour_owned(*, capex_usd: float, life_years: float, utilization: float,
-                           power_w: float, pue: float, usd_per_kwh: float,
-                           cost_of_capital_per_year: float = 0.0) -> dict[str, float]:
+def usd_per_gpu_hour_owned(
+    *,
+    capex_usd: float,
+    life_years: float,
+    utilization: float,
+    power_w: float,
+    pue: float,
+    usd_per_kwh: float,
+    cost_of_capital_per_year: float = 0.0,
+) -> dict[str, float]:
     """USD per *used* GPU-hour of an owned GPU, by part: capital, energy, total.
 
     capital = capex * CRF / (8766 h * u); energy = P * PUE * price (drawn while used).
@@ -142,8 +149,9 @@ def usd_per_gpu_hour_owned(*, capex_usd: float, life_years: float, utilization: 
     return {"capital": capital, "energy": energy, "total": capital + energy}
 
 
-def usd_per_million_tokens(*, usd_per_chip_hour: float, n_chips: float,
-                           tokens_per_s: float) -> float:
+def usd_per_million_tokens(
+    *, usd_per_chip_hour: float, n_chips: float, tokens_per_s: float
+) -> float:
     """USD per 1e6 tokens from the chips' hourly price and their joint token rate.
 
     n * price / 3600 / (tokens/s) * 1e6.
@@ -172,8 +180,9 @@ def earning_power_fraction(age_years: float, *, doubling_years: float) -> float:
     return 2.0 ** (-age_years / doubling_years)
 
 
-def economic_life_years(*, usd_per_hour_new: float, opex_usd_per_hour: float,
-                        doubling_years: float) -> float:
+def economic_life_years(
+    *, usd_per_hour_new: float, opex_usd_per_hour: float, doubling_years: float
+) -> float:
     """Years until a chip's earnings per hour fall to its operating cost: d * log2(rent/opex).
 
     >>> round(economic_life_years(usd_per_hour_new=2.95, opex_usd_per_hour=0.30,
@@ -186,8 +195,13 @@ def economic_life_years(*, usd_per_hour_new: float, opex_usd_per_hour: float,
     return doubling_years * math.log2(rent / opex) if rent > opex else 0.0
 
 
-def remaining_value_fraction(age_years: float, *, opex_fraction: float, doubling_years: float,
-                             discount_rate_per_year: float = 0.0) -> float:
+def remaining_value_fraction(
+    age_years: float,
+    *,
+    opex_fraction: float,
+    doubling_years: float,
+    discount_rate_per_year: float = 0.0,
+) -> float:
     """Economic value left at age a, as a fraction of the new chip's: V(a) / V(0).
 
     V(a) = integral from a to L of (2^(-t/d) - o) e^(-r (t - a)) dt, where o is the
@@ -211,20 +225,27 @@ def _value_at(a: float, life: float, o: float, d: float, r: float) -> float:
     if r == 0:
         return (math.exp(-lam * a) - math.exp(-lam * life)) / lam - o * (life - a)
     k = lam + r
-    return math.exp(r * a) * ((math.exp(-k * a) - math.exp(-k * life)) / k
-                              - o * (math.exp(-r * a) - math.exp(-r * life)) / r)
+    return math.exp(r * a) * (
+        (math.exp(-k * a) - math.exp(-k * life)) / k
+        - o * (math.exp(-r * a) - math.exp(-r * life)) / r
+    )
 
 
 # -- the economics chapter's owned H100, at the recorded central values -------------------------
 
+
 def _owned_h100_inputs() -> dict[str, float]:
     """An owned H100's inputs: 5-year life, 80% use, the recorded central prices."""
     p = price
-    return dict(capex_usd=p("capex_usd_per_gpu.h100_sxm").value, life_years=5, utilization=0.8,
-                power_w=p("system_power_w_per_gpu.h100_sxm").value,
-                pue=p("pue.ai_datacentre").value,
-                usd_per_kwh=p("electricity_usd_per_kwh.us_industrial").value,
-                cost_of_capital_per_year=p("cost_of_capital.per_year").value)
+    return dict(
+        capex_usd=p("capex_usd_per_gpu.h100_sxm").value,
+        life_years=5,
+        utilization=0.8,
+        power_w=p("system_power_w_per_gpu.h100_sxm").value,
+        pue=p("pue.ai_datacentre").value,
+        usd_per_kwh=p("electricity_usd_per_kwh.us_industrial").value,
+        cost_of_capital_per_year=p("cost_of_capital.per_year").value,
+    )
 
 
 def owned_h100_hour(**overrides: float) -> dict[str, float]:
@@ -251,13 +272,15 @@ def capital_over_energy() -> tuple[float, float]:
     True
     """
     own = owned_h100_hour()
-    corners = [owned_h100_hour(capex_usd=c, usd_per_kwh=e, pue=q, cost_of_capital_per_year=0.0,
-                               life_years=6)
-               for c in price("capex_usd_per_gpu.h100_sxm").range
-               for e in price("electricity_usd_per_kwh.us_industrial").range
-               for q in price("pue.ai_datacentre").range]
-    return (own["capital"] / own["energy"],
-            min(c["capital"] / c["energy"] for c in corners))
+    corners = [
+        owned_h100_hour(
+            capex_usd=c, usd_per_kwh=e, pue=q, cost_of_capital_per_year=0.0, life_years=6
+        )
+        for c in price("capex_usd_per_gpu.h100_sxm").range
+        for e in price("electricity_usd_per_kwh.us_industrial").range
+        for q in price("pue.ai_datacentre").range
+    ]
+    return (own["capital"] / own["energy"], min(c["capital"] / c["energy"] for c in corners))
 
 
 def value_left_pct(age_years: float) -> float:
@@ -271,9 +294,11 @@ def value_left_pct(age_years: float) -> float:
     """
     opex = owned_h100_hour()["energy"] / price("gpu_hour_usd.h100_sxm").value
     return 100 * remaining_value_fraction(
-        age_years, opex_fraction=opex,
+        age_years,
+        opex_fraction=opex,
         doubling_years=price("price_performance_doubling_years.gpu").value,
-        discount_rate_per_year=0.08)
+        discount_rate_per_year=0.08,
+    )
 
 
 def economic_life_range() -> tuple[float, float]:
@@ -289,8 +314,10 @@ def economic_life_range() -> tuple[float, float]:
     energy = owned_h100_hour()["energy"]
     rent = price("gpu_hour_usd.h100_sxm").value
     lo, hi = price("price_performance_doubling_years.gpu").range
-    short, long = (economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy,
-                                       doubling_years=d) for d in (lo, hi))
+    short, long = (
+        economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy, doubling_years=d)
+        for d in (lo, hi)
+    )
     return short, long
 
 
@@ -302,8 +329,10 @@ def training_bill_usd(model_key: str = "deepseek_v3") -> float:
     >>> round(training_bill_usd() / units.MEGA, 3)
     5.576
     """
-    hours = {"deepseek_v3": "training_gpu_hours.deepseek_v3_total",
-             "llama31_405b": "training_gpu_hours.llama31_405b"}
+    hours = {
+        "deepseek_v3": "training_gpu_hours.deepseek_v3_total",
+        "llama31_405b": "training_gpu_hours.llama31_405b",
+    }
     if model_key not in hours:
         raise ValueError(f"model_key must be one of {sorted(hours)}, got {model_key!r}")
     return price(hours[model_key]).value * price("gpu_hour_usd.h800_deepseek").value
@@ -318,8 +347,10 @@ def api_output_over_input() -> dict[str, float]:
     >>> max(api_output_over_input().values())
     5.0
     """
-    return {k: price(f"api_usd_per_mtok.{k}.output").value
-            / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS}
+    return {
+        k: price(f"api_usd_per_mtok.{k}.output").value / price(f"api_usd_per_mtok.{k}.input").value
+        for k in API_MODELS
+    }
 
 
 def cached_input_pct() -> tuple[float, float]:
@@ -328,6 +359,9 @@ def cached_input_pct() -> tuple[float, float]:
     >>> cached_input_pct()
     (10.0, 50.0)
     """
-    r = [price(f"api_usd_per_mtok.{k}.cached_input").value
-         / price(f"api_usd_per_mtok.{k}.input").value for k in API_MODELS]
+    r = [
+        price(f"api_usd_per_mtok.{k}.cached_input").value
+        / price(f"api_usd_per_mtok.{k}.input").value
+        for k in API_MODELS
+    ]
     return min(r) * 100, max(r) * 100

@@ -64,8 +64,13 @@ def token_edit_distance(p_token, *, answer_tokens: int):
     return answer_tokens * (1.0 - np.asarray(p_token, dtype=float))
 
 
-def threshold_n_params(*, answer_tokens: int, level: float = 0.5,
-                       n_c: float = ILLUSTRATIVE_N_C, alpha: float = ILLUSTRATIVE_ALPHA) -> float:
+def threshold_n_params(
+    *,
+    answer_tokens: int,
+    level: float = 0.5,
+    n_c: float = ILLUSTRATIVE_N_C,
+    alpha: float = ILLUSTRATIVE_ALPHA,
+) -> float:
     """Parameters at which exact match first reaches ``level``: N = n_c (L / -ln level)^(1/alpha).
 
     The "emergence point" moves with the answer length, which a real capability would not.

@@ -55,26 +55,33 @@ class Hbm:
         self.write_bytes += value.nbytes
 
     def traffic(self) -> dict[str, float]:
-        return {"read_bytes": float(self.read_bytes), "write_bytes": float(self.write_bytes),
-                "total_bytes": float(self.read_bytes + self.write_bytes)}
+        return {
+            "read_bytes": float(self.read_bytes),
+            "write_bytes": float(self.write_bytes),
+            "total_bytes": float(self.read_bytes + self.write_bytes),
+        }
 
 
 def _check_qkv(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
     for name, a in (("q", q), ("k", k), ("v", v)):
         if np.ndim(a) != 2:
-            raise ValueError(f"{name} must be a 2-D (tokens, width) array of one head, "
-                             f"got shape {np.shape(a)}")
+            raise ValueError(
+                f"{name} must be a 2-D (tokens, width) array of one head, got shape {np.shape(a)}"
+            )
     if not q.shape == k.shape or v.shape[0] != k.shape[0]:
-        raise ValueError(f"q and k must have equal shapes (N, d) and v N rows; got "
-                         f"{q.shape}, {k.shape}, {v.shape}")
+        raise ValueError(
+            f"q and k must have equal shapes (N, d) and v N rows; got "
+            f"{q.shape}, {k.shape}, {v.shape}"
+        )
 
 
 def _causal(s: np.ndarray, q_pos: np.ndarray, k_pos: np.ndarray) -> np.ndarray:
     return np.where(k_pos[None, :] <= q_pos[:, None], s, -np.inf)
 
 
-def naive_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = True
-                    ) -> tuple[np.ndarray, dict[str, float]]:
+def naive_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = True
+) -> tuple[np.ndarray, dict[str, float]]:
     """Causal attention of one head as three HBM round trips; returns (output, traffic bytes).
 
     Dao et al. 2022, alg. 0: S and P, each N x N, are written to HBM and read back.
@@ -106,16 +113,20 @@ def block_sizes(d_head: int, *, sram_bytes: float, bytes_per_element: float) -> 
     """
     units.check_positive("d_head", d_head)
     m = units.check_positive("sram_bytes", sram_bytes) / units.check_positive(
-        "bytes_per_element", bytes_per_element)
+        "bytes_per_element", bytes_per_element
+    )
     if m < 4 * d_head:
-        raise ValueError(f"sram_bytes={sram_bytes!r} holds {m:.0f} elements; a tile needs at "
-                         f"least 4 d_head = {4 * d_head}")
+        raise ValueError(
+            f"sram_bytes={sram_bytes!r} holds {m:.0f} elements; a tile needs at "
+            f"least 4 d_head = {4 * d_head}"
+        )
     bc = math.ceil(m / (4 * d_head))
     return min(bc, int(d_head)), bc
 
 
-def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, sram_bytes: float,
-                    causal: bool = True) -> tuple[np.ndarray, dict[str, float]]:
+def flash_attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, *, sram_bytes: float, causal: bool = True
+) -> tuple[np.ndarray, dict[str, float]]:
     """Tiled attention with an online softmax (Dao et al. 2022, alg. 1); returns (output, traffic).
 
     For each key/value block j and query block i: m~ = rowmax(S_ij), P~ = exp(S_ij - m~),
@@ -137,13 +148,13 @@ def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, sram_bytes: 
     hbm.store(l_hbm, ..., np.zeros(n))
     hbm.store(m_hbm, ..., np.full(n, -np.inf))
     for j in range(0, n, bc):
-        kj, vj = hbm.load(k[j:j + bc]), hbm.load(v[j:j + bc])
+        kj, vj = hbm.load(k[j : j + bc]), hbm.load(v[j : j + bc])
         for i in range(0, n, br):
             rows = slice(i, i + br)
             qi, oi, li, mi = (hbm.load(a[rows]) for a in (q, out, l_hbm, m_hbm))
             s = qi @ kj.T / math.sqrt(d)
             if causal:
-                s = _causal(s, pos[rows], pos[j:j + bc])
+                s = _causal(s, pos[rows], pos[j : j + bc])
             m_tile = s.max(axis=1)
             with np.errstate(invalid="ignore"):  # a fully masked row: exp(-inf) = 0
                 p = np.exp(s - np.where(np.isinf(m_tile), 0.0, m_tile)[:, None])
@@ -151,8 +162,9 @@ def flash_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, sram_bytes: 
                 old, new = np.exp(mi - m_new), np.exp(m_tile - m_new)
             old, new = np.nan_to_num(old), np.nan_to_num(new)
             l_new = old * li + new * p.sum(axis=1)
-            hbm.store(out, rows, ((li * old)[:, None] * oi + new[:, None] * (p @ vj))
-                      / l_new[:, None])
+            hbm.store(
+                out, rows, ((li * old)[:, None] * oi + new[:, None] * (p @ vj)) / l_new[:, None]
+            )
             hbm.store(l_hbm, rows, l_new)
             hbm.store(m_hbm, rows, m_new)
     return out, hbm.traffic()
@@ -168,8 +180,9 @@ def naive_hbm_bytes(n_tokens: int, d_head: int, *, bytes_per_element: float = 2.
     return units.check_positive("bytes_per_element", bytes_per_element) * (4 * n * d + 4 * n * n)
 
 
-def flash_hbm_bytes(n_tokens: int, d_head: int, *, sram_bytes: float,
-                    bytes_per_element: float = 2.0) -> float:
+def flash_hbm_bytes(
+    n_tokens: int, d_head: int, *, sram_bytes: float, bytes_per_element: float = 2.0
+) -> float:
     """Bytes tiled attention moves for one head: b (3 N d + 2 N + T_c (3 N d + 4 N)).
 
     T_c = ceil(N / B_c) key/value blocks; for N >> B_c this is about 12 b N^2 d^2 / M
@@ -179,7 +192,7 @@ def flash_hbm_bytes(n_tokens: int, d_head: int, *, sram_bytes: float,
     235.2
     """
     n, d = units.check_positive("n_tokens", n_tokens), units.check_positive("d_head", d_head)
-    _, bc = block_sizes(d, sram_bytes=sram_bytes, bytes_per_element=bytes_per_element)
+    _, bc = block_sizes(int(d), sram_bytes=sram_bytes, bytes_per_element=bytes_per_element)
     t_c = math.ceil(n / bc)
     return bytes_per_element * (3 * n * d + 2 * n + t_c * (3 * n * d + 4 * n))
 
@@ -194,8 +207,9 @@ def attention_flop(n_tokens: int, d_head: int) -> float:
     return 4.0 * n * n * d
 
 
-def decoder_qkv(params: dict, model: Model, tokens, *, head: int = 0
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decoder_qkv(
+    params: dict, model: Model, tokens, *, head: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rotated q, k and v (N, c) of one head of the first layer of ``transformer``'s decoder.
 
     The same projections as ``attention.gqa_attention`` (MHA, GQA, MQA models only).

@@ -32,17 +32,33 @@ from . import specs
 # src/transformers/models/<type>/), configuration_<type>.py for the defaults and
 # modeling_<type>.py for which weights exist.
 _SOURCES = {
-    "llama": "llama", "mistral": "mistral", "mixtral": "mixtral", "qwen2": "qwen2",
-    "qwen2_moe": "qwen2_moe", "qwen3": "qwen3", "qwen3_moe": "qwen3_moe", "gemma": "gemma",
-    "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt2", "gpt_neox": "gpt_neox", "olmo2": "olmo2",
-    "deepseek_v2": "deepseek_v2", "deepseek_v3": "deepseek_v3",
+    "llama": "llama",
+    "mistral": "mistral",
+    "mixtral": "mixtral",
+    "qwen2": "qwen2",
+    "qwen2_moe": "qwen2_moe",
+    "qwen3": "qwen3",
+    "qwen3_moe": "qwen3_moe",
+    "gemma": "gemma",
+    "gemma2": "gemma2",
+    "phi3": "phi3",
+    "gpt2": "gpt2",
+    "gpt_neox": "gpt_neox",
+    "olmo2": "olmo2",
+    "deepseek_v2": "deepseek_v2",
+    "deepseek_v3": "deepseek_v3",
 }
 SUPPORTED_MODEL_TYPES = tuple(_SOURCES)
 
 # RoPE variants change how positions rotate, never which weights exist.
 _ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "su")
-_GATED = {"silu": "swiglu", "swish": "swiglu", "gelu": "geglu", "gelu_pytorch_tanh": "geglu",
-          "gelu_new": "geglu"}
+_GATED = {
+    "silu": "swiglu",
+    "swish": "swiglu",
+    "gelu": "geglu",
+    "gelu_pytorch_tanh": "geglu",
+    "gelu_new": "geglu",
+}
 _PLAIN = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_fast": "gelu"}
 
 # Per type: embeddings tied unless the config says otherwise (configuration_<type>.py
@@ -50,8 +66,17 @@ _PLAIN = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu
 _TIED_DEFAULT = {"gemma": True, "gemma2": True, "gpt2": True}
 _HEAD_DIM_DEFAULT = {"gemma": 256, "gemma2": 256, "qwen3": 128}
 _MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3")
-_BIAS_FROM_CONFIG = ("llama", "qwen3", "qwen3_moe", "gemma", "gemma2", "olmo2", "gpt_neox",
-                     "deepseek_v2", "deepseek_v3")
+_BIAS_FROM_CONFIG = (
+    "llama",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "olmo2",
+    "gpt_neox",
+    "deepseek_v2",
+    "deepseek_v3",
+)
 
 
 def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
@@ -59,14 +84,17 @@ def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
     if isinstance(config, dict):
         return config
     if not isinstance(config, (str, os.PathLike)):
-        raise TypeError(f"config must be a dict, a path to config.json or a folder holding one, "
-                        f"got {type(config).__name__}")
+        raise TypeError(
+            f"config must be a dict, a path to config.json or a folder holding one, "
+            f"got {type(config).__name__}"
+        )
     path = Path(config)
     if path.is_dir():
         path = path / "config.json"
     if not path.is_file():
-        raise FileNotFoundError(f"config={str(config)!r}: no such file (expected a config.json "
-                                f"or a folder holding one)")
+        raise FileNotFoundError(
+            f"config={str(config)!r}: no such file (expected a config.json or a folder holding one)"
+        )
     try:
         with open(path, encoding="utf-8") as f:
             raw = json.load(f)
@@ -78,8 +106,9 @@ def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
     return raw
 
 
-def model_from_hf_config(config: dict | str | os.PathLike, *, key: str | None = None,
-                         name: str | None = None) -> specs.Model:
+def model_from_hf_config(
+    config: dict | str | os.PathLike, *, key: str | None = None, name: str | None = None
+) -> specs.Model:
     """The :class:`specs.Model` a Hugging Face config describes (counts in parameters).
 
     ``accounting.n_params`` of the result is the checkpoint's total: embeddings,
@@ -97,18 +126,30 @@ def model_from_hf_config(config: dict | str | os.PathLike, *, key: str | None = 
     cfg = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
     t = cfg.get("model_type")
     if t not in _SOURCES:
-        raise ValueError(f"model_type={t!r} is not supported; supported: "
-                         f"{', '.join(SUPPORTED_MODEL_TYPES)}")
+        raise ValueError(
+            f"model_type={t!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}"
+        )
     fields = _gpt2(cfg) if t == "gpt2" else _decoder(cfg, t)
     notes = fields.pop("_notes", "")
     label = name or str(load_config(config).get("_name_or_path") or _default_name(config, t))
-    return specs.build_spec(specs.Model, {
-        **fields, "name": label, "developer": "", "release_year": 0,
-        "published_n_params": 0.0, "published_n_active_params": 0.0, "n_params_quote": "",
-        "source": f"Hugging Face config.json (model_type {t!r}); defaults of transformers "
-                  f"models/{_SOURCES[t]}/configuration_{_SOURCES[t]}.py",
-        "as_of": datetime.date(1970, 1, 1), "notes": notes},
-        f"config (model_type {t!r})", key=key or _slug(label))
+    return specs.build_spec(
+        specs.Model,
+        {
+            **fields,
+            "name": label,
+            "developer": "",
+            "release_year": 0,
+            "published_n_params": 0.0,
+            "published_n_active_params": 0.0,
+            "n_params_quote": "",
+            "source": f"Hugging Face config.json (model_type {t!r}); defaults of transformers "
+            f"models/{_SOURCES[t]}/configuration_{_SOURCES[t]}.py",
+            "as_of": datetime.date(1970, 1, 1),
+            "notes": notes,
+        },
+        f"config (model_type {t!r})",
+        key=key or _slug(label),
+    )
 
 
 def _default_name(config, t: str) -> str:
@@ -154,20 +195,27 @@ def _check_rope(cfg: dict, t: str) -> None:
     rope = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
     kind = rope.get("rope_type", rope.get("type", "default")) if isinstance(rope, dict) else rope
     if kind not in _ROPE_TYPES:
-        raise ValueError(f"model_type {t!r}: rope variant {kind!r} is not modelled; known: "
-                         f"{', '.join(_ROPE_TYPES)}")
+        raise ValueError(
+            f"model_type {t!r}: rope variant {kind!r} is not modelled; known: "
+            f"{', '.join(_ROPE_TYPES)}"
+        )
 
 
 # The activation a config that names none gets (configuration_<type>.py).
-_ACT_DEFAULT = {"gpt2": "gelu_new", "gpt_neox": "gelu", "gemma": "gelu_pytorch_tanh",
-                "gemma2": "gelu_pytorch_tanh"}
+_ACT_DEFAULT = {
+    "gpt2": "gelu_new",
+    "gpt_neox": "gelu",
+    "gemma": "gelu_pytorch_tanh",
+    "gemma2": "gelu_pytorch_tanh",
+}
 
 
 def _mlp_kind(cfg: dict, t: str, table: dict, key: str = "hidden_act") -> str:
     act = cfg.get(key) or cfg.get("hidden_activation") or _ACT_DEFAULT.get(t, "silu")
     if act not in table:
-        raise ValueError(f"model_type {t!r}: activation {key}={act!r} is not modelled; "
-                         f"known: {', '.join(table)}")
+        raise ValueError(
+            f"model_type {t!r}: activation {key}={act!r} is not modelled; known: {', '.join(table)}"
+        )
     return table[act]
 
 
@@ -185,16 +233,22 @@ def _window(cfg: dict, t: str, n_layers: int) -> tuple[int, str]:
         w = 0  # these modeling files have no sliding window
     kinds = set(cfg.get("layer_types") or ())
     if t == "gemma2":
-        return 0, (f"Layers alternate a {w}-token sliding window and global attention; the spec "
-                   "holds one window, so the KV cache is counted as global in every layer: exact "
-                   f"up to {w} tokens, an upper bound beyond.")
+        return 0, (
+            f"Layers alternate a {w}-token sliding window and global attention; the spec "
+            "holds one window, so the KV cache is counted as global in every layer: exact "
+            f"up to {w} tokens, an upper bound beyond."
+        )
     if w and t.startswith("qwen") and cfg.get("max_window_layers", n_layers) < n_layers:
-        raise ValueError(f"model_type {t!r}: use_sliding_window with max_window_layers < "
-                         "num_hidden_layers mixes windowed and full layers, which the spec's "
-                         "single sliding window cannot represent")
+        raise ValueError(
+            f"model_type {t!r}: use_sliding_window with max_window_layers < "
+            "num_hidden_layers mixes windowed and full layers, which the spec's "
+            "single sliding window cannot represent"
+        )
     if len(kinds) > 1:
-        raise ValueError(f"model_type {t!r}: layer_types mixes {sorted(kinds)}, which the spec's "
-                         "single sliding window cannot represent")
+        raise ValueError(
+            f"model_type {t!r}: layer_types mixes {sorted(kinds)}, which the spec's "
+            "single sliding window cannot represent"
+        )
     return int(w), ""
 
 
@@ -205,29 +259,44 @@ def _decoder(cfg: dict, t: str) -> dict:
     h = _int(cfg, t, "num_attention_heads")
     g = _int(cfg, t, "num_key_value_heads") if cfg.get("num_key_value_heads") else h
     if not g or h % g:
-        raise ValueError(f"model_type {t!r}: num_attention_heads={h} is not a multiple of "
-                         f"num_key_value_heads={g}")
+        raise ValueError(
+            f"model_type {t!r}: num_attention_heads={h} is not a multiple of "
+            f"num_key_value_heads={g}"
+        )
     c = _int(cfg, t, "head_dim") if cfg.get("head_dim") else _HEAD_DIM_DEFAULT.get(t, d // h)
     tied = _flag(cfg, t, "tie_word_embeddings", _TIED_DEFAULT.get(t, False))
     window, notes = _window(cfg, t, L)
     # Only these modeling files read attention_bias; the others fix their biases in code
     # (Qwen2 and Qwen2-MoE: on q, k, v; Mistral, Mixtral, Phi-3: none).
     bias = t in _BIAS_FROM_CONFIG and _flag(cfg, t, "attention_bias", t == "gpt_neox")
-    out = {"n_layers": L, "d_model": d, "n_heads": h, "n_kv_heads": g, "d_head": c,
-           "vocab_size": _int(cfg, t, "vocab_size"),
-           "max_context_tokens": _int(cfg, t, "max_position_embeddings"),
-           "attention": _attention_label(h, g), "sliding_window_tokens": window,
-           "position": "rope", "norm": "layernorm" if t == "gpt_neox" else "rmsnorm",
-           "tied_embeddings": tied, "qkv_bias": bias or t in ("qwen2", "qwen2_moe"),
-           "linear_bias": t == "gpt_neox" and bias, "o_bias": bias and t != "gpt_neox",
-           "mlp_bias": t == "llama" and _flag(cfg, t, "mlp_bias", False),
-           "qk_norm": {"qwen3": "head", "qwen3_moe": "head", "olmo2": "full"}.get(t, "none"),
-           "n_norms_per_layer": 4 if t == "gemma2" else 2, "_notes": notes}
+    out = {
+        "n_layers": L,
+        "d_model": d,
+        "n_heads": h,
+        "n_kv_heads": g,
+        "d_head": c,
+        "vocab_size": _int(cfg, t, "vocab_size"),
+        "max_context_tokens": _int(cfg, t, "max_position_embeddings"),
+        "attention": _attention_label(h, g),
+        "sliding_window_tokens": window,
+        "position": "rope",
+        "norm": "layernorm" if t == "gpt_neox" else "rmsnorm",
+        "tied_embeddings": tied,
+        "qkv_bias": bias or t in ("qwen2", "qwen2_moe"),
+        "linear_bias": t == "gpt_neox" and bias,
+        "o_bias": bias and t != "gpt_neox",
+        "mlp_bias": t == "llama" and _flag(cfg, t, "mlp_bias", False),
+        "qk_norm": {"qwen3": "head", "qwen3_moe": "head", "olmo2": "full"}.get(t, "none"),
+        "n_norms_per_layer": 4 if t == "gemma2" else 2,
+        "_notes": notes,
+    }
     out["d_ff"] = _int(cfg, t, "intermediate_size")
     if t == "gpt_neox":  # parallel or serial residual: the same weights, in another order
         if not bias:
-            raise ValueError("model_type 'gpt_neox': attention_bias=false is not modelled (the "
-                             "MLP keeps its biases while attention drops them)")
+            raise ValueError(
+                "model_type 'gpt_neox': attention_bias=false is not modelled (the "
+                "MLP keeps its biases while attention drops them)"
+            )
         out["mlp"] = _mlp_kind(cfg, t, _PLAIN)
         return out
     out["mlp"] = _mlp_kind(cfg, t, _GATED)
@@ -235,8 +304,9 @@ def _decoder(cfg: dict, t: str) -> dict:
         out["moe"] = _moe(cfg, t, L)
     if t.startswith("deepseek"):
         if bias:
-            raise ValueError(f"model_type {t!r}: attention_bias=true on MLA projections is not "
-                             "modelled")
+            raise ValueError(
+                f"model_type {t!r}: attention_bias=true on MLA projections is not modelled"
+            )
         out.update(_mla(cfg, t))
     return out
 
@@ -244,56 +314,86 @@ def _decoder(cfg: dict, t: str) -> dict:
 def _moe(cfg: dict, t: str, n_layers: int) -> dict:
     if t == "mixtral":
         ff = _int(cfg, t, "intermediate_size")
-        return {"n_experts": _int(cfg, t, "num_local_experts"),
-                "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-                "n_shared_experts": 0, "d_ff_expert": ff, "n_dense_layers": 0}
+        return {
+            "n_experts": _int(cfg, t, "num_local_experts"),
+            "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
+            "n_shared_experts": 0,
+            "d_ff_expert": ff,
+            "n_dense_layers": 0,
+        }
     if t.startswith("qwen"):
         step = cfg.get("decoder_sparse_step", 1)
         dense = sorted(cfg.get("mlp_only_layers") or [])
         if step != 1 or dense != list(range(len(dense))):
-            raise ValueError(f"model_type {t!r}: decoder_sparse_step={step} with mlp_only_layers="
-                             f"{dense} interleaves dense and MoE layers; the spec models only "
-                             "leading dense layers")
+            raise ValueError(
+                f"model_type {t!r}: decoder_sparse_step={step} with mlp_only_layers="
+                f"{dense} interleaves dense and MoE layers; the spec models only "
+                "leading dense layers"
+            )
         shared = cfg.get("shared_expert_intermediate_size", 0) if t == "qwen2_moe" else 0
-        return {"n_experts": _int(cfg, t, "num_experts"),
-                "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-                "n_shared_experts": 1 if shared else 0, "d_ff_shared_expert": shared,
-                "shared_expert_gate": bool(shared),
-                "d_ff_expert": _int(cfg, t, "moe_intermediate_size"), "n_dense_layers": len(dense)}
-    if cfg.get("moe_layer_freq", 1) != 1:
-        raise ValueError(f"model_type {t!r}: moe_layer_freq={cfg['moe_layer_freq']} interleaves "
-                         "dense and MoE layers; the spec models only leading dense layers")
-    return {"n_experts": _int(cfg, t, "n_routed_experts"),
+        return {
+            "n_experts": _int(cfg, t, "num_experts"),
             "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-            "n_shared_experts": cfg.get("n_shared_experts") or 0,
+            "n_shared_experts": 1 if shared else 0,
+            "d_ff_shared_expert": shared,
+            "shared_expert_gate": bool(shared),
             "d_ff_expert": _int(cfg, t, "moe_intermediate_size"),
-            "n_dense_layers": min(cfg.get("first_k_dense_replace") or 0, n_layers),
-            "router_bias": t == "deepseek_v3"}
+            "n_dense_layers": len(dense),
+        }
+    if cfg.get("moe_layer_freq", 1) != 1:
+        raise ValueError(
+            f"model_type {t!r}: moe_layer_freq={cfg['moe_layer_freq']} interleaves "
+            "dense and MoE layers; the spec models only leading dense layers"
+        )
+    return {
+        "n_experts": _int(cfg, t, "n_routed_experts"),
+        "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
+        "n_shared_experts": cfg.get("n_shared_experts") or 0,
+        "d_ff_expert": _int(cfg, t, "moe_intermediate_size"),
+        "n_dense_layers": min(cfg.get("first_k_dense_replace") or 0, n_layers),
+        "router_bias": t == "deepseek_v3",
+    }
 
 
 def _mla(cfg: dict, t: str) -> dict:
-    mla = {"q_lora_rank": cfg.get("q_lora_rank") or 0,
-           "kv_lora_rank": _int(cfg, t, "kv_lora_rank"),
-           "qk_nope_head_dim": _int(cfg, t, "qk_nope_head_dim"),
-           "qk_rope_head_dim": _int(cfg, t, "qk_rope_head_dim"),
-           "v_head_dim": _int(cfg, t, "v_head_dim")}
+    mla = {
+        "q_lora_rank": cfg.get("q_lora_rank") or 0,
+        "kv_lora_rank": _int(cfg, t, "kv_lora_rank"),
+        "qk_nope_head_dim": _int(cfg, t, "qk_nope_head_dim"),
+        "qk_rope_head_dim": _int(cfg, t, "qk_rope_head_dim"),
+        "v_head_dim": _int(cfg, t, "v_head_dim"),
+    }
     h = _int(cfg, t, "num_attention_heads")
-    return {"mla": mla, "attention": "mla", "n_kv_heads": h,
-            "d_head": mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]}
+    return {
+        "mla": mla,
+        "attention": "mla",
+        "n_kv_heads": h,
+        "d_head": mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"],
+    }
 
 
 def _gpt2(cfg: dict) -> dict:
     """GPT-2 (modeling_gpt2.py): learned positions, LayerNorm, biases everywhere, tied head."""
     t = "gpt2"
     d, h = _int(cfg, t, "n_embd", "hidden_size"), _int(cfg, t, "n_head", "num_attention_heads")
-    return {"n_layers": _int(cfg, t, "n_layer", "num_hidden_layers"), "d_model": d,
-            "n_heads": h, "n_kv_heads": h, "d_head": d // h,
-            "d_ff": cfg.get("n_inner") or 4 * d, "vocab_size": _int(cfg, t, "vocab_size"),
-            "max_context_tokens": _int(cfg, t, "n_positions", "max_position_embeddings"),
-            "attention": "mha", "sliding_window_tokens": 0, "position": "learned",
-            "norm": "layernorm", "mlp": _mlp_kind(cfg, t, _PLAIN, "activation_function"),
-            "tied_embeddings": _flag(cfg, t, "tie_word_embeddings", True),
-            "qkv_bias": True, "linear_bias": True}
+    return {
+        "n_layers": _int(cfg, t, "n_layer", "num_hidden_layers"),
+        "d_model": d,
+        "n_heads": h,
+        "n_kv_heads": h,
+        "d_head": d // h,
+        "d_ff": cfg.get("n_inner") or 4 * d,
+        "vocab_size": _int(cfg, t, "vocab_size"),
+        "max_context_tokens": _int(cfg, t, "n_positions", "max_position_embeddings"),
+        "attention": "mha",
+        "sliding_window_tokens": 0,
+        "position": "learned",
+        "norm": "layernorm",
+        "mlp": _mlp_kind(cfg, t, _PLAIN, "activation_function"),
+        "tied_embeddings": _flag(cfg, t, "tie_word_embeddings", True),
+        "qkv_bias": True,
+        "linear_bias": True,
+    }
 
 
 def checkpoint_n_values(config: dict | str | os.PathLike) -> float:
@@ -320,26 +420,32 @@ def checkpoint_breakdown(config: dict | str | os.PathLike) -> dict[str, float]:
     GPT-2's causal masks, an n_positions x n_positions ``attn.bias`` per layer.
     """
     from . import accounting  # accounting imports specs, as this module does
+
     raw = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
     m = model_from_hf_config(raw)
-    masks = m.n_layers * m.max_context_tokens ** 2 if raw["model_type"] == "gpt2" else 0
+    masks = m.n_layers * m.max_context_tokens**2 if raw["model_type"] == "gpt2" else 0
     n_mtp = raw.get("num_nextn_predict_layers", 0) if raw["model_type"] == "deepseek_v3" else 0
     last = m.n_layers - 1
     layer = accounting.attention_params_per_layer(m) + accounting.ffn_params_per_layer(m, last)[0]
     layer += m.n_norms_per_layer * m.d_model
-    mtp = n_mtp * (layer + 3 * m.d_model + 2 * m.d_model * m.d_model
-                   + 2 * m.vocab_size * m.d_model)
+    mtp = n_mtp * (layer + 3 * m.d_model + 2 * m.d_model * m.d_model + 2 * m.vocab_size * m.d_model)
     scales = 0
     quant = raw.get("quantization_config") or {}
     if quant:
         block = quant.get("weight_block_size")
         if quant.get("quant_method") != "fp8" or not block:
-            raise ValueError(f"quantization_config {quant.get('quant_method')!r} without "
-                             "weight_block_size is not modelled; only block-scaled fp8 is")
+            raise ValueError(
+                f"quantization_config {quant.get('quant_method')!r} without "
+                "weight_block_size is not modelled; only block-scaled fp8 is"
+            )
         layers = list(range(m.n_layers)) + [last] * n_mtp
         scales = sum(_n_blocks(shape, block) for i in layers for shape in _matrices(m, i))
-    return {"model": accounting.n_params(m), "mtp_layers": float(mtp),
-            "quant_scales": float(scales), "mask_buffers": float(masks)}
+    return {
+        "model": accounting.n_params(m),
+        "mtp_layers": float(mtp),
+        "quant_scales": float(scales),
+        "mask_buffers": float(masks),
+    }
 
 
 def _n_blocks(shape: tuple[int, int], block: list[int]) -> int:
@@ -353,9 +459,12 @@ def _matrices(m: specs.Model, layer: int) -> list[tuple[int, int]]:
         a = m.mla
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
         q = [(a.q_lora_rank, d), (h * qk, a.q_lora_rank)] if a.q_lora_rank else [(h * qk, d)]
-        attn = [*q, (a.kv_lora_rank + a.qk_rope_head_dim, d),
-                (h * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
-                (d, h * a.v_head_dim)]
+        attn = [
+            *q,
+            (a.kv_lora_rank + a.qk_rope_head_dim, d),
+            (h * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
+            (d, h * a.v_head_dim),
+        ]
     else:
         c, g = m.d_head, m.n_kv_heads
         attn = [(h * c, d), (g * c, d), (g * c, d), (d, h * c)]
@@ -363,9 +472,13 @@ def _matrices(m: specs.Model, layer: int) -> list[tuple[int, int]]:
     if moe is None or layer < moe.n_dense_layers:
         widths = [m.d_ff]
     else:
-        widths = ([moe.d_ff_expert] * moe.n_experts
-                  + [moe.d_ff_shared_expert or moe.d_ff_expert] * moe.n_shared_experts)
+        widths = [moe.d_ff_expert] * moe.n_experts + [
+            moe.d_ff_shared_expert or moe.d_ff_expert
+        ] * moe.n_shared_experts
     per = 3 if m.mlp in ("swiglu", "geglu") else 2
-    mlp = [shape for f in widths for shape in ([(f, d), (f, d), (d, f)] if per == 3
-                                                else [(f, d), (d, f)])]
+    mlp = [
+        shape
+        for f in widths
+        for shape in ([(f, d), (f, d), (d, f)] if per == 3 else [(f, d), (d, f)])
+    ]
     return attn + mlp

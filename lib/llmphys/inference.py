@@ -53,8 +53,13 @@ def experts_touched(model: Model, *, batch_size) -> float | np.ndarray:
     b = _positive_array("batch_size", batch_size)
     if model.moe is None:
         raise ValueError(f"{model.key} is dense: it has no routed experts")
-    return _out(np.asarray(moe.expected_experts_touched(
-        n_experts=model.moe.n_experts, k=model.moe.n_experts_per_token, n_tokens=b)))
+    return _out(
+        np.asarray(
+            moe.expected_experts_touched(
+                n_experts=model.moe.n_experts, k=model.moe.n_experts_per_token, n_tokens=b
+            )
+        )
+    )
 
 
 def _expert_params(model: Model) -> float:
@@ -107,17 +112,25 @@ def decode_attention_flop_per_context_token(model: Model) -> float:
 
 def linear_flop_per_token(model: Model) -> float:
     """Matmul FLOP per token that do not depend on the context: 2 x weights multiplied."""
-    return (accounting.forward_flop_per_token(model, context_tokens=1.0)
-            - accounting.attention_flop_per_token(model, context_tokens=1.0))
+    return accounting.forward_flop_per_token(
+        model, context_tokens=1.0
+    ) - accounting.attention_flop_per_token(model, context_tokens=1.0)
 
 
 def _peak(acc: Accelerator, weight_dtype: str) -> float:
     return acc.peak_flop_per_s("bf16" if weight_dtype == "fp16" else weight_dtype)
 
 
-def decode_step(model: Model, acc: Accelerator, *, batch_size, context_tokens: float,
-                n_chips: int, weight_dtype: str = "bf16",
-                kv_bytes_per_element: float = 2.0) -> dict:
+def decode_step(
+    model: Model,
+    acc: Accelerator,
+    *,
+    batch_size,
+    context_tokens: float,
+    n_chips: int,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+) -> dict:
     """One decode step's bytes, FLOP and time, by part; accepts an array of batch sizes.
 
     Returns weight_bytes, kv_bytes, flop, memory_time_s, compute_time_s and step_time_s
@@ -137,21 +150,38 @@ def decode_step(model: Model, acc: Accelerator, *, batch_size, context_tokens: f
     bw = units.bytes_per_element(weight_dtype)
     positions = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
     w_bytes = np.asarray(weight_bytes_read(model, batch_size=batch, weight_bytes_per_param=bw))
-    kv_bytes = batch * positions * kv_cache.kv_bytes_per_token(
-        model, bytes_per_element=kv_bytes_per_element)
-    flop = batch * (linear_flop_per_token(model)
-                    + positions * decode_attention_flop_per_context_token(model))
+    kv_bytes = (
+        batch
+        * positions
+        * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
+    )
+    flop = batch * (
+        linear_flop_per_token(model) + positions * decode_attention_flop_per_context_token(model)
+    )
     mem_s = (w_bytes + kv_bytes) / (n_chips * acc.hbm_bytes_per_s)
     comp_s = flop / (n_chips * _peak(acc, weight_dtype))
-    parts = {"weight_bytes": w_bytes, "kv_bytes": kv_bytes, "flop": flop,
-             "memory_time_s": mem_s, "compute_time_s": comp_s,
-             "step_time_s": np.maximum(mem_s, comp_s)}
+    parts = {
+        "weight_bytes": w_bytes,
+        "kv_bytes": kv_bytes,
+        "flop": flop,
+        "memory_time_s": mem_s,
+        "compute_time_s": comp_s,
+        "step_time_s": np.maximum(mem_s, comp_s),
+    }
     return {k: _out(v) for k, v in parts.items()}
 
 
-def cost_per_token_usd(model: Model, acc: Accelerator, *, batch_size, context_tokens: float,
-                       n_chips: int, usd_per_chip_hour: float, weight_dtype: str = "bf16",
-                       kv_bytes_per_element: float = 2.0):
+def cost_per_token_usd(
+    model: Model,
+    acc: Accelerator,
+    *,
+    batch_size,
+    context_tokens: float,
+    n_chips: int,
+    usd_per_chip_hour: float,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+):
     """USD per generated token: n x price per second x t(B) / B.
 
     >>> from llmphys import specs
@@ -161,15 +191,32 @@ def cost_per_token_usd(model: Model, acc: Accelerator, *, batch_size, context_to
     34.6
     """
     units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
-    s = decode_step(model, acc, batch_size=batch_size, context_tokens=context_tokens,
-                    n_chips=n_chips, weight_dtype=weight_dtype,
-                    kv_bytes_per_element=kv_bytes_per_element)
-    return _out(n_chips * usd_per_chip_hour / units.HOUR * np.asarray(s["step_time_s"])
-                / np.asarray(batch_size, dtype=float))
+    s = decode_step(
+        model,
+        acc,
+        batch_size=batch_size,
+        context_tokens=context_tokens,
+        n_chips=n_chips,
+        weight_dtype=weight_dtype,
+        kv_bytes_per_element=kv_bytes_per_element,
+    )
+    return _out(
+        n_chips
+        * usd_per_chip_hour
+        / units.HOUR
+        * np.asarray(s["step_time_s"])
+        / np.asarray(batch_size, dtype=float)
+    )
 
 
-def balance_batch(model: Model, acc: Accelerator, *, context_tokens: float = 0.0,
-                  weight_dtype: str = "bf16", kv_bytes_per_element: float = 2.0) -> float:
+def balance_batch(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: float = 0.0,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+) -> float:
     """Batch at which a decode step's memory and compute times are equal (inf if none).
 
     B* = (bytes_w / W) / ((f + a T) / P - T k / W), with every expert read (true once
@@ -184,13 +231,15 @@ def balance_batch(model: Model, acc: Accelerator, *, context_tokens: float = 0.0
     w_all = (accounting.n_params(model) - accounting.embedding_params(model)) * bw
     t = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
     k = kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
-    per_seq = ((linear_flop_per_token(model) + t * decode_attention_flop_per_context_token(model))
-               / _peak(acc, weight_dtype) - t * k / acc.hbm_bytes_per_s)
+    per_seq = (
+        linear_flop_per_token(model) + t * decode_attention_flop_per_context_token(model)
+    ) / _peak(acc, weight_dtype) - t * k / acc.hbm_bytes_per_s
     return (w_all / acc.hbm_bytes_per_s) / per_seq if per_seq > 0 else math.inf
 
 
-def balanced_context_tokens(model: Model, acc: Accelerator, *, weight_dtype: str = "bf16",
-                            kv_bytes_per_element: float = 2.0) -> float:
+def balanced_context_tokens(
+    model: Model, acc: Accelerator, *, weight_dtype: str = "bf16", kv_bytes_per_element: float = 2.0
+) -> float:
     """Context at which the KV read time per sequence equals the compute time per sequence.
 
     T_bal = f / (k P / W - a). Beyond it no batch size makes a decode step compute-bound.
@@ -205,8 +254,15 @@ def balanced_context_tokens(model: Model, acc: Accelerator, *, weight_dtype: str
     return linear_flop_per_token(model) / gap if gap > 0 else math.inf
 
 
-def max_batch_by_memory(model: Model, acc: Accelerator, *, context_tokens: float, n_chips: int,
-                        weight_dtype: str = "bf16", kv_bytes_per_element: float = 2.0) -> int:
+def max_batch_by_memory(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: float,
+    n_chips: int,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+) -> int:
     """Most sequences whose KV cache fits beside the weights in n chips' HBM (0 if none).
 
     floor((n HBM - N b) / (T k)); activations and fragmentation ignored.
@@ -229,8 +285,9 @@ def weight_bytes_stored(model: Model, *, weight_dtype: str = "bf16") -> float:
     return accounting.n_params(model) * units.bytes_per_element(weight_dtype)
 
 
-def min_chips(model: Model, acc: Accelerator, *, weight_dtype: str = "bf16",
-              headroom: float = 0.4) -> int:
+def min_chips(
+    model: Model, acc: Accelerator, *, weight_dtype: str = "bf16", headroom: float = 0.4
+) -> int:
     """Smallest multiple of the scale-up domain whose HBM holds the weights with room to spare.
 
     Weights may fill at most (1 - headroom) of the HBM, leaving the rest for the KV cache.
@@ -256,9 +313,16 @@ def hbm_drain_time_s(acc: Accelerator) -> float:
     return acc.hbm_bytes / acc.hbm_bytes_per_s
 
 
-def prefill(model: Model, acc: Accelerator, *, prompt_tokens: int, n_chips: int,
-            n_prompts: int = 1, weight_dtype: str = "bf16",
-            kv_bytes_per_element: float = 2.0) -> dict:
+def prefill(
+    model: Model,
+    acc: Accelerator,
+    *,
+    prompt_tokens: int,
+    n_chips: int,
+    n_prompts: int = 1,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+) -> dict:
     """Bytes, FLOP, time and intensity of prefilling ``n_prompts`` prompts of S tokens at once.
 
     FLOP = n S (f + a (S + 1) / 2) (causal: the mean token attends to (S + 1)/2 keys),
@@ -280,17 +344,26 @@ def prefill(model: Model, acc: Accelerator, *, prompt_tokens: int, n_chips: int,
     bw = units.bytes_per_element(weight_dtype)
     w = weight_bytes_read(model, batch_size=tokens, weight_bytes_per_param=bw)
     kv = tokens * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
-    flop = tokens * (linear_flop_per_token(model)
-                     + accounting.attention_flop_per_token(model, context_tokens=(s + 1) / 2))
+    flop = tokens * (
+        linear_flop_per_token(model)
+        + accounting.attention_flop_per_token(model, context_tokens=(s + 1) / 2)
+    )
     mem_s = (w + kv) / (n_chips * acc.hbm_bytes_per_s)
     comp_s = flop / (n_chips * _peak(acc, weight_dtype))
-    return {"weight_bytes": w, "kv_bytes": kv, "flop": flop, "memory_time_s": mem_s,
-            "compute_time_s": comp_s, "time_s": max(mem_s, comp_s),
-            "intensity_flop_per_byte": flop / (w + kv)}
+    return {
+        "weight_bytes": w,
+        "kv_bytes": kv,
+        "flop": flop,
+        "memory_time_s": mem_s,
+        "compute_time_s": comp_s,
+        "time_s": max(mem_s, comp_s),
+        "intensity_flop_per_byte": flop / (w + kv),
+    }
 
 
-def balance_batch_by_operator(model: Model, acc: Accelerator, *,
-                              weight_dtype: str = "bf16") -> dict[str, float]:
+def balance_batch_by_operator(
+    model: Model, acc: Accelerator, *, weight_dtype: str = "bf16"
+) -> dict[str, float]:
     """Decode batch at which each weight-reading operator turns compute-bound, per operator.
 
     A weight matrix read once per step (b bytes per weight) and applied to the t tokens
@@ -307,8 +380,9 @@ def balance_batch_by_operator(model: Model, acc: Accelerator, *,
     >>> {k: round(v) for k, v in b.items()}  # 295 x 256 / 8 for the routed experts
     {'attention': 295, 'dense_ffn': 295, 'routed_experts': 9451}
     """
-    per_token = _peak(acc, weight_dtype) / acc.hbm_bytes_per_s \
-        * units.bytes_per_element(weight_dtype) / 2.0
+    per_token = (
+        _peak(acc, weight_dtype) / acc.hbm_bytes_per_s * units.bytes_per_element(weight_dtype) / 2.0
+    )
     out = {"attention": per_token, "dense_ffn": per_token}
     if model.moe is not None:
         out["routed_experts"] = per_token * model.moe.n_experts / model.moe.n_experts_per_token

@@ -41,8 +41,10 @@ def tokens_for_loss(law: ParametricLaw, *, n_params: float, target_loss: float) 
     n = units.check_positive("n_params", n_params)
     y = target_loss - law.E - law.A / n**law.alpha
     if y <= 0:
-        raise ValueError(f"target_loss={target_loss} is out of reach for n_params={n:.3g}: "
-                         f"even infinite data leaves {target_loss - y:.4f}")
+        raise ValueError(
+            f"target_loss={target_loss} is out of reach for n_params={n:.3g}: "
+            f"even infinite data leaves {target_loss - y:.4f}"
+        )
     return (law.B / y) ** (1.0 / law.beta)
 
 
@@ -79,8 +81,9 @@ def inference_flop_cost(*, train_mfu: float, decode_efficiency: float) -> float:
     return u / units.check_fraction("decode_efficiency", decode_efficiency)
 
 
-def break_even_inference_tokens(law: ParametricLaw, *, n_params: float, n_tokens: float,
-                                inference_cost_per_flop: float = 1.0) -> float:
+def break_even_inference_tokens(
+    law: ParametricLaw, *, n_params: float, n_tokens: float, inference_cost_per_flop: float = 1.0
+) -> float:
     """Lifetime inference tokens for which (N, D) is the lifetime-optimal way to its loss.
 
     D_inf = 3 D (alpha X / (beta Y) - 1) / c, with c the cost of an inference FLOP in
@@ -101,8 +104,9 @@ def break_even_inference_tokens(law: ParametricLaw, *, n_params: float, n_tokens
     return 3.0 * d * (_ratio(law, n, d) - 1.0) / c
 
 
-def inference_optimal(law: ParametricLaw, *, target_loss: float,
-                      n_inference_tokens: float) -> dict[str, float]:
+def inference_optimal(
+    law: ParametricLaw, *, target_loss: float, n_inference_tokens: float
+) -> dict[str, float]:
     """N, D minimising 6ND + 2N D_inf at L(N, D) = target_loss (Sardana et al. 2024, sec. 2).
 
     Returns n_params, n_tokens, tokens_per_param, train_flop, inference_flop, total_flop.
@@ -130,12 +134,19 @@ def inference_optimal(law: ParametricLaw, *, target_loss: float,
     n = float(np.exp(brentq(condition, lo, hi, xtol=1e-13, rtol=1e-13)))
     d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
     train, inference = 6.0 * n * d, 2.0 * n * n_inference_tokens
-    return {"n_params": n, "n_tokens": d, "tokens_per_param": d / n, "train_flop": train,
-            "inference_flop": inference, "total_flop": train + inference}
+    return {
+        "n_params": n,
+        "n_tokens": d,
+        "tokens_per_param": d / n,
+        "train_flop": train,
+        "inference_flop": inference,
+        "total_flop": train + inference,
+    }
 
 
-def versus_chinchilla(law: ParametricLaw, *, n_params: float,
-                      n_inference_tokens: float) -> dict[str, float]:
+def versus_chinchilla(
+    law: ParametricLaw, *, n_params: float, n_inference_tokens: float
+) -> dict[str, float]:
     """Sardana's comparison: a compute-optimal N-parameter model vs the equal-loss lifetime optimum.
 
     Returns the baseline's tokens, loss and total FLOP, the optimum's n_params, n_tokens and
@@ -148,13 +159,20 @@ def versus_chinchilla(law: ParametricLaw, *, n_params: float,
     """
     d0 = compute_optimal_tokens(law, n_params=n_params)
     l0 = loss(law, n_params=n_params, n_tokens=d0)
-    total0 = lifetime_flop(n_params=n_params, n_train_tokens=d0,
-                           n_inference_tokens=n_inference_tokens)
+    total0 = lifetime_flop(
+        n_params=n_params, n_train_tokens=d0, n_inference_tokens=n_inference_tokens
+    )
     opt = inference_optimal(law, target_loss=l0, n_inference_tokens=n_inference_tokens)
-    return {"base_n_tokens": d0, "loss": l0, "base_total_flop": total0,
-            "opt_n_params": opt["n_params"], "opt_n_tokens": opt["n_tokens"],
-            "opt_total_flop": opt["total_flop"], "saving_flop": total0 - opt["total_flop"],
-            "saving_fraction": 1.0 - opt["total_flop"] / total0}
+    return {
+        "base_n_tokens": d0,
+        "loss": l0,
+        "base_total_flop": total0,
+        "opt_n_params": opt["n_params"],
+        "opt_n_tokens": opt["n_tokens"],
+        "opt_total_flop": opt["total_flop"],
+        "saving_flop": total0 - opt["total_flop"],
+        "saving_fraction": 1.0 - opt["total_flop"] / total0,
+    }
 
 
 def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
@@ -171,7 +189,8 @@ def overtraining_factor(law: ParametricLaw, *, n_params: float, n_tokens: float)
     1.1
     """
     return units.check_positive("n_tokens", n_tokens) / compute_optimal_tokens(
-        law, n_params=n_params)
+        law, n_params=n_params
+    )
 
 
 def overtraining_at_cost_ratio(law: ParametricLaw, *, cost_ratio: float) -> float:
@@ -198,9 +217,11 @@ def cost_ratio_for_overtraining(law: ParametricLaw, *, overtraining: float) -> f
     4.39
     """
     if not overtraining >= 1 or not np.isfinite(overtraining):
-        raise ValueError(f"overtraining must be >= 1 and finite (no demand makes an undertrained "
-                         f"model optimal), got {overtraining!r}")
-    return overtraining ** law.beta - 1.0
+        raise ValueError(
+            f"overtraining must be >= 1 and finite (no demand makes an undertrained "
+            f"model optimal), got {overtraining!r}"
+        )
+    return overtraining**law.beta - 1.0
 
 
 def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
@@ -218,13 +239,16 @@ def training_share_at_optimum(law: ParametricLaw, *, n_params: float, n_tokens: 
     d = units.check_positive("n_tokens", n_tokens)
     ratio = _ratio(law, n, d)
     if ratio < 1.0:
-        raise ValueError(f"n_params={n:.3g}, n_tokens={d:.3g} is undertrained for this law: "
-                         "no inference demand makes it optimal")
+        raise ValueError(
+            f"n_params={n:.3g}, n_tokens={d:.3g} is undertrained for this law: "
+            "no inference demand makes it optimal"
+        )
     return 1.0 / ratio
 
 
-def demand_for_training_share(law: ParametricLaw, *, target_loss: float,
-                             training_share: float) -> float:
+def demand_for_training_share(
+    law: ParametricLaw, *, target_loss: float, training_share: float
+) -> float:
     """Lifetime inference tokens at which the ``target_loss`` optimum spends that share training.
 
     Solves beta Y / (alpha X) = share along the optimum (Brent's method on log D_inf).

@@ -45,8 +45,9 @@ def cached_positions(model: Model, *, n_tokens: int) -> int:
     return min(n, model.sliding_window_tokens) if model.sliding_window_tokens else n
 
 
-def kv_cache_bytes(model: Model, *, n_tokens: int, batch_size: int = 1,
-                   bytes_per_element: float = 2.0) -> float:
+def kv_cache_bytes(
+    model: Model, *, n_tokens: int, batch_size: int = 1, bytes_per_element: float = 2.0
+) -> float:
     """Bytes of the whole cache for ``batch_size`` sequences of ``n_tokens`` tokens each.
 
     >>> from llmphys import specs, units
@@ -62,8 +63,14 @@ def kv_cache_bytes(model: Model, *, n_tokens: int, batch_size: int = 1,
 VARIANTS = ("mha", "gqa", "mqa", "mla", "swa")
 
 
-def with_attention(model: Model, variant: str, *, window_tokens: int = 4096,
-                   kv_lora_rank: int = 512, rope_head_dim: int = 64) -> Model:
+def with_attention(
+    model: Model,
+    variant: str,
+    *,
+    window_tokens: int = 4096,
+    kv_lora_rank: int = 512,
+    rope_head_dim: int = 64,
+) -> Model:
     """``model`` with its attention swapped for ``variant``; everything else unchanged.
 
     mha: one K/V head per query head; mqa: one K/V head; gqa: the model's own
@@ -85,15 +92,31 @@ def with_attention(model: Model, variant: str, *, window_tokens: int = 4096,
     if variant in ("mha", "mqa"):
         g = model.n_heads if variant == "mha" else 1
         return dataclasses.replace(model, attention=variant, n_kv_heads=g, mla=None)
-    mla = MLA(q_lora_rank=0, kv_lora_rank=kv_lora_rank, qk_nope_head_dim=model.d_head,
-              qk_rope_head_dim=rope_head_dim, v_head_dim=model.d_head)
-    return dataclasses.replace(model, attention="mla", n_kv_heads=model.n_heads, mla=mla,
-                               d_head=model.d_head + rope_head_dim)
+    mla = MLA(
+        q_lora_rank=0,
+        kv_lora_rank=kv_lora_rank,
+        qk_nope_head_dim=model.d_head,
+        qk_rope_head_dim=rope_head_dim,
+        v_head_dim=model.d_head,
+    )
+    return dataclasses.replace(
+        model,
+        attention="mla",
+        n_kv_heads=model.n_heads,
+        mla=mla,
+        d_head=model.d_head + rope_head_dim,
+    )
 
 
-def decode_tokens_per_s(model: Model, acc: Accelerator, *, context_tokens: int,
-                        batch_size: int = 1, bytes_per_element: float = 2.0,
-                        include_weights: bool = True) -> float:
+def decode_tokens_per_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: int,
+    batch_size: int = 1,
+    bytes_per_element: float = 2.0,
+    include_weights: bool = True,
+) -> float:
     """Roofline ceiling on generated tokens/s, all sequences together, on one chip.
 
     One step emits ``batch_size`` tokens and takes at least max(F / P, Q / W): Q is the
@@ -106,13 +129,15 @@ def decode_tokens_per_s(model: Model, acc: Accelerator, *, context_tokens: int,
     ...                           include_weights=False), 1)  # the series' "near ten"
     10.0
     """
-    q = kv_cache_bytes(model, n_tokens=context_tokens, batch_size=batch_size,
-                       bytes_per_element=bytes_per_element)
+    q = kv_cache_bytes(
+        model, n_tokens=context_tokens, batch_size=batch_size, bytes_per_element=bytes_per_element
+    )
     if include_weights:
         from . import inference  # inference builds on this module; import at call time
 
-        q += inference.weight_bytes_read(model, batch_size=batch_size,
-                                         weight_bytes_per_param=bytes_per_element)
+        q += inference.weight_bytes_read(
+            model, batch_size=batch_size, weight_bytes_per_param=bytes_per_element
+        )
     f = batch_size * accounting.forward_flop_per_token(model, context_tokens=context_tokens)
     return batch_size / roofline.kernel_time_s(acc, flop=f, bytes_moved=q)
 
@@ -155,9 +180,11 @@ def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
     if model.mla is None:
         raise ValueError(f"model {model.key!r} has no latent attention (model.mla is None)")
     a, h = model.mla, model.n_heads
-    return {"naive_up_projection": 2.0 * a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim),
-            "naive_attention": 2.0 * h * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim),
-            "absorbed_attention": 2.0 * h * (2 * a.kv_lora_rank + a.qk_rope_head_dim)}
+    return {
+        "naive_up_projection": 2.0 * a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim),
+        "naive_attention": 2.0 * h * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim),
+        "absorbed_attention": 2.0 * h * (2 * a.kv_lora_rank + a.qk_rope_head_dim),
+    }
 
 
 def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
@@ -168,11 +195,26 @@ def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
         per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
         seq = kv_cache_bytes(m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element)
         weights = accounting.n_params(m) * bytes_per_element
-        rows.append([f"`{m.key}`", m.attention.upper(), f"{per_token / units.KiB:,.1f}",
-                     f"{m.max_context_tokens:,}", f"{seq / units.GB:,.1f}",
-                     f"{weights / units.GB:,.0f}", f"{seq / weights:.2f}"])
-    header = ["model", "attention", "KV per token (KiB)", "max context (tokens)",
-              "KV at max context (GB)", "weights (GB)", "KV / weights"]
+        rows.append(
+            [
+                f"`{m.key}`",
+                m.attention.upper(),
+                f"{per_token / units.KiB:,.1f}",
+                f"{m.max_context_tokens:,}",
+                f"{seq / units.GB:,.1f}",
+                f"{weights / units.GB:,.0f}",
+                f"{seq / weights:.2f}",
+            ]
+        )
+    header = [
+        "model",
+        "attention",
+        "KV per token (KiB)",
+        "max context (tokens)",
+        "KV at max context (GB)",
+        "weights (GB)",
+        "KV / weights",
+    ]
     return tables.markdown_table(header, rows)
 
 
@@ -185,5 +227,6 @@ def fraction_of_mha(model: Model, variant: str, *, n_tokens: int) -> float:
     >>> fraction_of_mha(specs.model("llama3_70b"), "gqa", n_tokens=128_000)
     0.125
     """
-    return (kv_cache_bytes(with_attention(model, variant), n_tokens=n_tokens)
-            / kv_cache_bytes(with_attention(model, "mha"), n_tokens=n_tokens))
+    return kv_cache_bytes(with_attention(model, variant), n_tokens=n_tokens) / kv_cache_bytes(
+        with_attention(model, "mha"), n_tokens=n_tokens
+    )

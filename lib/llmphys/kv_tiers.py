@@ -24,20 +24,28 @@ from . import economics, inference, kv_cache, specs, units
 from .specs import Accelerator, Model
 
 
-def conversation_kv_bytes(model: Model, *, context_tokens: int,
-                          kv_bytes_per_element: float = 2.0) -> float:
+def conversation_kv_bytes(
+    model: Model, *, context_tokens: int, kv_bytes_per_element: float = 2.0
+) -> float:
     """Bytes of one conversation's KV cache after ``context_tokens`` tokens.
 
     >>> from llmphys import specs
     >>> round(conversation_kv_bytes(specs.model("llama3_70b"), context_tokens=32768) / 1e9, 2)
     10.74
     """
-    return kv_cache.kv_cache_bytes(model, n_tokens=context_tokens,
-                                   bytes_per_element=kv_bytes_per_element)
+    return kv_cache.kv_cache_bytes(
+        model, n_tokens=context_tokens, bytes_per_element=kv_bytes_per_element
+    )
 
 
-def restore_time_s(model: Model, *, context_tokens: int, bytes_per_s: float, n_links: int = 1,
-                   kv_bytes_per_element: float = 2.0) -> float:
+def restore_time_s(
+    model: Model,
+    *,
+    context_tokens: int,
+    bytes_per_s: float,
+    n_links: int = 1,
+    kv_bytes_per_element: float = 2.0,
+) -> float:
     """Seconds to copy the cache back over ``n_links`` parallel links of ``bytes_per_s`` each.
 
     A cache sharded over n GPUs by attention head comes back over n PCIe links at once;
@@ -50,13 +58,21 @@ def restore_time_s(model: Model, *, context_tokens: int, bytes_per_s: float, n_l
     """
     units.check_positive("bytes_per_s", bytes_per_s)
     units.check_positive("n_links", n_links)
-    kv = conversation_kv_bytes(model, context_tokens=context_tokens,
-                               kv_bytes_per_element=kv_bytes_per_element)
+    kv = conversation_kv_bytes(
+        model, context_tokens=context_tokens, kv_bytes_per_element=kv_bytes_per_element
+    )
     return kv / (n_links * bytes_per_s)
 
 
-def recompute_time_s(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: int,
-                     weight_dtype: str = "bf16", efficiency: float = 0.5) -> float:
+def recompute_time_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: int,
+    n_chips: int,
+    weight_dtype: str = "bf16",
+    efficiency: float = 0.5,
+) -> float:
     """Seconds to rebuild the cache by prefilling ``context_tokens`` again.
 
     Roofline prefill time (``inference.prefill``) divided by ``efficiency``, the fraction
@@ -68,8 +84,9 @@ def recompute_time_s(model: Model, acc: Accelerator, *, context_tokens: int, n_c
     1.51
     """
     units.check_fraction("efficiency", efficiency)
-    p = inference.prefill(model, acc, prompt_tokens=context_tokens, n_chips=n_chips,
-                          weight_dtype=weight_dtype)
+    p = inference.prefill(
+        model, acc, prompt_tokens=context_tokens, n_chips=n_chips, weight_dtype=weight_dtype
+    )
     return p["time_s"] / efficiency
 
 
@@ -90,10 +107,18 @@ def storage_usd_per_byte_s(*, usd_per_byte: float, life_years: float) -> float:
     return usd_per_byte / (life_years * units.YEAR)
 
 
-def tier_costs(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: int,
-               usd_per_chip_hour: float, tiers: dict[str, tuple[float, float, int]],
-               weight_dtype: str = "bf16", efficiency: float = 0.5,
-               kv_bytes_per_element: float = 2.0) -> dict[str, dict[str, float]]:
+def tier_costs(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: int,
+    n_chips: int,
+    usd_per_chip_hour: float,
+    tiers: dict[str, tuple[float, float, int]],
+    weight_dtype: str = "bf16",
+    efficiency: float = 0.5,
+    kv_bytes_per_element: float = 2.0,
+) -> dict[str, dict[str, float]]:
     """Restore time, restore cost, holding cost and break-even idle time for each tier.
 
     ``tiers`` maps a name to (bytes_per_s per link or inf for HBM, usd_per_byte_s,
@@ -111,26 +136,46 @@ def tier_costs(model: Model, acc: Accelerator, *, context_tokens: int, n_chips: 
     """
     rate_usd_per_h = units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
     gpu_usd_per_s = n_chips * rate_usd_per_h / units.HOUR
-    kv = conversation_kv_bytes(model, context_tokens=context_tokens,
-                               kv_bytes_per_element=kv_bytes_per_element)
-    t_re = recompute_time_s(model, acc, context_tokens=context_tokens, n_chips=n_chips,
-                            weight_dtype=weight_dtype, efficiency=efficiency)
+    kv = conversation_kv_bytes(
+        model, context_tokens=context_tokens, kv_bytes_per_element=kv_bytes_per_element
+    )
+    t_re = recompute_time_s(
+        model,
+        acc,
+        context_tokens=context_tokens,
+        n_chips=n_chips,
+        weight_dtype=weight_dtype,
+        efficiency=efficiency,
+    )
     recompute_usd = gpu_usd_per_s * t_re
     out = {}
     for name, (bw, usd_per_byte_s, n_links) in tiers.items():
         t = 0.0 if bw == float("inf") else kv / (n_links * bw)
         hold = kv * usd_per_byte_s
-        out[name] = {"restore_s": t, "restore_usd": gpu_usd_per_s * t,
-                     "hold_usd_per_s": hold,
-                     "breakeven_idle_s": max(recompute_usd - gpu_usd_per_s * t, 0.0) / hold}
-    out["recompute"] = {"restore_s": t_re, "restore_usd": recompute_usd, "hold_usd_per_s": 0.0,
-                        "breakeven_idle_s": float("inf")}
+        out[name] = {
+            "restore_s": t,
+            "restore_usd": gpu_usd_per_s * t,
+            "hold_usd_per_s": hold,
+            "breakeven_idle_s": max(recompute_usd - gpu_usd_per_s * t, 0.0) / hold,
+        }
+    out["recompute"] = {
+        "restore_s": t_re,
+        "restore_usd": recompute_usd,
+        "hold_usd_per_s": 0.0,
+        "breakeven_idle_s": float("inf"),
+    }
     return out
 
 
-def idle_cache_tiers(model: Model | None = None, acc: Accelerator | None = None, *,
-                     n_chips: int = 8, weight_dtype: str = "bf16", n_links: int = 8,
-                     context_tokens: int = 32768) -> dict[str, dict[str, float]]:
+def idle_cache_tiers(
+    model: Model | None = None,
+    acc: Accelerator | None = None,
+    *,
+    n_chips: int = 8,
+    weight_dtype: str = "bf16",
+    n_links: int = 8,
+    context_tokens: int = 32768,
+) -> dict[str, dict[str, float]]:
     """:func:`tier_costs` for an idle conversation at the recorded prices (default: Llama 3 70B
     on 8 H100s, 32K tokens).
 
@@ -145,17 +190,29 @@ def idle_cache_tiers(model: Model | None = None, acc: Accelerator | None = None,
     acc = specs.accelerator("h100_sxm") if acc is None else acc
     p = economics.price
     life = p("storage_life_years.memory_and_flash").value
-    dram = storage_usd_per_byte_s(usd_per_byte=p("host_dram_usd_per_byte.ddr5_rdimm").value,
-                                  life_years=life)
-    flash = storage_usd_per_byte_s(usd_per_byte=p("nvme_usd_per_byte.datacentre_tlc").value,
-                                   life_years=life)
+    dram = storage_usd_per_byte_s(
+        usd_per_byte=p("host_dram_usd_per_byte.ddr5_rdimm").value, life_years=life
+    )
+    flash = storage_usd_per_byte_s(
+        usd_per_byte=p("nvme_usd_per_byte.datacentre_tlc").value, life_years=life
+    )
     pcie, nvme = p("host_link_bytes_per_s.pcie5_x16").value, p("nvme_bytes_per_s.gen5_ssd").value
     usd = p(f"gpu_hour_usd.{acc.key}").value
     hbm = hbm_usd_per_byte_s(acc, usd_per_chip_hour=usd)
-    tiers = {"HBM": (float("inf"), hbm, n_links), "host DRAM": (pcie, dram, n_links),
-             "NVMe": (nvme, flash, n_links)}
-    return tier_costs(model, acc, context_tokens=context_tokens, n_chips=n_chips,
-                      weight_dtype=weight_dtype, usd_per_chip_hour=usd, tiers=tiers)
+    tiers = {
+        "HBM": (float("inf"), hbm, n_links),
+        "host DRAM": (pcie, dram, n_links),
+        "NVMe": (nvme, flash, n_links),
+    }
+    return tier_costs(
+        model,
+        acc,
+        context_tokens=context_tokens,
+        n_chips=n_chips,
+        weight_dtype=weight_dtype,
+        usd_per_chip_hour=usd,
+        tiers=tiers,
+    )
 
 
 def kv_keep_hours(tier: str) -> float:

@@ -21,8 +21,9 @@ import numpy as np
 from . import units
 
 
-def random_chain(n_states: int, *, rng: np.random.Generator,
-                 concentration: float = 0.5) -> np.ndarray:
+def random_chain(
+    n_states: int, *, rng: np.random.Generator, concentration: float = 0.5
+) -> np.ndarray:
     """A random transition matrix, each row drawn from Dirichlet(concentration, ...).
 
     Small concentrations give peaked rows (low entropy); large ones near-uniform rows.
@@ -71,8 +72,9 @@ def entropy_rate_bits(p: np.ndarray) -> float:
     return float(pi @ row_h)
 
 
-def sample(p: np.ndarray, n_tokens: int, *, rng: np.random.Generator,
-           start: int | None = None) -> np.ndarray:
+def sample(
+    p: np.ndarray, n_tokens: int, *, rng: np.random.Generator, start: int | None = None
+) -> np.ndarray:
     """``n_tokens`` symbols from the chain, starting from ``start`` or from pi.
 
     Vectorised by inverse-CDF sampling one step at a time (n_tokens steps of O(1)).
@@ -105,13 +107,14 @@ def ngram_counts(tokens: np.ndarray, *, order: int, vocab_size: int) -> np.ndarr
         raise ValueError(f"tokens must lie in [0, vocab_size={vocab_size})")
     index = np.zeros(tokens.size - order + 1, dtype=np.int64)
     for k in range(order):  # mixed-radix index of each window
-        index = index * vocab_size + tokens[k: tokens.size - order + 1 + k]
+        index = index * vocab_size + tokens[k : tokens.size - order + 1 + k]
     counts = np.bincount(index, minlength=vocab_size**order)
     return counts.reshape((vocab_size,) * order)
 
 
-def ngram_cross_entropy_bits(train_counts: np.ndarray, tokens: np.ndarray, *,
-                             add_k: float = 0.5) -> float:
+def ngram_cross_entropy_bits(
+    train_counts: np.ndarray, tokens: np.ndarray, *, add_k: float = 0.5
+) -> float:
     """Bits per token that an add-k smoothed n-gram model (``train_counts``) spends on ``tokens``.
 
     P(x_t | context) = (c(context, x_t) + k) / (c(context) + k V): Laplace for k = 1,
@@ -121,5 +124,5 @@ def ngram_cross_entropy_bits(train_counts: np.ndarray, tokens: np.ndarray, *,
     order, v = train_counts.ndim, train_counts.shape[-1]
     probs = (train_counts + add_k) / (train_counts.sum(axis=-1, keepdims=True) + add_k * v)
     tokens = np.asarray(tokens, dtype=np.int64)
-    windows = np.stack([tokens[k: tokens.size - order + 1 + k] for k in range(order)])
+    windows = np.stack([tokens[k : tokens.size - order + 1 + k] for k in range(order)])
     return float(-np.mean(np.log2(probs[tuple(windows)])))

@@ -81,19 +81,29 @@ def _runs(path: str) -> dict:
     rows = [table[k] for k in _LLAMA3_ROWS]
     return {
         "palm_540b": MeasuredThroughput(
-            key="palm_540b", accelerator=palm["accelerator"], n_chips=palm["n_chips"],
-            n_params=shape.published_n_params, n_layers=shape.n_layers, n_heads=shape.n_heads,
-            d_head=shape.d_head, seq_len=palm["seq_len"], tokens_per_s=palm["measured_value"],
-            reported_mfu=palm["published_mfu"], source=f"{palm['source']}, {palm['table']}"),
+            key="palm_540b",
+            accelerator=palm["accelerator"],
+            n_chips=palm["n_chips"],
+            n_params=shape.published_n_params,
+            n_layers=shape.n_layers,
+            n_heads=shape.n_heads,
+            d_head=shape.d_head,
+            seq_len=palm["seq_len"],
+            tokens_per_s=palm["measured_value"],
+            reported_mfu=palm["published_mfu"],
+            source=f"{palm['source']}, {palm['table']}",
+        ),
         "llama3_405b": ReportedConfigs(
-            key="llama3_405b", accelerator=rows[0]["accelerator"],
+            key="llama3_405b",
+            accelerator=rows[0]["accelerator"],
             n_gpus=tuple(r["n_chips"] for r in rows),
             context=tuple(f"{r['seq_len'] // 1024}K" for r in rows),
             seq_len=tuple(r["seq_len"] for r in rows),
             context_parallel=tuple(r["cp"] for r in rows),
             tflop_per_s_per_gpu=tuple(r["measured_value"] for r in rows),
             reported_mfu=tuple(r["published_mfu"] for r in rows),
-            source=f"{rows[0]['source']}, table 4"),
+            source=f"{rows[0]['source']}, table 4",
+        ),
     }
 
 
@@ -109,8 +119,9 @@ def training_run(key: str) -> MeasuredThroughput | ReportedConfigs:
     return runs[key]
 
 
-def palm_flop_per_token(n_params: float, *, n_layers: int, n_heads: int, d_head: int,
-                        seq_len: int) -> float:
+def palm_flop_per_token(
+    n_params: float, *, n_layers: int, n_heads: int, d_head: int, seq_len: int
+) -> float:
     """Training FLOP per token in PaLM's MFU: 6 N + 12 L H Q T (Chowdhery et al. 2022, app. B).
 
     >>> r = training_run("palm_540b")
@@ -119,14 +130,19 @@ def palm_flop_per_token(n_params: float, *, n_layers: int, n_heads: int, d_head:
     3.278
     """
     units.check_positive("n_params", n_params)
-    for name, v in (("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head),
-                    ("seq_len", seq_len)):
+    for name, v in (
+        ("n_layers", n_layers),
+        ("n_heads", n_heads),
+        ("d_head", d_head),
+        ("seq_len", seq_len),
+    ):
         units.check_positive(name, v)
     return 6.0 * n_params + 12.0 * n_layers * n_heads * d_head * seq_len
 
 
-def mfu_from_throughput(tokens_per_s: float, *, flop_per_token: float, n_chips: int,
-                        peak_flop_per_s: float) -> float:
+def mfu_from_throughput(
+    tokens_per_s: float, *, flop_per_token: float, n_chips: int, peak_flop_per_s: float
+) -> float:
     """MFU from a measured throughput: R F / (n P) (dimensionless).
 
     >>> round(mfu_from_throughput(238.3e3, flop_per_token=3.278e12, n_chips=6144,
@@ -168,10 +184,15 @@ def palm_540b_mfu() -> float:
     r = training_run("palm_540b")
     if not isinstance(r, MeasuredThroughput):
         raise TypeError("training_runs.toml must record palm_540b as one measured throughput")
-    flop = palm_flop_per_token(r.n_params, n_layers=r.n_layers, n_heads=r.n_heads,
-                               d_head=r.d_head, seq_len=r.seq_len)
-    return mfu_from_throughput(r.tokens_per_s, flop_per_token=flop, n_chips=r.n_chips,
-                               peak_flop_per_s=specs.accelerator(r.accelerator).peak_bf16_flop_per_s)
+    flop = palm_flop_per_token(
+        r.n_params, n_layers=r.n_layers, n_heads=r.n_heads, d_head=r.d_head, seq_len=r.seq_len
+    )
+    return mfu_from_throughput(
+        r.tokens_per_s,
+        flop_per_token=flop,
+        n_chips=r.n_chips,
+        peak_flop_per_s=specs.accelerator(r.accelerator).peak_bf16_flop_per_s,
+    )
 
 
 def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
@@ -189,14 +210,17 @@ def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
     peak = specs.accelerator("h100_sxm").peak_flop_per_s(dtype)
     if run_key == "llama3_405b":
         flop = specs.recorded(specs.model("llama31_405b"), "published_train_flop")
-        return mfu_from_chip_hours(flop,
-                                   chip_hours=economics.price("training_gpu_hours.llama31_405b").value,
-                                   peak_flop_per_s=peak)
+        return mfu_from_chip_hours(
+            flop,
+            chip_hours=economics.price("training_gpu_hours.llama31_405b").value,
+            peak_flop_per_s=peak,
+        )
     if run_key == "deepseek_v3":
         return mfu_from_chip_hours(
             accounting.deepseek_v3_train_flop(),
             chip_hours=economics.price("training_gpu_hours.deepseek_v3_pretraining").value,
-            peak_flop_per_s=peak)
+            peak_flop_per_s=peak,
+        )
     raise ValueError(f"run_key must be 'llama3_405b' or 'deepseek_v3', got {run_key!r}")
 
 

@@ -25,8 +25,9 @@ from .attention import softmax
 from .specs import Accelerator, Model
 
 
-def route(logits: np.ndarray, *, k: int,
-          bias: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def route(
+    logits: np.ndarray, *, k: int, bias: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Top-k routing of logits (T, E): (expert indices (T, k), gate weights (T, k)).
 
     Selection uses softmax scores plus ``bias`` (the bias steers selection only, as in
@@ -82,9 +83,18 @@ def _aux_loss_grad(x: np.ndarray, logits: np.ndarray, idx: np.ndarray) -> np.nda
     return x.T @ g
 
 
-def balance_router(rng: np.random.Generator, *, method: str, n_experts: int = 32, k: int = 4,
-                   d_model: int = 32, n_tokens: int = 1024, n_steps: int = 100,
-                   rate: float | None = None, skew: float = 1.0) -> dict[str, np.ndarray]:
+def balance_router(
+    rng: np.random.Generator,
+    *,
+    method: str,
+    n_experts: int = 32,
+    k: int = 4,
+    d_model: int = 32,
+    n_tokens: int = 1024,
+    n_steps: int = 100,
+    rate: float | None = None,
+    skew: float = 1.0,
+) -> dict[str, np.ndarray]:
     """Route fresh random tokens for ``n_steps`` and balance by ``method``: none | aux_loss | bias.
 
     Tokens are N(mu, I) with a common mean mu of norm ``skew`` (hidden states are not
@@ -113,8 +123,9 @@ def balance_router(rng: np.random.Generator, *, method: str, n_experts: int = 32
     return {"imbalance": imbalance, "load": expert_load(idx, n_experts)}
 
 
-def expected_experts_touched(*, n_experts: int, k: int,
-                             n_tokens: float | np.ndarray) -> float | np.ndarray:
+def expected_experts_touched(
+    *, n_experts: int, k: int, n_tokens: float | np.ndarray
+) -> float | np.ndarray:
     """Distinct experts a batch of n tokens activates under uniform routing: E (1 - (1 - k/E)^n).
 
     A token avoids a given expert with probability C(E-1, k) / C(E, k) = 1 - k/E.
@@ -128,8 +139,9 @@ def expected_experts_touched(*, n_experts: int, k: int,
     return n_experts * (1.0 - (1.0 - k / n_experts) ** n_tokens)
 
 
-def all_to_all_bytes_per_token(model: Model, *, n_devices: int,
-                               bytes_per_element: float = 2.0) -> float:
+def all_to_all_bytes_per_token(
+    model: Model, *, n_devices: int, bytes_per_element: float = 2.0
+) -> float:
     """Bytes one token sends over the fabric in one MoE layer: 2 k d b (n-1)/n.
 
     Dispatch (its d-vector to each of k experts) and combine (k results back), with
@@ -151,9 +163,16 @@ def expert_flop_per_token(model: Model) -> float:
     return 2.0 * model.moe.n_experts_per_token * accounting.mlp_params(model, model.moe.d_ff_expert)
 
 
-def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
-                      fabric: str = "scale_up", bytes_per_element: float = 2.0,
-                      compute_efficiency: float = 1.0) -> dict[str, float]:
+def moe_layer_times_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    n_tokens: float,
+    n_devices: int,
+    fabric: str = "scale_up",
+    bytes_per_element: float = 2.0,
+    compute_efficiency: float = 1.0,
+) -> dict[str, float]:
     """Seconds per MoE layer on one device: routed-expert compute vs its all-to-all.
 
     ``n_tokens`` tokens originate on each device; compute at ``compute_efficiency`` times
@@ -170,21 +189,33 @@ def moe_layer_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devi
     """
     units.check_positive("n_tokens", n_tokens)
     eff = units.check_fraction("compute_efficiency", compute_efficiency)
-    links = {"scale_up": acc.scale_up_bytes_per_s_per_direction,
-             "scale_out": acc.scale_out_bytes_per_s_per_direction}
+    links = {
+        "scale_up": acc.scale_up_bytes_per_s_per_direction,
+        "scale_out": acc.scale_out_bytes_per_s_per_direction,
+    }
     if fabric not in links:
         raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
-    traffic = n_tokens * all_to_all_bytes_per_token(model, n_devices=n_devices,
-                                                     bytes_per_element=bytes_per_element)
-    return {"compute_s": n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s),
-            "all_to_all_s": traffic / links[fabric]}
+    traffic = n_tokens * all_to_all_bytes_per_token(
+        model, n_devices=n_devices, bytes_per_element=bytes_per_element
+    )
+    return {
+        "compute_s": n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s),
+        "all_to_all_s": traffic / links[fabric],
+    }
 
 
-def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
-                            max_nodes_per_token: int | None = None, compute_efficiency: float = 1.0,
-                            dispatch_bytes_per_element: float = 2.0,
-                            combine_bytes_per_element: float = 2.0,
-                            training: bool = False) -> dict[str, float]:
+def expert_parallel_times_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    n_tokens: float,
+    n_devices: int,
+    max_nodes_per_token: int | None = None,
+    compute_efficiency: float = 1.0,
+    dispatch_bytes_per_element: float = 2.0,
+    combine_bytes_per_element: float = 2.0,
+    training: bool = False,
+) -> dict[str, float]:
     """Seconds per MoE layer on one device with experts over nodes of ``acc.scale_up_domain_size``.
 
     Each token sends its d-vector out (dispatch, b_d bytes per element) and gets one back
@@ -212,8 +243,9 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
     units.check_positive("n_tokens", n_tokens)
     units.check_positive("n_devices", n_devices)
     eff = units.check_fraction("compute_efficiency", compute_efficiency)
-    b = units.check_positive("dispatch_bytes_per_element", dispatch_bytes_per_element) \
-        + units.check_positive("combine_bytes_per_element", combine_bytes_per_element)
+    b = units.check_positive(
+        "dispatch_bytes_per_element", dispatch_bytes_per_element
+    ) + units.check_positive("combine_bytes_per_element", combine_bytes_per_element)
     g = min(acc.scale_up_domain_size, n_devices)
     n_nodes = -(-n_devices // g)
     k, d = model.moe.n_experts_per_token, model.d_model
@@ -228,12 +260,17 @@ def expert_parallel_times_s(model: Model, acc: Accelerator, *, n_tokens: float, 
     compute = passes * n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s)
     scale_out = traffic * n_tokens * out_copies * d * b / acc.scale_out_bytes_per_s_per_direction
     scale_up = traffic * n_tokens * up_copies * d * b / acc.scale_up_bytes_per_s_per_direction
-    return {"compute_s": compute, "scale_up_s": scale_up, "scale_out_s": scale_out,
-            "all_to_all_s": max(scale_up, scale_out)}
+    return {
+        "compute_s": compute,
+        "scale_up_s": scale_up,
+        "scale_out_s": scale_out,
+        "all_to_all_s": max(scale_up, scale_out),
+    }
 
 
-def all_to_all_over_compute(model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int,
-                            fabric: str) -> float:
+def all_to_all_over_compute(
+    model: Model, acc: Accelerator, *, n_tokens: float, n_devices: int, fabric: str
+) -> float:
     """An MoE layer's all-to-all time over its expert compute time (:func:`moe_layer_times_s`).
 
     >>> from llmphys import specs

@@ -34,12 +34,14 @@ def softcap(x: np.ndarray, cap: float) -> np.ndarray:
     return cap * np.tanh(np.asarray(x) / cap)
 
 
-def attention_logit_stats(q: np.ndarray, k: np.ndarray, *, qk_norm: bool = False,
-                          cap: float | None = None) -> dict[str, float]:
+def attention_logit_stats(
+    q: np.ndarray, k: np.ndarray, *, qk_norm: bool = False, cap: float | None = None
+) -> dict[str, float]:
     """Largest |logit| and mean causal softmax entropy (bits) of one head, q and k (T, c).
 
     >>> x = np.ones((4, 2))
-    >>> bool(np.isclose(attention_logit_stats(x, x)["entropy_bits"], np.mean(np.log2([1, 2, 3, 4]))))
+    >>> s = attention_logit_stats(x, x)
+    >>> bool(np.isclose(s["entropy_bits"], np.mean(np.log2([1, 2, 3, 4]))))
     True
     """
     q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
@@ -59,12 +61,15 @@ def attention_logit_stats(q: np.ndarray, k: np.ndarray, *, qk_norm: bool = False
     return {"max_logit": float(np.abs(s[allowed]).max()), "entropy_bits": float(h.mean())}
 
 
-def logit_growth(q: np.ndarray, k: np.ndarray, *, scales, qk_norm: bool = False,
-                 cap: float | None = None) -> dict[str, np.ndarray]:
+def logit_growth(
+    q: np.ndarray, k: np.ndarray, *, scales, qk_norm: bool = False, cap: float | None = None
+) -> dict[str, np.ndarray]:
     """``attention_logit_stats`` with q and k both multiplied by each of ``scales``.
 
     A scale a on the projections multiplies raw logits by a^2.
     """
-    rows = [attention_logit_stats(a * q, a * k, qk_norm=qk_norm, cap=cap)
-            for a in (units.check_positive("scales", float(x)) for x in scales)]
+    rows = [
+        attention_logit_stats(a * q, a * k, qk_norm=qk_norm, cap=cap)
+        for a in (units.check_positive("scales", float(x)) for x in scales)
+    ]
     return {key: np.array([r[key] for r in rows]) for key in ("max_logit", "entropy_bits")}

@@ -56,8 +56,9 @@ def cross_entropy_nats(logits: np.ndarray, targets: np.ndarray) -> float:
     if targets.shape != logp.shape[:-1]:
         raise ValueError(f"targets must have shape {logp.shape[:-1]}, got {targets.shape}")
     if targets.size and (targets.min() < 0 or targets.max() >= logp.shape[-1]):
-        raise ValueError(f"targets must lie in [0, {logp.shape[-1]}), got "
-                         f"[{targets.min()}, {targets.max()}]")
+        raise ValueError(
+            f"targets must lie in [0, {logp.shape[-1]}), got [{targets.min()}, {targets.max()}]"
+        )
     picked = np.take_along_axis(logp, targets[..., None].astype(np.int64), axis=-1)
     return float(-picked.mean())
 

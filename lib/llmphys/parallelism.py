@@ -31,8 +31,7 @@ from .training import training_state_bytes_per_param
 RECOMPUTE = ("none", "selective", "full")
 
 
-def zero_bytes_per_param(stage: int, n_dp: int, *,
-                         state: dict[str, float] | None = None) -> float:
+def zero_bytes_per_param(stage: int, n_dp: int, *, state: dict[str, float] | None = None) -> float:
     """Model-state bytes per parameter held by one GPU under ZeRO ``stage`` on ``n_dp`` ranks.
 
     ``state`` is the per-parameter breakdown of ``training.training_state_bytes_per_param``
@@ -47,12 +46,12 @@ def zero_bytes_per_param(stage: int, n_dp: int, *,
     s = training_state_bytes_per_param() if state is None else state
     w, g = s["weights"], s["gradients"]
     k = s["master_weights"] + s["optimizer_states"]
-    return {0: w + g + k, 1: w + g + k / n_dp, 2: w + (g + k) / n_dp,
-            3: (w + g + k) / n_dp}[stage]
+    return {0: w + g + k, 1: w + g + k / n_dp, 2: w + (g + k) / n_dp, 3: (w + g + k) / n_dp}[stage]
 
 
-def model_state_bytes_per_gpu(n_params: float, *, tp: int = 1, pp: int = 1, dp: int = 1,
-                              zero_stage: int = 0) -> float:
+def model_state_bytes_per_gpu(
+    n_params: float, *, tp: int = 1, pp: int = 1, dp: int = 1, zero_stage: int = 0
+) -> float:
     """Bytes of weights, gradients and optimizer state on one GPU: psi / (t p) x ZeRO bytes.
 
     >>> round(model_state_bytes_per_gpu(405e9, tp=8, pp=16, dp=128, zero_stage=1) / 1e9, 1)
@@ -64,11 +63,20 @@ def model_state_bytes_per_gpu(n_params: float, *, tp: int = 1, pp: int = 1, dp: 
     return n_params / (tp * pp) * zero_bytes_per_param(zero_stage, dp)
 
 
-def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, n_heads: int,
-                               tp: int = 1, sequence_parallel: bool = True,
-                               recompute: str = "none", n_kv_heads: int | None = None,
-                               d_ff: int | None = None, gated_mlp: bool = False,
-                               dropout: bool = True) -> float:
+def activation_bytes_per_layer(
+    *,
+    seq_len: int,
+    micro_batch: int,
+    d_model: int,
+    n_heads: int,
+    tp: int = 1,
+    sequence_parallel: bool = True,
+    recompute: str = "none",
+    n_kv_heads: int | None = None,
+    d_ff: int | None = None,
+    gated_mlp: bool = False,
+    dropout: bool = True,
+) -> float:
     """Bytes of activations one transformer layer keeps for its backward pass (16-bit).
 
     Korthikanti et al. 2022 (arXiv:2205.05198, sec. 4.1) count, per token of a GPT layer
@@ -99,8 +107,15 @@ def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, 
     s, b, h, a = seq_len, micro_batch, d_model, n_heads
     kv = a if n_kv_heads is None else n_kv_heads
     f = 4 * h if d_ff is None else d_ff
-    for name, v in (("seq_len", s), ("micro_batch", b), ("d_model", h), ("n_heads", a),
-                    ("tp", tp), ("n_kv_heads", kv), ("d_ff", f)):
+    for name, v in (
+        ("seq_len", s),
+        ("micro_batch", b),
+        ("d_model", h),
+        ("n_heads", a),
+        ("tp", tp),
+        ("n_kv_heads", kv),
+        ("d_ff", f),
+    ):
         units.check_positive(name, v)
     if a % kv:
         raise ValueError(f"n_kv_heads={kv} must divide n_heads={a}")
@@ -111,13 +126,15 @@ def activation_bytes_per_layer(*, seq_len: int, micro_batch: int, d_model: int, 
     replicated = 8.0 * h + (2.0 * h if dropout else 0.0)  # bytes per token
     split = 4.0 * h + 4.0 * h * kv / a + (6.0 if gated_mlp else 4.0) * f
     scores = 0.0 if recompute == "selective" else (5.0 if dropout else 2.0) * a * s
-    per_token = (replicated + split + scores) / tp if sequence_parallel else (
-        replicated + (split + scores) / tp)
+    per_token = (
+        (replicated + split + scores) / tp
+        if sequence_parallel
+        else (replicated + (split + scores) / tp)
+    )
     return s * b * per_token
 
 
-def pipeline_bubble_fraction(n_stages: int, n_microbatches: int, *,
-                             n_chunks: int = 1) -> float:
+def pipeline_bubble_fraction(n_stages: int, n_microbatches: int, *, n_chunks: int = 1) -> float:
     """Fraction of a pipelined step the GPUs sit idle: (p - 1) / (v m + p - 1).
 
     GPipe (Huang et al. 2019) for v = 1; interleaved 1F1B (Narayanan et al. 2021) for v > 1.
@@ -126,15 +143,19 @@ def pipeline_bubble_fraction(n_stages: int, n_microbatches: int, *,
     ...     pipeline_bubble_fraction(16, 64, n_chunks=4), 3)
     (0.19, 0.055)
     """
-    for name, v in (("n_stages", n_stages), ("n_microbatches", n_microbatches),
-                    ("n_chunks", n_chunks)):
+    for name, v in (
+        ("n_stages", n_stages),
+        ("n_microbatches", n_microbatches),
+        ("n_chunks", n_chunks),
+    ):
         units.check_positive(name, v)
     p, m, v = n_stages, n_microbatches, n_chunks
     return (p - 1) / (v * m + p - 1)
 
 
-def tp_bytes_per_layer(*, tokens: float, d_model: int, tp: int,
-                       bytes_per_element: float = 2.0) -> float:
+def tp_bytes_per_layer(
+    *, tokens: float, d_model: int, tp: int, bytes_per_element: float = 2.0
+) -> float:
     """Bytes one GPU sends per layer for a micro-batch of ``tokens`` under tensor parallelism.
 
     Megatron's layer does two all-reduces of the (tokens x d) activation forward and two
@@ -149,8 +170,9 @@ def tp_bytes_per_layer(*, tokens: float, d_model: int, tp: int,
     return 4 * 2 * (tp - 1) / tp * buffer
 
 
-def ep_bytes_per_layer(*, tokens: float, d_model: int, ep: int, top_k: int,
-                       bytes_per_element: float = 2.0) -> float:
+def ep_bytes_per_layer(
+    *, tokens: float, d_model: int, ep: int, top_k: int, bytes_per_element: float = 2.0
+) -> float:
     """Bytes one GPU sends per MoE layer for ``tokens`` of its own under expert parallelism.
 
     Dispatch and combine are one all-to-all each, forward and backward (4 in all); each token
@@ -175,8 +197,9 @@ def ep_bytes_per_layer(*, tokens: float, d_model: int, ep: int, top_k: int,
 SCHEDULES = ("gpipe", "1f1b", "interleaved", "zero_bubble", "dualpipe")
 
 
-def pipeline_schedule(schedule: str, *, n_stages: int, n_microbatches: int,
-                      n_chunks: int = 1) -> dict[str, float]:
+def pipeline_schedule(
+    schedule: str, *, n_stages: int, n_microbatches: int, n_chunks: int = 1
+) -> dict[str, float]:
     """Bubble fraction, micro-batches of activations held by the first stage, and weight copies.
 
     Idle time per step, in units of one micro-batch's forward through one stage (F=1, B=1, W=1):
@@ -194,8 +217,11 @@ def pipeline_schedule(schedule: str, *, n_stages: int, n_microbatches: int,
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule={schedule!r} is not known; allowed: {', '.join(SCHEDULES)}")
-    for name, v in (("n_stages", n_stages), ("n_microbatches", n_microbatches),
-                    ("n_chunks", n_chunks)):
+    for name, v in (
+        ("n_stages", n_stages),
+        ("n_microbatches", n_microbatches),
+        ("n_chunks", n_chunks),
+    ):
         if int(v) != v or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     p, m, v = n_stages, n_microbatches, n_chunks
@@ -203,13 +229,25 @@ def pipeline_schedule(schedule: str, *, n_stages: int, n_microbatches: int,
         raise ValueError(f"n_chunks={v} needs schedule='interleaved'; {schedule} has one chunk")
     if schedule == "dualpipe" and p % 2:
         raise ValueError(f"dualpipe needs an even n_stages, got {p}")
-    idle = {"gpipe": 3.0 * (p - 1), "1f1b": 3.0 * (p - 1), "interleaved": 3.0 * (p - 1) / v,
-            "zero_bubble": 1.0 * (p - 1), "dualpipe": 1.0 * (p / 2 - 1)}[schedule]
-    held = {"gpipe": float(m), "1f1b": float(min(m, p)), "zero_bubble": float(min(m, p)),
-            "interleaved": min(m, p) * (1 + (p - 1) / (p * v)), "dualpipe": float(p + 1)}[schedule]
-    return {"bubble_fraction": idle / (3.0 * m + idle) if p > 1 else 0.0,
-            "activation_microbatches": held if p > 1 else 1.0,
-            "weight_copies": 2.0 if schedule == "dualpipe" and p > 1 else 1.0}
+    idle = {
+        "gpipe": 3.0 * (p - 1),
+        "1f1b": 3.0 * (p - 1),
+        "interleaved": 3.0 * (p - 1) / v,
+        "zero_bubble": 1.0 * (p - 1),
+        "dualpipe": 1.0 * (p / 2 - 1),
+    }[schedule]
+    held = {
+        "gpipe": float(m),
+        "1f1b": float(min(m, p)),
+        "zero_bubble": float(min(m, p)),
+        "interleaved": min(m, p) * (1 + (p - 1) / (p * v)),
+        "dualpipe": float(p + 1),
+    }[schedule]
+    return {
+        "bubble_fraction": idle / (3.0 * m + idle) if p > 1 else 0.0,
+        "activation_microbatches": held if p > 1 else 1.0,
+        "weight_copies": 2.0 if schedule == "dualpipe" and p > 1 else 1.0,
+    }
 
 
 def tokens_per_chip(global_batch_tokens: float, *, n_chips: int) -> float:
@@ -245,11 +283,17 @@ def llama405_tp_time_over_step(link: str) -> float:
     tp, pp, dp, tokens = 8, 16, 128, 16 * 2**20
     per_layer = tp_bytes_per_layer(tokens=8192, d_model=m.d_model, tp=tp)
     traffic = per_layer * (m.n_layers / pp) * (tokens / 8192 / dp)
-    bw = {"scale_up": h100.scale_up_bytes_per_s_per_direction,
-          "scale_out": h100.scale_out_bytes_per_s_per_direction}[link]
-    step = comms.dp_compute_time_s(n_gpus=tp * pp * dp, n_params=accounting.n_params(m),
-                                   tokens_per_step=tokens,
-                                   peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4)
+    bw = {
+        "scale_up": h100.scale_up_bytes_per_s_per_direction,
+        "scale_out": h100.scale_out_bytes_per_s_per_direction,
+    }[link]
+    step = comms.dp_compute_time_s(
+        n_gpus=tp * pp * dp,
+        n_params=accounting.n_params(m),
+        tokens_per_step=tokens,
+        peak_flop_per_s=h100.peak_bf16_flop_per_s,
+        mfu=0.4,
+    )
     return float(traffic / bw / step)  # step is a scalar: one GPU count
 
 
@@ -266,8 +310,16 @@ def llama405_activation_bytes(recompute: str) -> float:
     from . import specs
 
     m, pp = specs.model("llama31_405b"), 16
-    per_layer = activation_bytes_per_layer(seq_len=8192, micro_batch=1, d_model=m.d_model,
-                                           n_heads=m.n_heads, tp=8, recompute=recompute,
-                                           n_kv_heads=m.n_kv_heads, d_ff=m.d_ff, gated_mlp=True,
-                                           dropout=False)  # Llama's layer: GQA, SwiGLU, no dropout
+    per_layer = activation_bytes_per_layer(
+        seq_len=8192,
+        micro_batch=1,
+        d_model=m.d_model,
+        n_heads=m.n_heads,
+        tp=8,
+        recompute=recompute,
+        n_kv_heads=m.n_kv_heads,
+        d_ff=m.d_ff,
+        gated_mlp=True,
+        dropout=False,
+    )  # Llama's layer: GQA, SwiGLU, no dropout
     return per_layer * (m.n_layers / pp) * pp

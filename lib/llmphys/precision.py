@@ -56,14 +56,42 @@ class FloatFormat:
 
 
 FORMATS: dict[str, FloatFormat] = {
-    "e4m3": FloatFormat(name="FP8 E4M3", exponent_bits=4, mantissa_bits=3, bias=7,
-                        max_value=448.0, has_inf=False, has_nan=True),
-    "e5m2": FloatFormat(name="FP8 E5M2", exponent_bits=5, mantissa_bits=2, bias=15,
-                        max_value=57344.0, has_inf=True, has_nan=True),
-    "e2m1": FloatFormat(name="FP4 E2M1", exponent_bits=2, mantissa_bits=1, bias=1,
-                        max_value=6.0, has_inf=False, has_nan=False),
-    "bf16": FloatFormat(name="BF16", exponent_bits=8, mantissa_bits=7, bias=127,
-                        max_value=(2 - 2.0**-7) * 2.0**127, has_inf=True, has_nan=True),
+    "e4m3": FloatFormat(
+        name="FP8 E4M3",
+        exponent_bits=4,
+        mantissa_bits=3,
+        bias=7,
+        max_value=448.0,
+        has_inf=False,
+        has_nan=True,
+    ),
+    "e5m2": FloatFormat(
+        name="FP8 E5M2",
+        exponent_bits=5,
+        mantissa_bits=2,
+        bias=15,
+        max_value=57344.0,
+        has_inf=True,
+        has_nan=True,
+    ),
+    "e2m1": FloatFormat(
+        name="FP4 E2M1",
+        exponent_bits=2,
+        mantissa_bits=1,
+        bias=1,
+        max_value=6.0,
+        has_inf=False,
+        has_nan=False,
+    ),
+    "bf16": FloatFormat(
+        name="BF16",
+        exponent_bits=8,
+        mantissa_bits=7,
+        bias=127,
+        max_value=(2 - 2.0**-7) * 2.0**127,
+        has_inf=True,
+        has_nan=True,
+    ),
 }
 
 
@@ -103,8 +131,9 @@ def quantize(x: np.ndarray, fmt: str, *, saturate: bool = True) -> np.ndarray:
     return np.copysign(q, x)
 
 
-def block_scales(x: np.ndarray, fmt: str, *, block_size: int | None,
-                 power_of_two: bool = False) -> np.ndarray:
+def block_scales(
+    x: np.ndarray, fmt: str, *, block_size: int | None, power_of_two: bool = False
+) -> np.ndarray:
     """Scale factor per element (dimensionless): max / amax of its block, or of the tensor.
 
     ``block_size=None`` gives one scale for the whole tensor. Blocks run along the flattened
@@ -120,16 +149,24 @@ def block_scales(x: np.ndarray, fmt: str, *, block_size: int | None,
         amax = np.full(x.shape, np.max(np.abs(x)))
     else:
         if int(block_size) < 1 or x.shape[-1] % int(block_size):
-            raise ValueError(f"block_size={block_size!r} must be a positive divisor of the last "
-                             f"axis length {x.shape[-1]}")
+            raise ValueError(
+                f"block_size={block_size!r} must be a positive divisor of the last "
+                f"axis length {x.shape[-1]}"
+            )
         blocks = np.abs(x).reshape(*x.shape[:-1], -1, int(block_size))
         amax = np.broadcast_to(blocks.max(axis=-1, keepdims=True), blocks.shape).reshape(x.shape)
     scale = f.max_value / np.where(amax > 0, amax, 1.0)
     return 2.0 ** np.floor(np.log2(scale)) if power_of_two else scale
 
 
-def fake_quantize(x: np.ndarray, fmt: str, *, block_size: int | None = None,
-                  scaled: bool = True, power_of_two: bool = False) -> np.ndarray:
+def fake_quantize(
+    x: np.ndarray,
+    fmt: str,
+    *,
+    block_size: int | None = None,
+    scaled: bool = True,
+    power_of_two: bool = False,
+) -> np.ndarray:
     """Quantize-dequantize ``x`` through ``fmt``: s^-1 Q(s x), with saturation (units of ``x``).
 
     ``scaled=False`` rounds ``x`` as it is (no scale): large values clip, small ones flush.
@@ -167,8 +204,9 @@ def flushed_fraction(x: np.ndarray, x_hat: np.ndarray) -> float:
     return float(np.mean(x_hat[nonzero] == 0)) if np.any(nonzero) else 0.0
 
 
-def precision_speedup(acc: Accelerator, *, m: int, n: int, k: int, from_dtype: str = "bf16",
-                      to_dtype: str = "fp8") -> dict[str, float]:
+def precision_speedup(
+    acc: Accelerator, *, m: int, n: int, k: int, from_dtype: str = "bf16", to_dtype: str = "fp8"
+) -> dict[str, float]:
     """Roofline speed-up of C[m,n] = A[m,k] B[k,n] when every operand moves in ``to_dtype``.
 
     Where the chip has no native ``to_dtype`` matrix math the operands are stored narrow and
@@ -187,9 +225,11 @@ def precision_speedup(acc: Accelerator, *, m: int, n: int, k: int, from_dtype: s
     bytes_to = roofline.matmul_bytes(m, n, k, bytes_per_element=b_to)
     t_from = roofline.kernel_time_s(acc, flop=flop, dtype=from_dtype, bytes_moved=bytes_from)
     t_to = roofline.kernel_time_s(acc, flop=flop, dtype=compute_to, bytes_moved=bytes_to)
-    return {"speedup": t_from / t_to,
-            "peak_ratio": acc.peak_flop_per_s(compute_to) / acc.peak_flop_per_s(from_dtype),
-            "bytes_ratio": b_from / b_to}
+    return {
+        "speedup": t_from / t_to,
+        "peak_ratio": acc.peak_flop_per_s(compute_to) / acc.peak_flop_per_s(from_dtype),
+        "bytes_ratio": b_from / b_to,
+    }
 
 
 def unscaled_flush_pct(fmt: str, *, rms: float = 1e-4, n: int = 100_000, seed: int = 0) -> float:

@@ -59,8 +59,7 @@ LINK_LATENCY_S = 10e-6
 SCALE_UP_LATENCY_S = 3e-6
 """Per-hop latency inside a scale-up domain (NVLink/NVSwitch, ICI): a few microseconds."""
 
-CALIBRATION_RUNS = ("korthikanti_22b", "korthikanti_175b", "korthikanti_530b",
-                    "korthikanti_1t")
+CALIBRATION_RUNS = ("korthikanti_22b", "korthikanti_175b", "korthikanti_530b", "korthikanti_1t")
 """The runs GEMM_EFFICIENCY is fitted on: Korthikanti et al.'s data-parallel-free benchmarks,
 which isolate compute, tensor and pipeline terms. Every other run is held out."""
 
@@ -132,8 +131,10 @@ def run_models() -> dict[str, Model]:
     path = specs.data_dir() / "run_models.toml"
     with open(path, "rb") as f:
         raw = tomllib.load(f)
-    return {key: specs.build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
-            for key, entry in raw.items()}
+    return {
+        key: specs.build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
+        for key, entry in raw.items()
+    }
 
 
 def model_spec(key: str) -> Model:
@@ -160,8 +161,9 @@ def _accelerator(value: Accelerator | str) -> Accelerator:
     if isinstance(value, str):
         return specs.accelerator(value)
     if not isinstance(value, Accelerator):
-        raise TypeError(f"accelerator must be an Accelerator or a registry key, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"accelerator must be an Accelerator or a registry key, got {type(value).__name__}"
+        )
     return value
 
 
@@ -171,56 +173,103 @@ def model_flop_per_token(model: Model, *, seq_len: int) -> float:
     >>> round(model_flop_per_token(model_spec("palm_540b"), seq_len=2048) / 1e12, 3)
     3.278
     """
-    return mfu.palm_flop_per_token(accounting.n_active_params(model), n_layers=model.n_layers,
-                                   n_heads=model.n_heads, d_head=model.d_head,
-                                   seq_len=seq_len)
+    return mfu.palm_flop_per_token(
+        accounting.n_active_params(model),
+        n_layers=model.n_layers,
+        n_heads=model.n_heads,
+        d_head=model.d_head,
+        seq_len=seq_len,
+    )
 
 
-def _layout(n_chips: int, tp: int, pp: int, cp: int, ep: int, seq_len: int,
-            global_batch_tokens: float, micro_batch_size: int, interleave: int,
-            model: Model) -> tuple[int, int]:
-    for name, v in (("n_chips", n_chips), ("tp", tp), ("pp", pp), ("cp", cp), ("ep", ep),
-                    ("seq_len", seq_len), ("micro_batch_size", micro_batch_size),
-                    ("interleave", interleave)):
+def _layout(
+    n_chips: int,
+    tp: int,
+    pp: int,
+    cp: int,
+    ep: int,
+    seq_len: int,
+    global_batch_tokens: float,
+    micro_batch_size: int,
+    interleave: int,
+    model: Model,
+) -> tuple[int, int]:
+    for name, v in (
+        ("n_chips", n_chips),
+        ("tp", tp),
+        ("pp", pp),
+        ("cp", cp),
+        ("ep", ep),
+        ("seq_len", seq_len),
+        ("micro_batch_size", micro_batch_size),
+        ("interleave", interleave),
+    ):
         if isinstance(v, bool) or int(v) != v or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if n_chips % (tp * pp * cp):
-        raise ValueError(f"n_chips={n_chips} is not divisible by tp*pp*cp = {tp}*{pp}*{cp} "
-                         f"= {tp * pp * cp}; the data-parallel degree must be an integer")
+        raise ValueError(
+            f"n_chips={n_chips} is not divisible by tp*pp*cp = {tp}*{pp}*{cp} "
+            f"= {tp * pp * cp}; the data-parallel degree must be an integer"
+        )
     dp = n_chips // (tp * pp * cp)
     if dp % ep:
-        raise ValueError(f"ep={ep} must divide the data-parallel degree {dp} "
-                         f"(= n_chips / (tp*pp*cp)); experts shard inside it")
+        raise ValueError(
+            f"ep={ep} must divide the data-parallel degree {dp} "
+            f"(= n_chips / (tp*pp*cp)); experts shard inside it"
+        )
     if ep > 1 and model.moe is None:
         raise ValueError(f"ep={ep} needs a mixture-of-experts model; {model.key} is dense")
     if seq_len % cp:
         raise ValueError(f"seq_len={seq_len} is not divisible by cp={cp}")
     n_seqs = global_batch_tokens / seq_len
     if n_seqs != int(n_seqs):
-        raise ValueError(f"global_batch_tokens={global_batch_tokens:g} is not a whole number "
-                         f"of {seq_len}-token sequences")
+        raise ValueError(
+            f"global_batch_tokens={global_batch_tokens:g} is not a whole number "
+            f"of {seq_len}-token sequences"
+        )
     per_rank = int(n_seqs) / dp
     if per_rank < 1:
-        raise ValueError(f"global_batch_tokens={global_batch_tokens:g} over dp={dp} replicas is "
-                         f"{global_batch_tokens / dp:g} tokens each, less than one "
-                         f"{seq_len}-token sequence: the batch cannot feed this many replicas")
+        raise ValueError(
+            f"global_batch_tokens={global_batch_tokens:g} over dp={dp} replicas is "
+            f"{global_batch_tokens / dp:g} tokens each, less than one "
+            f"{seq_len}-token sequence: the batch cannot feed this many replicas"
+        )
     if per_rank != int(per_rank) or int(per_rank) % micro_batch_size:
-        raise ValueError(f"{int(n_seqs)} sequences over dp={dp} ranks in micro-batches of "
-                         f"{micro_batch_size} do not divide: each rank needs a whole number "
-                         f"of micro-batches")
+        raise ValueError(
+            f"{int(n_seqs)} sequences over dp={dp} ranks in micro-batches of "
+            f"{micro_batch_size} do not divide: each rank needs a whole number "
+            f"of micro-batches"
+        )
     if model.n_layers + 2 < pp * interleave:  # the embedding and the head may be chunks
-        raise ValueError(f"pp*interleave = {pp}*{interleave} exceeds the model's "
-                         f"{model.n_layers} layers plus embedding and head")
+        raise ValueError(
+            f"pp*interleave = {pp}*{interleave} exceeds the model's "
+            f"{model.n_layers} layers plus embedding and head"
+        )
     return dp, int(per_rank) // micro_batch_size
 
 
-def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: int,
-               tp: int = 1, pp: int = 1, cp: int = 1, ep: int = 1, seq_len: int,
-               global_batch_tokens: float, micro_batch_size: int = 1, interleave: int = 1,
-               recompute: str = "none", zero_stage: int = 1, dtype: str = "bf16",
-               schedule: str | None = None, grad_bytes: float = 2.0,
-               fsdp_weight_gathers: int = 2, flash_attention: bool = True,
-               check_memory: bool = True) -> TrainStep:
+def train_step(
+    model: Model | str,
+    accelerator: Accelerator | str,
+    *,
+    n_chips: int,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    ep: int = 1,
+    seq_len: int,
+    global_batch_tokens: float,
+    micro_batch_size: int = 1,
+    interleave: int = 1,
+    recompute: str = "none",
+    zero_stage: int = 1,
+    dtype: str = "bf16",
+    schedule: str | None = None,
+    grad_bytes: float = 2.0,
+    fsdp_weight_gathers: int = 2,
+    flash_attention: bool = True,
+    check_memory: bool = True,
+) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
 
     DP = n_chips / (tp pp cp); each DP rank runs m = B / (s dp b) micro-batches. ``schedule``
@@ -239,13 +288,15 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     if recompute not in parallelism.RECOMPUTE:
-        raise ValueError(f"recompute={recompute!r} is not known; allowed: "
-                         f"{', '.join(parallelism.RECOMPUTE)}")
+        raise ValueError(
+            f"recompute={recompute!r} is not known; allowed: {', '.join(parallelism.RECOMPUTE)}"
+        )
     if zero_stage not in (0, 1, 2, 3):
         raise ValueError(f"zero_stage must be 0, 1, 2 or 3, got {zero_stage!r}")
     units.check_positive("global_batch_tokens", global_batch_tokens)
-    dp, m = _layout(n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size,
-                    interleave, mdl)
+    dp, m = _layout(
+        n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
+    )
     schedule = schedule or ("interleaved" if interleave > 1 else "1f1b")
     peak = acc.peak_flop_per_s(dtype)
     bpe = units.bytes_per_element("bf16")
@@ -254,25 +305,44 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     n_active = accounting.n_active_params(mdl)
     attn_full = 12.0 * mdl.n_layers * mdl.n_heads * mdl.d_head * seq_len
     f_model = model_flop_per_token(mdl, seq_len=seq_len)
-    extra = {"none": 0.0, "selective": attn_full / 2 / 3,
-             "full": (6.0 * n_active + attn_full / 2) / 3}[recompute]
+    extra = {
+        "none": 0.0,
+        "selective": attn_full / 2 / 3,
+        "full": (6.0 * n_active + attn_full / 2) / 3,
+    }[recompute]
     f_exec = 6.0 * n_active + attn_full / 2 + extra  # causal kernels skip the masked half
-    f_hw = f_model + {"none": 0.0, "selective": attn_full / 3,  # HFU: PaLM's count plus the
-                      "full": f_model / 3}[recompute]           # recomputed forward (full T)
+    f_hw = (
+        f_model
+        + {
+            "none": 0.0,
+            "selective": attn_full / 3,  # HFU: PaLM's count plus the
+            "full": f_model / 3,
+        }[recompute]
+    )  # recomputed forward (full T)
     tokens_per_chip = global_batch_tokens / n_chips
     attn_exec = attn_full / 2 * (1.0 + (1.0 / 3.0 if recompute != "none" else 0.0))
     attn_eff = ATTENTION_EFFICIENCY if flash_attention else GEMM_EFFICIENCY
-    compute = ((f_exec - attn_exec) / GEMM_EFFICIENCY + attn_exec / attn_eff) \
-        * tokens_per_chip / peak
+    compute = (
+        ((f_exec - attn_exec) / GEMM_EFFICIENCY + attn_exec / attn_eff) * tokens_per_chip / peak
+    )
     passes = 3.0 + (1.0 if recompute == "full" else 0.0)  # forward, backward = 2 forwards
     h = mdl.d_model
     mlp_scale = (6.0 if mdl.mlp == "swiglu" else 4.0) * mdl.d_ff / (16.0 * h)
     per_h = ELEMENTWISE_BYTES_PER_H[mdl.mlp] - 16.0 + 16.0 * mlp_scale
-    scores = 0.0 if flash_attention else (SOFTMAX_BYTES_PER_SCORE * mdl.n_heads * seq_len
-                                          * (1.0 if recompute == "none" else 4.0 / 3.0))
+    scores = (
+        0.0
+        if flash_attention
+        else (
+            SOFTMAX_BYTES_PER_SCORE
+            * mdl.n_heads
+            * seq_len
+            * (1.0 if recompute == "none" else 4.0 / 3.0)
+        )
+    )
     # each chip runs n_layers/pp layers over tp*pp*tokens_per_chip tokens, sharded tp ways
-    memory_bound = (passes * per_h * h + 3.0 * scores) * mdl.n_layers * tokens_per_chip \
-        / acc.hbm_bytes_per_s
+    memory_bound = (
+        (passes * per_h * h + 3.0 * scores) * mdl.n_layers * tokens_per_chip / acc.hbm_bytes_per_s
+    )
 
     # --- tensor parallelism: 4 all-reduce-equivalents per layer (6 with full recompute)
     layers_per_stage = mdl.n_layers / pp
@@ -282,20 +352,28 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     tp_s = 0.0
     if tp > 1:
         link = up_bw if tp <= acc.scale_up_domain_size else out_bw
-        per_layer = parallelism.tp_bytes_per_layer(tokens=tokens_mb, d_model=mdl.d_model,
-                                                   tp=tp, bytes_per_element=bpe)
+        per_layer = parallelism.tp_bytes_per_layer(
+            tokens=tokens_mb, d_model=mdl.d_model, tp=tp, bytes_per_element=bpe
+        )
         if recompute == "full":
             per_layer *= 1.5
         n_coll = 8 * (1.5 if recompute == "full" else 1.0)  # reduce-scatters + all-gathers
-        tp_s = m * layers_per_stage * (per_layer / link
-                                       + n_coll * (tp - 1) * SCALE_UP_LATENCY_S)
+        tp_s = m * layers_per_stage * (per_layer / link + n_coll * (tp - 1) * SCALE_UP_LATENCY_S)
 
     # --- context parallelism: K/V exchange, hidden behind the attention it feeds
     cp_s = 0.0
     if cp > 1:
-        kv = comms.ring_attention_bytes(seq_len=seq_len, micro_batch=micro_batch_size,
-                                        n_kv_heads=mdl.n_kv_heads, d_head=mdl.d_head,
-                                        cp=cp, bytes_per_element=bpe) / tp
+        kv = (
+            comms.ring_attention_bytes(
+                seq_len=seq_len,
+                micro_batch=micro_batch_size,
+                n_kv_heads=mdl.n_kv_heads,
+                d_head=mdl.d_head,
+                cp=cp,
+                bytes_per_element=bpe,
+            )
+            / tp
+        )
         link = up_bw if tp * cp <= acc.scale_up_domain_size else out_bw
         t_kv = m * layers_per_stage * kv / link
         t_attn = attn_exec * tokens_per_chip / (peak * attn_eff)
@@ -307,9 +385,16 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
         moe = mdl.moe
         assert moe is not None  # _layout refuses ep > 1 for a dense model
         n_moe = mdl.n_layers - moe.n_dense_layers
-        per_layer = parallelism.ep_bytes_per_layer(tokens=tokens_mb, d_model=mdl.d_model,
-                                                   ep=ep, top_k=moe.n_experts_per_token,
-                                                   bytes_per_element=bpe) / tp
+        per_layer = (
+            parallelism.ep_bytes_per_layer(
+                tokens=tokens_mb,
+                d_model=mdl.d_model,
+                ep=ep,
+                top_k=moe.n_experts_per_token,
+                bytes_per_element=bpe,
+            )
+            / tp
+        )
         link = up_bw if tp * cp * ep <= acc.scale_up_domain_size else out_bw
         ep_s = m * (n_moe / pp) * (per_layer / link + 4 * (ep - 1) * LINK_LATENCY_S)
 
@@ -318,8 +403,9 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     if pp > 1:
         act = tokens_mb * mdl.d_model * bpe / tp  # scatter/gather: each TP rank sends 1/t
         p2p_s = m * interleave * 2 * (act / out_bw + LINK_LATENCY_S)
-    sched = parallelism.pipeline_schedule(schedule, n_stages=pp, n_microbatches=m,
-                                          n_chunks=interleave)
+    sched = parallelism.pipeline_schedule(
+        schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
+    )
     busy = compute + memory_bound + tp_s + cp_s + ep_s + p2p_s
     f = sched["bubble_fraction"]
     bubble_s = f / (1.0 - f) * busy
@@ -330,9 +416,12 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     n_local = accounting.n_params(mdl) / (tp * pp)
     dp_s = 0.0
     if dp > 1:
-        per_param = comms.zero_dp_bytes_per_param(zero_stage, grad_bytes=grad_bytes,
-                                                  weight_bytes=bpe,
-                                                  n_weight_gathers=fsdp_weight_gathers)
+        per_param = comms.zero_dp_bytes_per_param(
+            zero_stage,
+            grad_bytes=grad_bytes,
+            weight_bytes=bpe,
+            n_weight_gathers=fsdp_weight_gathers,
+        )
         # NCCL: one ring over the group, on NVLink inside a scale-up domain, else through
         # each GPU's own NIC, whose rate sets the ring's bus bandwidth. XLA on a TPU pod
         # reduces over ICI first and sends only the pod's shard across pods.
@@ -340,16 +429,23 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
         room = max(1, acc.scale_up_domain_size // (tp * pp * cp))
         inner = max(d for d in range(1, min(dp, room) + 1) if dp % d == 0)
         if inner == dp:
-            t_dp = comms.ring_all_reduce_time_s(n_bytes, dp, link_bytes_per_s=up_bw,
-                                                latency_s=SCALE_UP_LATENCY_S)
+            t_dp = comms.ring_all_reduce_time_s(
+                n_bytes, dp, link_bytes_per_s=up_bw, latency_s=SCALE_UP_LATENCY_S
+            )
         elif acc.vendor in HIERARCHICAL_DP_VENDORS:
             t_dp = comms.hierarchical_all_reduce_time_s(
-                n_bytes, n_nodes=dp // inner, gpus_per_node=inner, intra_bytes_per_s=up_bw,
-                inter_bytes_per_s=out_bw, intra_latency_s=SCALE_UP_LATENCY_S,
-                inter_latency_s=LINK_LATENCY_S)
+                n_bytes,
+                n_nodes=dp // inner,
+                gpus_per_node=inner,
+                intra_bytes_per_s=up_bw,
+                inter_bytes_per_s=out_bw,
+                intra_latency_s=SCALE_UP_LATENCY_S,
+                inter_latency_s=LINK_LATENCY_S,
+            )
         else:
-            t_dp = comms.ring_all_reduce_time_s(n_bytes, dp, link_bytes_per_s=out_bw,
-                                                latency_s=LINK_LATENCY_S)
+            t_dp = comms.ring_all_reduce_time_s(
+                n_bytes, dp, link_bytes_per_s=out_bw, latency_s=LINK_LATENCY_S
+            )
         window = BACKWARD_SHARE * compute / m  # the last micro-batch's backward
         dp_s = max(0.0, t_dp - window)
 
@@ -357,20 +453,33 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
     owned = n_local / (dp if zero_stage >= 1 else 1)
     opt_s = ADAM_BYTES_PER_PARAM * owned / acc.hbm_bytes_per_s
 
-    parts = {"compute": compute, "memory_bound": memory_bound, "tp_collectives": tp_s,
-             "pipeline_p2p": p2p_s, "pipeline_bubble": bubble_s, "dp_fsdp": dp_s,
-             "cp_attention": cp_s, "ep_all_to_all": ep_s, "optimizer": opt_s}
+    parts = {
+        "compute": compute,
+        "memory_bound": memory_bound,
+        "tp_collectives": tp_s,
+        "pipeline_p2p": p2p_s,
+        "pipeline_bubble": bubble_s,
+        "dp_fsdp": dp_s,
+        "cp_attention": cp_s,
+        "ep_all_to_all": ep_s,
+        "optimizer": opt_s,
+    }
     step = sum(parts.values())
 
     # --- memory per chip: model state, activations of the micro-batches in flight
-    state = parallelism.model_state_bytes_per_gpu(accounting.n_params(mdl), tp=tp, pp=pp,
-                                                  dp=dp, zero_stage=zero_stage)
+    state = parallelism.model_state_bytes_per_gpu(
+        accounting.n_params(mdl), tp=tp, pp=pp, dp=dp, zero_stage=zero_stage
+    )
     if zero_stage == 3 and fsdp_weight_gathers == 1:
         state += bpe * n_local * (1 - 1 / dp)  # gathered BF16 weights kept for the backward
     act = parallelism.activation_bytes_per_layer(
-        seq_len=seq_len // cp, micro_batch=micro_batch_size, d_model=mdl.d_model,
-        n_heads=mdl.n_heads, tp=tp,
-        recompute="selective" if recompute == "none" and flash_attention else recompute)
+        seq_len=seq_len // cp,
+        micro_batch=micro_batch_size,
+        d_model=mdl.d_model,
+        n_heads=mdl.n_heads,
+        tp=tp,
+        recompute="selective" if recompute == "none" and flash_attention else recompute,
+    )
     act_bytes = act * layers_per_stage * sched["activation_microbatches"]
     weights_extra = (sched["weight_copies"] - 1) * bpe * n_local
     memory_parts = {"model state": state + weights_extra, "activations": act_bytes}
@@ -381,14 +490,21 @@ def train_step(model: Model | str, accelerator: Accelerator | str, *, n_chips: i
             f"recompute={recompute!r}, zero_stage={zero_stage} needs "
             f"{units.fmt_bytes(memory)} per chip ({units.fmt_bytes(state)} model state, "
             f"{units.fmt_bytes(act_bytes)} activations); the chip has "
-            f"{units.fmt_bytes(acc.hbm_bytes)}")
+            f"{units.fmt_bytes(acc.hbm_bytes)}"
+        )
     tokens_per_s = global_batch_tokens / step
-    return TrainStep(step_time_s=step,
-                     mfu=tokens_per_s * f_model / (n_chips * peak),
-                     hfu=tokens_per_s * f_hw / (n_chips * peak),
-                     tokens_per_s=tokens_per_s, memory_per_chip_bytes=memory,
-                     hbm_bytes=acc.hbm_bytes, dp=dp, n_microbatches=m, parts=parts,
-                     memory_parts=memory_parts)
+    return TrainStep(
+        step_time_s=step,
+        mfu=tokens_per_s * f_model / (n_chips * peak),
+        hfu=tokens_per_s * f_hw / (n_chips * peak),
+        tokens_per_s=tokens_per_s,
+        memory_per_chip_bytes=memory,
+        hbm_bytes=acc.hbm_bytes,
+        dp=dp,
+        n_microbatches=m,
+        parts=parts,
+        memory_parts=memory_parts,
+    )
 
 
 # ------------------------------------------------------------------ published runs
@@ -442,12 +558,17 @@ def training_runs() -> dict[str, TrainingRun]:
         if key == "run_totals":
             continue
         run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
-        for field, allowed in (("flop_count", FLOP_COUNTS), ("measured_unit", MEASURED_UNITS),
-                               ("schedule", parallelism.SCHEDULES),
-                               ("recompute", parallelism.RECOMPUTE)):
+        for field, allowed in (
+            ("flop_count", FLOP_COUNTS),
+            ("measured_unit", MEASURED_UNITS),
+            ("schedule", parallelism.SCHEDULES),
+            ("recompute", parallelism.RECOMPUTE),
+        ):
             if getattr(run, field) not in allowed:
-                raise ValueError(f"training_runs.toml[{key}].{field}: "
-                                 f"{getattr(run, field)!r} is not one of {allowed}")
+                raise ValueError(
+                    f"training_runs.toml[{key}].{field}: "
+                    f"{getattr(run, field)!r} is not one of {allowed}"
+                )
         runs[key] = run
     return runs
 
@@ -480,8 +601,11 @@ def measured_tokens_per_s(run: TrainingRun) -> float:
     peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
     if run.measured_unit == "tokens_per_s":
         return run.measured_value
-    per_chip = (run.measured_value * units.TERA if run.measured_unit == "tflop_per_s_per_chip"
-                else run.measured_value * peak)
+    per_chip = (
+        run.measured_value * units.TERA
+        if run.measured_unit == "tflop_per_s_per_chip"
+        else run.measured_value * peak
+    )
     return per_chip * run.n_chips / source_flop_per_token(run)
 
 
@@ -502,13 +626,27 @@ def measured_mfu(run: TrainingRun) -> float:
 def predict_run(run: TrainingRun | str) -> TrainStep:
     """``train_step`` on a published run's layout, nothing else taken from the run."""
     r = training_runs()[run] if isinstance(run, str) else run
-    return train_step(r.model, r.accelerator, n_chips=r.n_chips, tp=r.tp, pp=r.pp, cp=r.cp,
-                      ep=r.ep, seq_len=r.seq_len, global_batch_tokens=r.global_batch_tokens,
-                      micro_batch_size=r.micro_batch_size, interleave=r.interleave,
-                      recompute=r.recompute, zero_stage=r.zero_stage, dtype=r.dtype,
-                      schedule=r.schedule, grad_bytes=r.grad_bytes,
-                      fsdp_weight_gathers=r.fsdp_weight_gathers,
-                      flash_attention=r.flash_attention, check_memory=False)
+    return train_step(
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        pp=r.pp,
+        cp=r.cp,
+        ep=r.ep,
+        seq_len=r.seq_len,
+        global_batch_tokens=r.global_batch_tokens,
+        micro_batch_size=r.micro_batch_size,
+        interleave=r.interleave,
+        recompute=r.recompute,
+        zero_stage=r.zero_stage,
+        dtype=r.dtype,
+        schedule=r.schedule,
+        grad_bytes=r.grad_bytes,
+        fsdp_weight_gathers=r.fsdp_weight_gathers,
+        flash_attention=r.flash_attention,
+        check_memory=False,
+    )
 
 
 def residuals() -> list[dict]:
@@ -520,10 +658,19 @@ def residuals() -> list[dict]:
     for key, run in training_runs().items():
         step, meas = predict_run(run), measured_mfu(run)
         pred = step.mfu
-        rows.append({"run": key, "accelerator": run.accelerator, "n_chips": run.n_chips,
-                     "fits": step.fits, "memory_per_chip_bytes": step.memory_per_chip_bytes,
-                     "measured_mfu": meas, "predicted_mfu": pred,
-                     "rel_error": (pred - meas) / meas, "calibration": key in CALIBRATION_RUNS})
+        rows.append(
+            {
+                "run": key,
+                "accelerator": run.accelerator,
+                "n_chips": run.n_chips,
+                "fits": step.fits,
+                "memory_per_chip_bytes": step.memory_per_chip_bytes,
+                "measured_mfu": meas,
+                "predicted_mfu": pred,
+                "rel_error": (pred - meas) / meas,
+                "calibration": key in CALIBRATION_RUNS,
+            }
+        )
     return rows
 
 
@@ -541,10 +688,12 @@ def calibrate_gemm_efficiency() -> float:
     """
     global GEMM_EFFICIENCY
     saved, runs = GEMM_EFFICIENCY, [training_runs()[k] for k in CALIBRATION_RUNS]
+
     def loss(eta: float) -> float:
         global GEMM_EFFICIENCY
         GEMM_EFFICIENCY = eta
         return sum(math.log(predict_run(r).mfu / measured_mfu(r)) ** 2 for r in runs)
+
     try:
         lo, hi = 0.3, 1.0
         for _ in range(60):  # golden-section search on a unimodal loss
@@ -556,9 +705,16 @@ def calibrate_gemm_efficiency() -> float:
 
 
 # ------------------------------------------------------------------ when communication hides
-def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp: int = 8,
-                      cp: int = 16, ep: int = 64, dp_bytes_per_param: float = 4.0,
-                      dtype: str = "bf16") -> dict[str, dict[str, float | str | None]]:
+def hiding_thresholds(
+    model: Model | str,
+    accelerator: Accelerator | str,
+    *,
+    tp: int = 8,
+    cp: int = 16,
+    ep: int = 64,
+    dp_bytes_per_param: float = 4.0,
+    dtype: str = "bf16",
+) -> dict[str, dict[str, float | str | None]]:
     """Per parallelism dimension: the quantity whose size makes its traffic cost less than the
     compute beside it, the threshold on this chip, and the model's value (when it has one).
 
@@ -589,29 +745,42 @@ def hiding_thresholds(model: Model | str, accelerator: Accelerator | str, *, tp:
     ep_link = up if tp * ep <= domain else out
     cp_link = up if tp * cp <= domain else out
     rows = {
-        "DP/FSDP": ("tokens per data-parallel replica", dp_bytes_per_param * r / (6 * out),
-                    None),
-        "TP": ("d_model", 2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
-               float(mdl.d_model)),
+        "DP/FSDP": ("tokens per data-parallel replica", dp_bytes_per_param * r / (6 * out), None),
+        "TP": (
+            "d_model",
+            2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
+            float(mdl.d_model),
+        ),
         "PP": ("layers per stage x d_model", r / (18 * out), None),
-        "EP": ("d_ff of one expert", 8 * (ep - 1) / ep * r / (18 * ep_link),
-               float(mdl.moe.d_ff_expert) if mdl.moe is not None else None),
-        "CP": ("seq_len", 2 * (cp - 1) * mdl.n_kv_heads / mdl.n_heads * r_attn / cp_link,
-               None),
+        "EP": (
+            "d_ff of one expert",
+            8 * (ep - 1) / ep * r / (18 * ep_link),
+            float(mdl.moe.d_ff_expert) if mdl.moe is not None else None,
+        ),
+        "CP": ("seq_len", 2 * (cp - 1) * mdl.n_kv_heads / mdl.n_heads * r_attn / cp_link, None),
     }
     return {k: {"quantity": q, "threshold": th, "value": v} for k, (q, th, v) in rows.items()}
 
 
 def format_budget(step: TrainStep) -> str:
     """The step budget as text: seconds and share of each part, MFU, HFU and memory."""
-    lines = [f"{name:<16} {t:8.3f} s  {t / step.step_time_s:6.1%}"
-             for name, t in step.parts.items() if t > 0]
+    lines = [
+        f"{name:<16} {t:8.3f} s  {t / step.step_time_s:6.1%}"
+        for name, t in step.parts.items()
+        if t > 0
+    ]
     fits = "fits" if step.fits else "DOES NOT FIT"
-    lines += [f"{'step':<16} {step.step_time_s:8.3f} s",
-              (f"MFU {step.mfu:.1%}, HFU {step.hfu:.1%}, {step.tokens_per_s / 1e6:.2f}M "
-               f"tokens/s, dp {step.dp}, {step.n_microbatches} micro-batches per rank"),
-              (f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
-               f"{step.hbm_bytes / units.GB:.0f} GB ({fits})")]
+    lines += [
+        f"{'step':<16} {step.step_time_s:8.3f} s",
+        (
+            f"MFU {step.mfu:.1%}, HFU {step.hfu:.1%}, {step.tokens_per_s / 1e6:.2f}M "
+            f"tokens/s, dp {step.dp}, {step.n_microbatches} micro-batches per rank"
+        ),
+        (
+            f"memory {step.memory_per_chip_bytes / units.GB:.1f} GB per chip of "
+            f"{step.hbm_bytes / units.GB:.0f} GB ({fits})"
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -623,5 +792,6 @@ def __getattr__(name: str):
     training model imports without it); this keeps one prediction namespace."""
     if name in _SERVING_NAMES:
         from . import deploy
+
         return getattr(deploy, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,8 +41,8 @@ LLAMA3_405B_INTERRUPTIONS: _Interruptions = {
     "n_unexpected": 419,
     "n_planned": 47,
     "source": "Dubey et al. 2024 (arXiv:2407.21783), sec. 3.3.4 and table 5: 466 job "
-              "interruptions in a 54-day snapshot of 405B pre-training, 47 planned, 419 "
-              "unexpected; 'up to 16K H100 GPUs'; over 90% effective training time.",
+    "interruptions in a 54-day snapshot of 405B pre-training, 47 planned, 419 "
+    "unexpected; 'up to 16K H100 GPUs'; over 90% effective training time.",
 }
 
 
@@ -79,8 +79,13 @@ def young_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
     >>> young_interval_s(300.0, 86400.0) / 60  # 5-min dumps, 24 h MTBF
     120.0
     """
-    return float(np.sqrt(2.0 * units.check_positive("checkpoint_s", checkpoint_s)
-                         * units.check_positive("mtbf_s", mtbf_s)))
+    return float(
+        np.sqrt(
+            2.0
+            * units.check_positive("checkpoint_s", checkpoint_s)
+            * units.check_positive("mtbf_s", mtbf_s)
+        )
+    )
 
 
 def daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
@@ -99,8 +104,9 @@ def daly_interval_s(checkpoint_s: float, mtbf_s: float) -> float:
     return float(np.sqrt(2 * d * m) * (1 + np.sqrt(x) / 3 + x / 9) - d)
 
 
-def expected_wall_time_s(work_s: float, *, interval_s: float, checkpoint_s: float,
-                         restart_s: float, mtbf_s: float) -> float:
+def expected_wall_time_s(
+    work_s: float, *, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s: float
+) -> float:
     """Expected seconds to finish ``work_s`` of computation with exponential failures.
 
     T_w = M e^(R/M) (e^((tau+delta)/M) - 1) T_s / tau (Daly 2006); failures may strike
@@ -126,28 +132,43 @@ def goodput(*, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s:
     ...               mtbf_s=3 * 3600.0), 3)
     0.839
     """
-    return 1.0 / expected_wall_time_s(1.0, interval_s=interval_s, checkpoint_s=checkpoint_s,
-                                      restart_s=restart_s, mtbf_s=mtbf_s)
+    return 1.0 / expected_wall_time_s(
+        1.0, interval_s=interval_s, checkpoint_s=checkpoint_s, restart_s=restart_s, mtbf_s=mtbf_s
+    )
 
 
-def optimal_goodput(n_gpus: float | np.ndarray, *, gpu_mtbf_s: float, checkpoint_s: float,
-                    restart_s: float) -> float | np.ndarray:
+def optimal_goodput(
+    n_gpus: float | np.ndarray, *, gpu_mtbf_s: float, checkpoint_s: float, restart_s: float
+) -> float | np.ndarray:
     """Goodput of a job of ``n_gpus`` checkpointing at Daly's optimal interval (dimensionless).
 
     >>> round(optimal_goodput(16_384, gpu_mtbf_s=5.78 * units.YEAR, checkpoint_s=60.0,
     ...                       restart_s=600.0), 3)
     0.853
     """
+
     def one(n: float) -> float:
         m = float(job_mtbf_s(n, gpu_mtbf_s=gpu_mtbf_s))  # n is a scalar here
-        return goodput(interval_s=daly_interval_s(checkpoint_s, m), checkpoint_s=checkpoint_s,
-                       restart_s=restart_s, mtbf_s=m)
+        return goodput(
+            interval_s=daly_interval_s(checkpoint_s, m),
+            checkpoint_s=checkpoint_s,
+            restart_s=restart_s,
+            mtbf_s=m,
+        )
+
     out = np.vectorize(one)(np.asarray(n_gpus, dtype=float))
     return float(out) if out.ndim == 0 else out
 
 
-def simulate_goodput(rng: np.random.Generator, *, n_segments: int, interval_s: float,
-                     checkpoint_s: float, restart_s: float, mtbf_s: float) -> float:
+def simulate_goodput(
+    rng: np.random.Generator,
+    *,
+    n_segments: int,
+    interval_s: float,
+    checkpoint_s: float,
+    restart_s: float,
+    mtbf_s: float,
+) -> float:
     """Monte-Carlo goodput of ``n_segments`` checkpointed segments under exponential failures.
 
     Each segment needs tau + delta seconds without a failure; a failure loses the time
@@ -178,8 +199,9 @@ def _restarts_s(rng: np.random.Generator, n: int, restart_s: float, mtbf_s: floa
     return total
 
 
-def checkpoint_bytes_per_param(*, weight_dtype: str = "bf16", save_weights: bool = True,
-                               optimizer: str = "adamw") -> float:
+def checkpoint_bytes_per_param(
+    *, weight_dtype: str = "bf16", save_weights: bool = True, optimizer: str = "adamw"
+) -> float:
     """Bytes per parameter a training checkpoint saves: the training state minus gradients.
 
     Gradients are recomputed every step, so a restart needs only the weights, the FP32
@@ -195,12 +217,16 @@ def checkpoint_bytes_per_param(*, weight_dtype: str = "bf16", save_weights: bool
     parts = training_state_bytes_per_param(weight_dtype=weight_dtype, optimizer=optimizer)
     if not save_weights and parts["master_weights"] == 0:
         raise ValueError("save_weights=False needs master weights to rebuild the weights from")
-    return (parts["weights"] if save_weights else 0.0) + parts["master_weights"] + \
-        parts["optimizer_states"]
+    return (
+        (parts["weights"] if save_weights else 0.0)
+        + parts["master_weights"]
+        + parts["optimizer_states"]
+    )
 
 
-def checkpoint_bytes_per_s(n_params: float, *, checkpoint_s: float,
-                           bytes_per_param: float = 14.0) -> float:
+def checkpoint_bytes_per_s(
+    n_params: float, *, checkpoint_s: float, bytes_per_param: float = 14.0
+) -> float:
     """Storage write bandwidth in bytes/s to save the training state in ``checkpoint_s``.
 
     N x bytes_per_param / delta. 14 bytes per parameter: BF16 weights, FP32 master weights and
@@ -224,8 +250,9 @@ def llama3_job_mtbf_s(n_gpus: float) -> float:
     3.1
     """
     r = LLAMA3_405B_INTERRUPTIONS
-    gpu_mtbf = gpu_mtbf_from_run_s(r["n_unexpected"], n_gpus=r["n_gpus"],
-                                   duration_s=r["duration_s"])
+    gpu_mtbf = gpu_mtbf_from_run_s(
+        r["n_unexpected"], n_gpus=r["n_gpus"], duration_s=r["duration_s"]
+    )
     return float(job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf))  # n_gpus is a scalar here
 
 
@@ -237,5 +264,6 @@ def llama3_goodput_pct(checkpoint_s: float = 60.0, restart_s: float = 600.0) -> 
     """
     mtbf = llama3_job_mtbf_s(LLAMA3_405B_INTERRUPTIONS["n_gpus"])
     tau = daly_interval_s(checkpoint_s, mtbf)
-    return 100 * goodput(interval_s=tau, checkpoint_s=checkpoint_s, restart_s=restart_s,
-                         mtbf_s=mtbf)
+    return 100 * goodput(
+        interval_s=tau, checkpoint_s=checkpoint_s, restart_s=restart_s, mtbf_s=mtbf
+    )

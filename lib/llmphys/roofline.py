@@ -33,8 +33,9 @@ def ridge_point(acc: Accelerator, dtype: str = "bf16") -> float:
     return acc.peak_flop_per_s(dtype) / acc.hbm_bytes_per_s
 
 
-def attainable_flop_per_s(acc: Accelerator, intensity: float | np.ndarray,
-                          dtype: str = "bf16") -> float | np.ndarray:
+def attainable_flop_per_s(
+    acc: Accelerator, intensity: float | np.ndarray, dtype: str = "bf16"
+) -> float | np.ndarray:
     """Roofline bound in FLOP/s at arithmetic intensity ``intensity`` (FLOP/byte).
 
     min(P, W * I); accepts an array of intensities.
@@ -51,8 +52,9 @@ def attainable_flop_per_s(acc: Accelerator, intensity: float | np.ndarray,
     return float(bound) if bound.ndim == 0 else bound
 
 
-def kernel_time_s(acc: Accelerator, *, flop: float, bytes_moved: float,
-                  dtype: str = "bf16") -> float:
+def kernel_time_s(
+    acc: Accelerator, *, flop: float, bytes_moved: float, dtype: str = "bf16"
+) -> float:
     """Lower bound on a kernel's run time in seconds: max(F / P, Q / W).
 
     Assumes compute and memory traffic overlap perfectly (the roofline's premise).
@@ -100,8 +102,9 @@ def matmul_intensity(m: int, n: int, k: int, *, bytes_per_element: float) -> flo
     return matmul_flop(m, n, k) / matmul_bytes(m, n, k, bytes_per_element=bytes_per_element)
 
 
-def fraction_of_peak(acc: Accelerator, intensity: float | np.ndarray,
-                     dtype: str = "bf16") -> float | np.ndarray:
+def fraction_of_peak(
+    acc: Accelerator, intensity: float | np.ndarray, dtype: str = "bf16"
+) -> float | np.ndarray:
     """Attainable FLOP/s as a fraction of the dense peak (1.0 right of the ridge).
 
     >>> from llmphys import specs

@@ -45,10 +45,18 @@ def inv_freq(d_head: int, *, base: float) -> np.ndarray:
     return base ** (-np.arange(0, d_head, 2) / d_head)
 
 
-def scaled_inv_freq(d_head: int, *, base: float, method: str, factor: float = 1.0,
-                    original_context_tokens: int = 8192, low_freq_factor: float = 1.0,
-                    high_freq_factor: float = 4.0, alpha: float = 1.0,
-                    beta: float = 32.0) -> np.ndarray:
+def scaled_inv_freq(
+    d_head: int,
+    *,
+    base: float,
+    method: str,
+    factor: float = 1.0,
+    original_context_tokens: int = 8192,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    alpha: float = 1.0,
+    beta: float = 32.0,
+) -> np.ndarray:
     """Rotation frequencies (radians per token) of each pair under a context-extension method.
 
     >>> f = scaled_inv_freq(128, base=500_000.0, method="llama3", factor=8.0)
@@ -73,10 +81,13 @@ def scaled_inv_freq(d_head: int, *, base: float, method: str, factor: float = 1.
         keep = np.clip((length / wavelength - alpha) / (beta - alpha), 0.0, 1.0)
     else:  # llama3: the blend runs over L / wavelength from low_freq_factor to high_freq_factor
         if not 0 < low_freq_factor < high_freq_factor:
-            raise ValueError("need 0 < low_freq_factor < high_freq_factor, got "
-                             f"{low_freq_factor!r}, {high_freq_factor!r}")
-        keep = np.clip((length / wavelength - low_freq_factor)
-                       / (high_freq_factor - low_freq_factor), 0.0, 1.0)
+            raise ValueError(
+                "need 0 < low_freq_factor < high_freq_factor, got "
+                f"{low_freq_factor!r}, {high_freq_factor!r}"
+            )
+        keep = np.clip(
+            (length / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor), 0.0, 1.0
+        )
     return (1 - keep) * theta / s + keep * theta
 
 
@@ -92,8 +103,13 @@ def yarn_logit_scale(factor: float) -> float:
     return (0.1 * math.log(s) + 1.0) ** 2 if s > 1 else 1.0
 
 
-def unseen_angle_pairs(freqs: np.ndarray, *, trained_freqs: np.ndarray,
-                       trained_context_tokens: int, context_tokens: int) -> int:
+def unseen_angle_pairs(
+    freqs: np.ndarray,
+    *,
+    trained_freqs: np.ndarray,
+    trained_context_tokens: int,
+    context_tokens: int,
+) -> int:
     """Pairs that reach, within ``context_tokens``, an angle never reached in training.
 
     Pair i was trained on angles [0, L theta_i] (all of [0, 2 pi) once L theta_i >= 2 pi);
@@ -107,8 +123,9 @@ def unseen_angle_pairs(freqs: np.ndarray, *, trained_freqs: np.ndarray,
     """
     freqs, trained = np.asarray(freqs, dtype=float), np.asarray(trained_freqs, dtype=float)
     if freqs.shape != trained.shape:
-        raise ValueError(f"freqs and trained_freqs must have one shape, got {freqs.shape} "
-                         f"and {trained.shape}")
+        raise ValueError(
+            f"freqs and trained_freqs must have one shape, got {freqs.shape} and {trained.shape}"
+        )
     seen = units.check_positive("trained_context_tokens", trained_context_tokens) * trained
     reach = units.check_positive("context_tokens", context_tokens) * freqs
     return int(np.sum((seen < 2 * math.pi) & (reach > seen * (1 + 1e-12))))

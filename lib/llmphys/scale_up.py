@@ -34,10 +34,17 @@ def scale_up_to_out_ratio(acc: Accelerator) -> float:
     return acc.scale_up_bytes_per_s_per_direction / acc.scale_out_bytes_per_s_per_direction
 
 
-def expert_all_to_all(model: Model, *, batch_size: float, n_chips: int, link_bytes_per_s: float,
-                      chips_per_domain: int | None = None,
-                      destinations_per_token: float | None = None,
-                      dispatch_bytes: float = 1.0, combine_bytes: float = 2.0) -> dict[str, float]:
+def expert_all_to_all(
+    model: Model,
+    *,
+    batch_size: float,
+    n_chips: int,
+    link_bytes_per_s: float,
+    chips_per_domain: int | None = None,
+    destinations_per_token: float | None = None,
+    dispatch_bytes: float = 1.0,
+    combine_bytes: float = 2.0,
+) -> dict[str, float]:
     """Bytes each chip sends per decode step for MoE dispatch and combine, and the time.
 
     Per chip and direction: (B/n) x destinations x d x (b_dispatch + b_combine) x L_moe x
@@ -59,16 +66,24 @@ def expert_all_to_all(model: Model, *, batch_size: float, n_chips: int, link_byt
     m = 1 if chips_per_domain is None else chips_per_domain
     if not 1 <= m <= n_chips:
         raise ValueError(f"chips_per_domain must lie in [1, n_chips={n_chips}], got {m!r}")
-    dest = (model.moe.n_experts_per_token if destinations_per_token is None
-            else destinations_per_token)
+    dest = (
+        model.moe.n_experts_per_token if destinations_per_token is None else destinations_per_token
+    )
     layers = model.n_layers - model.moe.n_dense_layers
-    per_chip = (batch_size / n_chips) * dest * model.d_model * (dispatch_bytes + combine_bytes) \
-        * layers * (1.0 - m / n_chips)
+    per_chip = (
+        (batch_size / n_chips)
+        * dest
+        * model.d_model
+        * (dispatch_bytes + combine_bytes)
+        * layers
+        * (1.0 - m / n_chips)
+    )
     return {"bytes_per_chip": per_chip, "time_s": per_chip / link_bytes_per_s}
 
 
-def max_total_params(acc: Accelerator, *, n_chips: int, weight_bytes_per_param: float,
-                     weight_fraction: float = 0.5) -> float:
+def max_total_params(
+    acc: Accelerator, *, n_chips: int, weight_bytes_per_param: float, weight_fraction: float = 0.5
+) -> float:
     """Parameters whose weights fit in ``weight_fraction`` of n chips' HBM: f n HBM / b.
 
     >>> from llmphys import specs
@@ -82,9 +97,17 @@ def max_total_params(acc: Accelerator, *, n_chips: int, weight_bytes_per_param: 
     return weight_fraction * n_chips * acc.hbm_bytes / weight_bytes_per_param
 
 
-def pipelined_decode(model: Model, acc: Accelerator, *, n_stages: int, chips_per_stage: int,
-                     batch_size: int, context_tokens: int, weight_dtype: str = "bf16",
-                     kv_bytes_per_element: float = 2.0) -> dict[str, float]:
+def pipelined_decode(
+    model: Model,
+    acc: Accelerator,
+    *,
+    n_stages: int,
+    chips_per_stage: int,
+    batch_size: int,
+    context_tokens: int,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+) -> dict[str, float]:
     """Weights and KV per chip, token latency and tokens/s per chip with S pipeline stages.
 
     S micro-batches of B sequences are in flight; each stage holds 1/S of the layers.
@@ -102,12 +125,23 @@ def pipelined_decode(model: Model, acc: Accelerator, *, n_stages: int, chips_per
     """
     units.check_positive("n_stages", n_stages)
     units.check_positive("chips_per_stage", chips_per_stage)
-    step = inference.decode_step(model, acc, batch_size=batch_size, context_tokens=context_tokens,
-                                 n_chips=chips_per_stage, weight_dtype=weight_dtype,
-                                 kv_bytes_per_element=kv_bytes_per_element)
+    step = inference.decode_step(
+        model,
+        acc,
+        batch_size=batch_size,
+        context_tokens=context_tokens,
+        n_chips=chips_per_stage,
+        weight_dtype=weight_dtype,
+        kv_bytes_per_element=kv_bytes_per_element,
+    )
     stage_s = step["step_time_s"] / n_stages
-    kv_all = n_stages * batch_size * kv_cache.kv_cache_bytes(
-        model, n_tokens=context_tokens, bytes_per_element=kv_bytes_per_element)
+    kv_all = (
+        n_stages
+        * batch_size
+        * kv_cache.kv_cache_bytes(
+            model, n_tokens=context_tokens, bytes_per_element=kv_bytes_per_element
+        )
+    )
     return {
         "weight_bytes_per_chip": inference.weight_bytes_stored(model, weight_dtype=weight_dtype)
         / (n_stages * chips_per_stage),
@@ -134,8 +168,9 @@ def pipeline_boundary_slack(model: Model, acc: Accelerator, *, layers_per_stage:
     return 2 * model.moe.n_experts_per_token * layers_per_stage / scale_up_to_out_ratio(acc)
 
 
-def expert_all_to_all_over_compute(chip_key: str = "h100_sxm", *, fabric: str,
-                                   destinations_per_token: float | None = None) -> float:
+def expert_all_to_all_over_compute(
+    chip_key: str = "h100_sxm", *, fabric: str, destinations_per_token: float | None = None
+) -> float:
     """DeepSeek-V3's expert all-to-all time over its FP8 compute time per decode step.
 
     Batch 4,096 on 320 chips, FP8 dispatch and BF16 combine (:func:`expert_all_to_all`).
@@ -153,12 +188,18 @@ def expert_all_to_all_over_compute(chip_key: str = "h100_sxm", *, fabric: str,
     dsv3, a = specs.model("deepseek_v3"), specs.accelerator(chip_key)
     up = fabric == "scale_up"
     c = expert_all_to_all(
-        dsv3, batch_size=4096, n_chips=320,
-        link_bytes_per_s=(a.scale_up_bytes_per_s_per_direction if up
-                          else a.scale_out_bytes_per_s_per_direction),
-        chips_per_domain=1 if up else 8, destinations_per_token=destinations_per_token)["time_s"]
-    comp = inference.decode_step(dsv3, a, batch_size=4096, context_tokens=0, n_chips=320,
-                                 weight_dtype="fp8")["compute_time_s"]
+        dsv3,
+        batch_size=4096,
+        n_chips=320,
+        link_bytes_per_s=(
+            a.scale_up_bytes_per_s_per_direction if up else a.scale_out_bytes_per_s_per_direction
+        ),
+        chips_per_domain=1 if up else 8,
+        destinations_per_token=destinations_per_token,
+    )["time_s"]
+    comp = inference.decode_step(
+        dsv3, a, batch_size=4096, context_tokens=0, n_chips=320, weight_dtype="fp8"
+    )["compute_time_s"]
     return c / comp
 
 
@@ -175,8 +216,12 @@ def pipelining_ratio(quantity: str, *, n_stages: int = 4) -> float:
     from . import specs
 
     llama, h100 = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    p1, ps = (pipelined_decode(llama, h100, n_stages=s, chips_per_stage=8, batch_size=32,
-                               context_tokens=8192)[quantity] for s in (1, n_stages))
+    p1, ps = (
+        pipelined_decode(
+            llama, h100, n_stages=s, chips_per_stage=8, batch_size=32, context_tokens=8192
+        )[quantity]
+        for s in (1, n_stages)
+    )
     return ps / p1
 
 
@@ -193,13 +238,16 @@ def domain_growth(quantity: str) -> float:
 
     h100, gb200 = specs.accelerator("h100_sxm"), specs.accelerator("gb200")
     if quantity == "link":
-        return (gb200.scale_up_bytes_per_s_per_direction
-                / h100.scale_up_bytes_per_s_per_direction)
-    per_gpu = {"gpus": lambda a: 1.0, "hbm_bandwidth": lambda a: a.hbm_bytes_per_s,
-               "hbm_capacity": lambda a: a.hbm_bytes}
+        return gb200.scale_up_bytes_per_s_per_direction / h100.scale_up_bytes_per_s_per_direction
+    per_gpu = {
+        "gpus": lambda a: 1.0,
+        "hbm_bandwidth": lambda a: a.hbm_bytes_per_s,
+        "hbm_capacity": lambda a: a.hbm_bytes,
+    }
     if quantity not in per_gpu:
-        raise ValueError(f"quantity must be gpus, hbm_bandwidth, hbm_capacity or link, "
-                         f"got {quantity!r}")
+        raise ValueError(
+            f"quantity must be gpus, hbm_bandwidth, hbm_capacity or link, got {quantity!r}"
+        )
     f = per_gpu[quantity]
     return (gb200.scale_up_domain_size * f(gb200)) / (h100.scale_up_domain_size * f(h100))
 
@@ -219,7 +267,8 @@ def pipeline_product_needed(chip_key: str) -> float:
     if dsv3.moe is None:
         raise ValueError("the registry's deepseek_v3 entry has no MoE block")
     return dsv3.moe.n_experts_per_token / pipeline_boundary_slack(
-        dsv3, specs.accelerator(chip_key), layers_per_stage=1)
+        dsv3, specs.accelerator(chip_key), layers_per_stage=1
+    )
 
 
 def size_over_domain_hbm(model_key: str, chip_key: str = "h100_sxm") -> float:
@@ -234,4 +283,5 @@ def size_over_domain_hbm(model_key: str, chip_key: str = "h100_sxm") -> float:
 
     a = specs.accelerator(chip_key)
     return accounting.n_params(specs.model(model_key)) / max_total_params(
-        a, n_chips=a.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0)
+        a, n_chips=a.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0
+    )

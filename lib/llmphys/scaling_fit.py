@@ -66,8 +66,9 @@ def _objective(theta, log_n, log_d, log_l, delta):
     w /= w.sum(axis=0)  # softmax weights: d pred / d term_k
     r = log_l - pred
     psi = -np.clip(r, -delta, delta)  # d huber / d pred
-    grad = np.array([psi @ w[0], psi @ w[1], psi @ w[2],
-                     -(psi * w[0]) @ log_n, -(psi * w[1]) @ log_d])
+    grad = np.array(
+        [psi @ w[0], psi @ w[1], psi @ w[2], -(psi * w[0]) @ log_n, -(psi * w[1]) @ log_d]
+    )
     return float(huber(r, delta).sum()), grad
 
 
@@ -81,8 +82,13 @@ def initial_grid(kind: str = "small") -> np.ndarray:
     """
     axes: tuple[Iterable[float], ...]
     if kind == "hoffmann":
-        axes = (np.arange(0, 30, 5), np.arange(0, 30, 5), np.arange(-1, 1.5, 0.5),
-                np.arange(0, 2.5, 0.5), np.arange(0, 2.5, 0.5))
+        axes = (
+            np.arange(0, 30, 5),
+            np.arange(0, 30, 5),
+            np.arange(-1, 1.5, 0.5),
+            np.arange(0, 2.5, 0.5),
+            np.arange(0, 2.5, 0.5),
+        )
     elif kind == "small":
         axes = ((0.0, 5.0, 10.0), (0.0, 5.0, 10.0), (-1.0, 0.5), (0.5,), (0.2,))
     else:
@@ -92,16 +98,30 @@ def initial_grid(kind: str = "small") -> np.ndarray:
 
 def _to_law(theta, key: str) -> ParametricLaw:
     a, b, e, alpha, beta = theta
-    return ParametricLaw(key=key, name=f"fit ({key})", E=float(np.exp(e)), A=float(np.exp(a)),
-                         B=float(np.exp(b)), alpha=float(alpha), beta=float(beta))
+    return ParametricLaw(
+        key=key,
+        name=f"fit ({key})",
+        E=float(np.exp(e)),
+        A=float(np.exp(a)),
+        B=float(np.exp(b)),
+        alpha=float(alpha),
+        beta=float(beta),
+    )
 
 
 def _from_law(law: ParametricLaw) -> np.ndarray:
     return np.array([np.log(law.A), np.log(law.B), np.log(law.E), law.alpha, law.beta])
 
 
-def fit_parametric_law(*, n_params, n_tokens, loss, inits: np.ndarray | None = None,
-                       delta: float = 1e-3, key: str = "fit") -> ParametricLaw:
+def fit_parametric_law(
+    *,
+    n_params,
+    n_tokens,
+    loss,
+    inits: np.ndarray | None = None,
+    delta: float = 1e-3,
+    key: str = "fit",
+) -> ParametricLaw:
     """Fit E, A, B, alpha, beta by Huber loss on log-loss with L-BFGS from many starts.
 
     Returns the best fit over ``inits`` (default ``initial_grid("small")``) as a law.
@@ -125,8 +145,14 @@ def fit_parametric_law(*, n_params, n_tokens, loss, inits: np.ndarray | None = N
     # that the fit now descends to the global minimum (0.00102).
     with threadpool_limits(limits=1, user_api="blas"):
         for x0 in starts:
-            res = minimize(_objective, x0, args=args, jac=True, method="L-BFGS-B",
-                           options={"maxiter": 2000, "ftol": 0.0, "gtol": 1e-10})
+            res = minimize(
+                _objective,
+                x0,
+                args=args,
+                jac=True,
+                method="L-BFGS-B",
+                options={"maxiter": 2000, "ftol": 0.0, "gtol": 1e-10},
+            )
             if np.all(np.isfinite(res.x)) and (best is None or res.fun < best.fun):
                 best = res
     if best is None:
@@ -134,8 +160,16 @@ def fit_parametric_law(*, n_params, n_tokens, loss, inits: np.ndarray | None = N
     return _to_law(best.x, key)
 
 
-def bootstrap_laws(*, n_params, n_tokens, loss, n_boot: int, rng: np.random.Generator,
-                   start: ParametricLaw, delta: float = 1e-3) -> np.ndarray:
+def bootstrap_laws(
+    *,
+    n_params,
+    n_tokens,
+    loss,
+    n_boot: int,
+    rng: np.random.Generator,
+    start: ParametricLaw,
+    delta: float = 1e-3,
+) -> np.ndarray:
     """Refit ``n_boot`` resamples (with replacement) from ``start``; rows are E, A, B, alpha, beta.
 
     One start per resample from the full-data fit, as the replication did (4,000 resamples).
@@ -147,17 +181,27 @@ def bootstrap_laws(*, n_params, n_tokens, loss, n_boot: int, rng: np.random.Gene
     out = np.empty((n_boot, 5))
     for i in range(n_boot):
         idx = rng.integers(0, n.size, n.size)
-        law = fit_parametric_law(n_params=n[idx], n_tokens=d[idx], loss=l_obs[idx],
-                                 inits=x0, delta=delta)
+        law = fit_parametric_law(
+            n_params=n[idx], n_tokens=d[idx], loss=l_obs[idx], inits=x0, delta=delta
+        )
         out[i] = [law.E, law.A, law.B, law.alpha, law.beta]
     return out
 
 
 def laws_from_rows(samples: np.ndarray) -> list[ParametricLaw]:
     """Rows of (E, A, B, alpha, beta), as returned by ``bootstrap_laws``, as laws."""
-    return [ParametricLaw(key=f"boot{i}", name=f"bootstrap {i}", E=float(e), A=float(a),
-                          B=float(b), alpha=float(al), beta=float(be))
-            for i, (e, a, b, al, be) in enumerate(np.asarray(samples, dtype=float))]
+    return [
+        ParametricLaw(
+            key=f"boot{i}",
+            name=f"bootstrap {i}",
+            E=float(e),
+            A=float(a),
+            B=float(b),
+            alpha=float(al),
+            beta=float(be),
+        )
+        for i, (e, a, b, al, be) in enumerate(np.asarray(samples, dtype=float))
+    ]
 
 
 def percentile_interval(samples: np.ndarray, *, level: float = 0.8) -> np.ndarray:
@@ -175,5 +219,5 @@ def percentile_interval(samples: np.ndarray, *, level: float = 0.8) -> np.ndarra
 def log_residuals(law: ParametricLaw, *, n_params, n_tokens, loss) -> np.ndarray:
     """log(observed loss) - log(predicted loss) for every run (the quantity the fit weighs)."""
     n, d = np.asarray(n_params), np.asarray(n_tokens)
-    pred = law.E + law.A / n ** law.alpha + law.B / d ** law.beta
+    pred = law.E + law.A / n**law.alpha + law.B / d**law.beta
     return np.log(np.asarray(loss, dtype=float)) - np.log(pred)

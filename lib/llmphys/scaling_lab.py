@@ -28,8 +28,9 @@ from threadpoolctl import threadpool_limits
 from . import markov
 
 
-def power_law_chain(n_states: int, *, rng: np.random.Generator, spectrum_exponent: float = 1.0,
-                    scale: float = 3.0) -> np.ndarray:
+def power_law_chain(
+    n_states: int, *, rng: np.random.Generator, spectrum_exponent: float = 1.0, scale: float = 3.0
+) -> np.ndarray:
     """A transition matrix whose log-probabilities have singular values scale * k^-exponent."""
     if int(n_states) != n_states or n_states < 2:
         raise ValueError(f"n_states must be an integer >= 2, got {n_states!r}")
@@ -52,7 +53,11 @@ def n_params_low_rank(n_states: int, rank: int) -> int:
 
 
 def _nll_and_grad(theta, counts, v, r):
-    u, w, b = theta[: v * r].reshape(v, r), theta[v * r: 2 * v * r].reshape(v, r), theta[2 * v * r:]
+    u, w, b = (
+        theta[: v * r].reshape(v, r),
+        theta[v * r : 2 * v * r].reshape(v, r),
+        theta[2 * v * r :],
+    )
     logits = u @ w.T + b
     logits -= logits.max(axis=1, keepdims=True)
     log_q = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
@@ -62,8 +67,14 @@ def _nll_and_grad(theta, counts, v, r):
     return float(-(counts * log_q).sum() / total), grad
 
 
-def fit_low_rank_bigram(counts: np.ndarray, *, rank: int, rng: np.random.Generator,
-                        add_k: float = 0.5, max_iter: int = 2000) -> np.ndarray:
+def fit_low_rank_bigram(
+    counts: np.ndarray,
+    *,
+    rank: int,
+    rng: np.random.Generator,
+    add_k: float = 0.5,
+    max_iter: int = 2000,
+) -> np.ndarray:
     """Train Q = softmax(U W^T + b) on smoothed bigram counts; returns ln Q (V x V).
 
     Trained to the optimum, not near it: with gtol 1e-7 each run stopped where its gradient
@@ -76,14 +87,21 @@ def fit_low_rank_bigram(counts: np.ndarray, *, rank: int, rng: np.random.Generat
     if not 1 <= rank <= v:
         raise ValueError(f"rank must lie in [1, {v}], got {rank}")
     c = counts + add_k
-    theta0 = np.concatenate([0.1 * rng.standard_normal(2 * v * rank),
-                             np.log(c.sum(axis=0) / c.sum())])
+    theta0 = np.concatenate(
+        [0.1 * rng.standard_normal(2 * v * rank), np.log(c.sum(axis=0) / c.sum())]
+    )
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only cost
-        res = minimize(_nll_and_grad, theta0, args=(c, v, rank), jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "ftol": 1e-15, "gtol": 1e-10})
+        res = minimize(
+            _nll_and_grad,
+            theta0,
+            args=(c, v, rank),
+            jac=True,
+            method="L-BFGS-B",
+            options={"maxiter": max_iter, "ftol": 1e-15, "gtol": 1e-10},
+        )
     u = res.x[: v * rank].reshape(v, rank)
-    w = res.x[v * rank: 2 * v * rank].reshape(v, rank)
-    logits = u @ w.T + res.x[2 * v * rank:]
+    w = res.x[v * rank : 2 * v * rank].reshape(v, rank)
+    logits = u @ w.T + res.x[2 * v * rank :]
     logits -= logits.max(axis=1, keepdims=True)
     return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
 
@@ -94,8 +112,9 @@ def expected_loss_nats(p: np.ndarray, log_q: np.ndarray) -> float:
     return float(-(pi[:, None] * p * log_q).sum())
 
 
-def run_grid(p: np.ndarray, *, ranks, token_counts, rng: np.random.Generator,
-             add_k: float = 0.5) -> dict[str, np.ndarray]:
+def run_grid(
+    p: np.ndarray, *, ranks, token_counts, rng: np.random.Generator, add_k: float = 0.5
+) -> dict[str, np.ndarray]:
     """Train every (rank, D) pair on prefixes of one sampled sequence; exact test losses.
 
     Returns arrays n_params, n_tokens, loss (nats) and rank, one entry per run.

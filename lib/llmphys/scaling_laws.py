@@ -76,8 +76,10 @@ def _tables() -> dict:
 
 def load_table(section: str, cls: type) -> dict:
     """Every entry of ``[section.<key>]`` as a ``cls``; unknown or missing fields raise."""
-    return {key: specs.build_spec(cls, entry, f"{_TOML}[{section}.{key}]", key=key)
-            for key, entry in _tables()[section].items()}
+    return {
+        key: specs.build_spec(cls, entry, f"{_TOML}[{section}.{key}]", key=key)
+        for key, entry in _tables()[section].items()
+    }
 
 
 def parametric_law(key: str) -> ParametricLaw:
@@ -127,8 +129,12 @@ def compute_optimal(law: ParametricLaw, *, train_flop: float) -> dict[str, float
     s = law.alpha + law.beta
     n = _g(law) * c6 ** (law.beta / s)
     d = c6 ** (law.alpha / s) / _g(law)
-    return {"n_params": n, "n_tokens": d, "tokens_per_param": d / n,
-            "loss": loss(law, n_params=n, n_tokens=d)}
+    return {
+        "n_params": n,
+        "n_tokens": d,
+        "tokens_per_param": d / n,
+        "loss": loss(law, n_params=n, n_tokens=d),
+    }
 
 
 def compute_optimal_tokens(law: ParametricLaw, *, n_params: float) -> float:
@@ -183,7 +189,7 @@ def kaplan_optimal_n_params(law: KaplanLaw, *, train_flop: float) -> float:
     '5.16e+11'
     """
     c = units.check_positive("train_flop", train_flop) / PF_DAY_FLOP
-    return law.n_opt_e * c ** law.n_opt_exponent
+    return law.n_opt_e * c**law.n_opt_exponent
 
 
 def doubling_gain_ratio(law: ParametricLaw, *, n_params: float, n_tokens: float) -> float:
@@ -198,8 +204,9 @@ def doubling_gain_ratio(law: ParametricLaw, *, n_params: float, n_tokens: float)
     0.96
     """
     base = loss(law, n_params=n_params, n_tokens=n_tokens)
-    return ((base - loss(law, n_params=n_params, n_tokens=2 * n_tokens))
-            / (base - loss(law, n_params=2 * n_params, n_tokens=n_tokens)))
+    return (base - loss(law, n_params=n_params, n_tokens=2 * n_tokens)) / (
+        base - loss(law, n_params=2 * n_params, n_tokens=n_tokens)
+    )
 
 
 def isoflop_waste_pct(law: ParametricLaw, *, size_factor: float, train_flop: float) -> float:

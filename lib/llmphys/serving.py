@@ -85,8 +85,9 @@ def usd_per_chip_hour(chip_key: str) -> float:
     return economics.price(f"gpu_hour_usd.{chip_key}").value
 
 
-def at_max_batch(model_key: str, chip_key: str, *, context_tokens: float,
-                 n_chips: int | None = None) -> dict[str, float]:
+def at_max_batch(
+    model_key: str, chip_key: str, *, context_tokens: float, n_chips: int | None = None
+) -> dict[str, float]:
     """A decode step at the largest batch whose cache fits, and its USD per token.
 
     On ``n_chips`` chips (default: the fewest that hold the weights), in the model's serving
@@ -99,20 +100,34 @@ def at_max_batch(model_key: str, chip_key: str, *, context_tokens: float,
     """
     m, a, dt = specs.model(model_key), specs.accelerator(chip_key), SERVING_DTYPE[model_key]
     n = inference.min_chips(m, a, weight_dtype=dt) if n_chips is None else n_chips
-    b = inference.max_batch_by_memory(m, a, context_tokens=context_tokens, n_chips=n,
-                                      weight_dtype=dt)
-    step = inference.decode_step(m, a, batch_size=b, context_tokens=context_tokens, n_chips=n,
-                                 weight_dtype=dt)
-    usd = inference.cost_per_token_usd(m, a, batch_size=b, context_tokens=context_tokens,
-                                       n_chips=n, weight_dtype=dt,
-                                       usd_per_chip_hour=usd_per_chip_hour(chip_key))
-    return {"n_chips": n, "batch_size": b, "usd_per_token": usd,
-            "step_time_s": step["step_time_s"], "memory_time_s": step["memory_time_s"],
-            "compute_time_s": step["compute_time_s"]}
+    b = inference.max_batch_by_memory(
+        m, a, context_tokens=context_tokens, n_chips=n, weight_dtype=dt
+    )
+    step = inference.decode_step(
+        m, a, batch_size=b, context_tokens=context_tokens, n_chips=n, weight_dtype=dt
+    )
+    usd = inference.cost_per_token_usd(
+        m,
+        a,
+        batch_size=b,
+        context_tokens=context_tokens,
+        n_chips=n,
+        weight_dtype=dt,
+        usd_per_chip_hour=usd_per_chip_hour(chip_key),
+    )
+    return {
+        "n_chips": n,
+        "batch_size": b,
+        "usd_per_token": usd,
+        "step_time_s": step["step_time_s"],
+        "memory_time_s": step["memory_time_s"],
+        "compute_time_s": step["compute_time_s"],
+    }
 
 
-def batch1_penalty(model_key: str, chip_key: str, *, context_tokens: float = 1024,
-                   n_chips: int | None = None) -> dict[str, float]:
+def batch1_penalty(
+    model_key: str, chip_key: str, *, context_tokens: float = 1024, n_chips: int | None = None
+) -> dict[str, float]:
     """Cost per token at batch 1 over the cost at the largest batch whose cache fits.
 
     Returns ``n_chips``, ``max_batch``, ``usd_per_token_batch1``, ``usd_per_token_max_batch``
@@ -123,12 +138,22 @@ def batch1_penalty(model_key: str, chip_key: str, *, context_tokens: float = 102
     """
     best = at_max_batch(model_key, chip_key, context_tokens=context_tokens, n_chips=n_chips)
     m, a, dt = specs.model(model_key), specs.accelerator(chip_key), SERVING_DTYPE[model_key]
-    one = inference.cost_per_token_usd(m, a, batch_size=1, context_tokens=context_tokens,
-                                       n_chips=int(best["n_chips"]), weight_dtype=dt,
-                                       usd_per_chip_hour=usd_per_chip_hour(chip_key))
-    return {"n_chips": best["n_chips"], "max_batch": best["batch_size"],
-            "usd_per_token_batch1": one, "usd_per_token_max_batch": best["usd_per_token"],
-            "penalty": one / best["usd_per_token"]}
+    one = inference.cost_per_token_usd(
+        m,
+        a,
+        batch_size=1,
+        context_tokens=context_tokens,
+        n_chips=int(best["n_chips"]),
+        weight_dtype=dt,
+        usd_per_chip_hour=usd_per_chip_hour(chip_key),
+    )
+    return {
+        "n_chips": best["n_chips"],
+        "max_batch": best["batch_size"],
+        "usd_per_token_batch1": one,
+        "usd_per_token_max_batch": best["usd_per_token"],
+        "penalty": one / best["usd_per_token"],
+    }
 
 
 def batch1_penalty_range(*, context_tokens: float = 1024) -> tuple[float, float]:
@@ -138,8 +163,11 @@ def batch1_penalty_range(*, context_tokens: float = 1024) -> tuple[float, float]
     >>> 100 < lo < hi < 1000
     True
     """
-    r = [batch1_penalty(m, a, context_tokens=context_tokens)["penalty"]
-         for m in SERVING_DTYPE for a in COMPARED_CHIPS]
+    r = [
+        batch1_penalty(m, a, context_tokens=context_tokens)["penalty"]
+        for m in SERVING_DTYPE
+        for a in COMPARED_CHIPS
+    ]
     return min(r), max(r)
 
 
@@ -150,8 +178,10 @@ def balance_batch_range(model_key: str) -> tuple[float, float]:
     [206, 312]
     """
     m = specs.model(model_key)
-    b = [inference.balance_batch(m, specs.accelerator(k), weight_dtype=SERVING_DTYPE[model_key])
-         for k in (*COMPARED_CHIPS, "gb200")]
+    b = [
+        inference.balance_batch(m, specs.accelerator(k), weight_dtype=SERVING_DTYPE[model_key])
+        for k in (*COMPARED_CHIPS, "gb200")
+    ]
     return min(b), max(b)
 
 
@@ -178,8 +208,10 @@ def long_context_penalty(model_key: str, context_tokens: int) -> float:
     >>> round(long_context_penalty("llama3_70b", 131072))
     94
     """
-    return (at_max_batch(model_key, "b200", context_tokens=context_tokens)["usd_per_token"]
-            / at_max_batch(model_key, "b200", context_tokens=1024)["usd_per_token"])
+    return (
+        at_max_batch(model_key, "b200", context_tokens=context_tokens)["usd_per_token"]
+        / at_max_batch(model_key, "b200", context_tokens=1024)["usd_per_token"]
+    )
 
 
 def rack_floor_ms(model_key: str) -> float:
@@ -190,9 +222,17 @@ def rack_floor_ms(model_key: str) -> float:
     >>> rack_floor_ms("deepseek_v3") < rack_floor_ms("llama3_70b") < 1
     True
     """
-    return inference.decode_step(specs.model(model_key), specs.accelerator("gb200"),
-                                 batch_size=1, context_tokens=0, n_chips=72,
-                                 weight_dtype=SERVING_DTYPE[model_key])["step_time_s"] / units.MS
+    return (
+        inference.decode_step(
+            specs.model(model_key),
+            specs.accelerator("gb200"),
+            batch_size=1,
+            context_tokens=0,
+            n_chips=72,
+            weight_dtype=SERVING_DTYPE[model_key],
+        )["step_time_s"]
+        / units.MS
+    )
 
 
 def chip_cost_spread() -> float:
@@ -201,21 +241,29 @@ def chip_cost_spread() -> float:
     >>> round(chip_cost_spread(), 2)
     1.33
     """
-    cost = [at_max_batch("llama3_70b", k, context_tokens=1024, n_chips=8)["usd_per_token"]
-            for k in COMPARED_CHIPS]
+    cost = [
+        at_max_batch("llama3_70b", k, context_tokens=1024, n_chips=8)["usd_per_token"]
+        for k in COMPARED_CHIPS
+    ]
     return max(cost) / min(cost)
 
 
-def weight_byte_share(model_key: str, chip_key: str, *, batch_size: float,
-                      context_tokens: float) -> float:
+def weight_byte_share(
+    model_key: str, chip_key: str, *, batch_size: float, context_tokens: float
+) -> float:
     """Share of a decode step's HBM bytes that are weights (the rest is KV cache), on 8 GPUs.
 
     >>> round(weight_byte_share("llama3_70b", "h100_sxm", batch_size=1, context_tokens=1024), 3)
     0.998
     """
-    s = inference.decode_step(specs.model(model_key), specs.accelerator(chip_key),
-                              batch_size=batch_size, context_tokens=context_tokens, n_chips=8,
-                              weight_dtype=SERVING_DTYPE[model_key])
+    s = inference.decode_step(
+        specs.model(model_key),
+        specs.accelerator(chip_key),
+        batch_size=batch_size,
+        context_tokens=context_tokens,
+        n_chips=8,
+        weight_dtype=SERVING_DTYPE[model_key],
+    )
     return s["weight_bytes"] / (s["weight_bytes"] + s["kv_bytes"])
 
 
@@ -229,11 +277,20 @@ def slope_ratio(model_key: str, chip_key: str, *, context_tokens: float) -> floa
     0.38
     """
     m, a = specs.model(model_key), specs.accelerator(chip_key)
-    s1, s2 = (inference.decode_step(m, a, batch_size=b, context_tokens=context_tokens,
-                                    n_chips=8, weight_dtype=SERVING_DTYPE[model_key])
-              for b in (1, 2))
-    return ((s2["compute_time_s"] - s1["compute_time_s"])
-            / (s2["memory_time_s"] - s1["memory_time_s"]))
+    s1, s2 = (
+        inference.decode_step(
+            m,
+            a,
+            batch_size=b,
+            context_tokens=context_tokens,
+            n_chips=8,
+            weight_dtype=SERVING_DTYPE[model_key],
+        )
+        for b in (1, 2)
+    )
+    return (s2["compute_time_s"] - s1["compute_time_s"]) / (
+        s2["memory_time_s"] - s1["memory_time_s"]
+    )
 
 
 def no_overlap_margin(multiple: float) -> dict[str, float]:
@@ -246,10 +303,17 @@ def no_overlap_margin(multiple: float) -> dict[str, float]:
     2.0
     """
     llama, h100 = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    s = inference.decode_step(llama, h100, batch_size=multiple * inference.balance_batch(
-        llama, h100), context_tokens=0, n_chips=8)
-    return {"margin": (s["memory_time_s"] + s["compute_time_s"]) / s["compute_time_s"],
-            "step_time_s": s["step_time_s"]}
+    s = inference.decode_step(
+        llama,
+        h100,
+        batch_size=multiple * inference.balance_batch(llama, h100),
+        context_tokens=0,
+        n_chips=8,
+    )
+    return {
+        "margin": (s["memory_time_s"] + s["compute_time_s"]) / s["compute_time_s"],
+        "step_time_s": s["step_time_s"],
+    }
 
 
 def drain_time_ms(statistic: str) -> float:
@@ -258,8 +322,11 @@ def drain_time_ms(statistic: str) -> float:
     >>> round(drain_time_ms("min"), 1)  # at usable capacity
     21.0
     """
-    stats: dict[str, Callable[[list[float]], Any]] = {"min": np.min, "median": np.median,
-                                                      "max": np.max}
+    stats: dict[str, Callable[[list[float]], Any]] = {
+        "min": np.min,
+        "median": np.median,
+        "max": np.max,
+    }
     if statistic not in stats:
         raise ValueError(f"statistic must be min, median or max, got {statistic!r}")
     t = [inference.hbm_drain_time_s(a) / units.MS for a in specs.accelerators().values()]
@@ -272,9 +339,12 @@ def balance_batch_spread(*, context_tokens: float) -> float:
     >>> balance_batch_spread(context_tokens=0) < 1.01
     True
     """
-    b = [inference.balance_batch(specs.model(k), specs.accelerator("h100_sxm"),
-                                 context_tokens=context_tokens)
-         for k in ("llama3_8b", "llama3_70b", "llama31_405b")]
+    b = [
+        inference.balance_batch(
+            specs.model(k), specs.accelerator("h100_sxm"), context_tokens=context_tokens
+        )
+        for k in ("llama3_8b", "llama3_70b", "llama31_405b")
+    ]
     return max(b) / min(b)
 
 
@@ -296,11 +366,20 @@ def deepseek_on_h200(batch_size: float) -> dict[str, float]:
     """
     m, a = specs.model("deepseek_v3"), specs.accelerator("h200")
     n = inference.min_chips(m, a, weight_dtype="fp8")
-    return {**inference.decode_step(m, a, batch_size=batch_size, context_tokens=2048,
-                                    weight_dtype="fp8", n_chips=n),
-            "usd_per_token": inference.cost_per_token_usd(
-                m, a, batch_size=batch_size, context_tokens=2048, weight_dtype="fp8",
-                n_chips=n, usd_per_chip_hour=usd_per_chip_hour("h200"))}
+    return {
+        **inference.decode_step(
+            m, a, batch_size=batch_size, context_tokens=2048, weight_dtype="fp8", n_chips=n
+        ),
+        "usd_per_token": inference.cost_per_token_usd(
+            m,
+            a,
+            batch_size=batch_size,
+            context_tokens=2048,
+            weight_dtype="fp8",
+            n_chips=n,
+            usd_per_chip_hour=usd_per_chip_hour("h200"),
+        ),
+    }
 
 
 def slow_mode_ratios() -> tuple[float, float]:
@@ -311,8 +390,10 @@ def slow_mode_ratios() -> tuple[float, float]:
     True
     """
     fast, slow = deepseek_on_h200(16), deepseek_on_h200(slow_mode_batch())
-    return (fast["usd_per_token"] / slow["usd_per_token"],
-            slow["step_time_s"] / fast["step_time_s"])
+    return (
+        fast["usd_per_token"] / slow["usd_per_token"],
+        slow["step_time_s"] / fast["step_time_s"],
+    )
 
 
 def rl_token_share_pct(mode: str) -> float:
@@ -330,8 +411,8 @@ def rl_token_share_pct(mode: str) -> float:
     st = deepseek_on_h200(slow_mode_batch() if mode == "slow" else 16)
     d = specs.recorded(specs.model("deepseek_v3"), "n_training_tokens")
     rl = compute_split.rl_tokens_for_equal_cost(
-        pretrain_tokens=d, train_mfu=0.4,
-        decode_efficiency=st["compute_time_s"] / st["step_time_s"])
+        pretrain_tokens=d, train_mfu=0.4, decode_efficiency=st["compute_time_s"] / st["step_time_s"]
+    )
     return rl / d * 100
 
 
@@ -344,8 +425,9 @@ def prefill_decode_bounds() -> tuple[float, float]:
     >>> all(r > 1 for r in prefill_decode_bounds())
     True
     """
-    p = inference.prefill(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-                          prompt_tokens=4096, n_chips=8)
+    p = inference.prefill(
+        specs.model("llama3_70b"), specs.accelerator("h100_sxm"), prompt_tokens=4096, n_chips=8
+    )
     d = at_max_batch("llama3_70b", "h100_sxm", context_tokens=4096 + 512, n_chips=8)
     return p["compute_time_s"] / p["memory_time_s"], d["memory_time_s"] / d["compute_time_s"]
 
@@ -360,13 +442,22 @@ def input_output_cost(*, prompt_tokens: int = 4096, output_tokens: int = 512) ->
     >>> round(input_output_cost()["ratio"], 1)
     3.9
     """
-    p = inference.prefill(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
-                          prompt_tokens=prompt_tokens, n_chips=8)
+    p = inference.prefill(
+        specs.model("llama3_70b"),
+        specs.accelerator("h100_sxm"),
+        prompt_tokens=prompt_tokens,
+        n_chips=8,
+    )
     cost_in = 8 * usd_per_chip_hour("h100_sxm") / units.HOUR * p["time_s"] / prompt_tokens
-    out = at_max_batch("llama3_70b", "h100_sxm", context_tokens=prompt_tokens + output_tokens,
-                       n_chips=8)
-    return {"usd_per_input_token": cost_in, "usd_per_output_token": out["usd_per_token"],
-            "batch_size": out["batch_size"], "ratio": out["usd_per_token"] / cost_in}
+    out = at_max_batch(
+        "llama3_70b", "h100_sxm", context_tokens=prompt_tokens + output_tokens, n_chips=8
+    )
+    return {
+        "usd_per_input_token": cost_in,
+        "usd_per_output_token": out["usd_per_token"],
+        "batch_size": out["batch_size"],
+        "ratio": out["usd_per_token"] / cost_in,
+    }
 
 
 def output_over_input() -> tuple[float, float, float]:
@@ -389,8 +480,7 @@ def step_time_growth(multiple: float = 2.0) -> float:
     >>> step_time_growth(2.0)
     2.0
     """
-    return (no_overlap_margin(multiple)["step_time_s"]
-            / no_overlap_margin(1.0)["step_time_s"])
+    return no_overlap_margin(multiple)["step_time_s"] / no_overlap_margin(1.0)["step_time_s"]
 
 
 def _ridge(acc: Accelerator, weight_dtype: str) -> float:
@@ -398,8 +488,9 @@ def _ridge(acc: Accelerator, weight_dtype: str) -> float:
     return inference._peak(acc, weight_dtype) / acc.hbm_bytes_per_s
 
 
-def operator_balance_batch(model: Model, acc: Accelerator, *,
-                           weight_dtype: str = "bf16") -> dict[str, float]:
+def operator_balance_batch(
+    model: Model, acc: Accelerator, *, weight_dtype: str = "bf16"
+) -> dict[str, float]:
     """Batch (tokens per step) at which each kind of operator turns compute-bound, no cache.
 
     dense = (P / W) (b / 2); routed_experts = dense x E / k (MoE models only). Pope et al.
@@ -419,9 +510,15 @@ def operator_balance_batch(model: Model, acc: Accelerator, *,
     return out
 
 
-def batch1_latency_floor_s(model: Model, acc: Accelerator, *, n_chips: int,
-                           weight_dtype: str = "bf16", expert_parallel: bool = True,
-                           collective_latency_s: float = 0.0) -> dict[str, float]:
+def batch1_latency_floor_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    n_chips: int,
+    weight_dtype: str = "bf16",
+    expert_parallel: bool = True,
+    collective_latency_s: float = 0.0,
+) -> dict[str, float]:
     """Lower bound on the seconds per output token of one sequence, by part.
 
     weights_s: dense model, or MoE without expert parallelism: the weights touched over
@@ -439,13 +536,15 @@ def batch1_latency_floor_s(model: Model, acc: Accelerator, *, n_chips: int,
     """
     n = units.check_positive("n_chips", n_chips)
     if collective_latency_s < 0 or not math.isfinite(collective_latency_s):
-        raise ValueError(f"collective_latency_s must be >= 0 and finite, "
-                         f"got {collective_latency_s!r}")
+        raise ValueError(
+            f"collective_latency_s must be >= 0 and finite, got {collective_latency_s!r}"
+        )
     bw = units.bytes_per_element(weight_dtype)
     n_collectives = 2 * model.n_layers
     if model.moe is None or not expert_parallel:
         weights_s = inference.weight_bytes_read(model, batch_size=1, weight_bytes_per_param=bw) / (
-            n * acc.hbm_bytes_per_s)
+            n * acc.hbm_bytes_per_s
+        )
     else:
         n_moe, expert = inference._n_moe_layers(model), inference._expert_params(model)
         routed = n_moe * model.moe.n_experts * expert
@@ -454,12 +553,23 @@ def batch1_latency_floor_s(model: Model, acc: Accelerator, *, n_chips: int,
         weights_s = bw * (other / n + n_moe * per_chip * expert) / acc.hbm_bytes_per_s
         n_collectives += n_moe
     collectives_s = n_collectives * collective_latency_s
-    return {"weights_s": weights_s, "collectives_s": collectives_s, "n_collectives": n_collectives,
-            "total_s": weights_s + collectives_s}
+    return {
+        "weights_s": weights_s,
+        "collectives_s": collectives_s,
+        "n_collectives": n_collectives,
+        "total_s": weights_s + collectives_s,
+    }
 
 
-def output_input_cost_ratio(model: Model, acc: Accelerator, *, prompt_tokens: int,
-                            output_tokens: int, n_chips: int, weight_dtype: str = "bf16") -> float:
+def output_input_cost_ratio(
+    model: Model,
+    acc: Accelerator,
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    n_chips: int,
+    weight_dtype: str = "bf16",
+) -> float:
     """Cost of an output token over that of an input token, on the same chips at the roofline.
 
     Input: the prefill time of one prompt over its S tokens. Output: t(B) / B at the
@@ -471,21 +581,38 @@ def output_input_cost_ratio(model: Model, acc: Accelerator, *, prompt_tokens: in
     3.9
     """
     units.check_positive("output_tokens", output_tokens)
-    p = inference.prefill(model, acc, prompt_tokens=prompt_tokens, n_chips=n_chips,
-                          weight_dtype=weight_dtype)
+    p = inference.prefill(
+        model, acc, prompt_tokens=prompt_tokens, n_chips=n_chips, weight_dtype=weight_dtype
+    )
     context = prompt_tokens + output_tokens
-    b = inference.max_batch_by_memory(model, acc, context_tokens=context, n_chips=n_chips,
-                                      weight_dtype=weight_dtype)
+    b = inference.max_batch_by_memory(
+        model, acc, context_tokens=context, n_chips=n_chips, weight_dtype=weight_dtype
+    )
     if b < 1:
         raise ValueError(f"no sequence of {context} tokens fits on {n_chips} x {acc.key}")
-    out = inference.decode_step(model, acc, batch_size=b, context_tokens=context,
-                                n_chips=n_chips, weight_dtype=weight_dtype)["step_time_s"] / b
+    out = (
+        inference.decode_step(
+            model,
+            acc,
+            batch_size=b,
+            context_tokens=context,
+            n_chips=n_chips,
+            weight_dtype=weight_dtype,
+        )["step_time_s"]
+        / b
+    )
     return out / (p["time_s"] / prompt_tokens)
 
 
-def cost_per_token_at_max_batch_usd(model: Model, acc: Accelerator, *, context_tokens: float,
-                                    n_chips: int, usd_per_chip_hour: float,
-                                    weight_dtype: str = "bf16") -> float:
+def cost_per_token_at_max_batch_usd(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: float,
+    n_chips: int,
+    usd_per_chip_hour: float,
+    weight_dtype: str = "bf16",
+) -> float:
     """USD per generated token at the largest batch whose KV cache fits in HBM.
 
     ``inference.cost_per_token_usd`` at B = ``inference.max_batch_by_memory``.
@@ -497,17 +624,31 @@ def cost_per_token_at_max_batch_usd(model: Model, acc: Accelerator, *, context_t
     >>> round(c * 1e6, 3)  # USD per million tokens
     0.117
     """
-    b = inference.max_batch_by_memory(model, acc, context_tokens=context_tokens, n_chips=n_chips,
-                                      weight_dtype=weight_dtype)
+    b = inference.max_batch_by_memory(
+        model, acc, context_tokens=context_tokens, n_chips=n_chips, weight_dtype=weight_dtype
+    )
     if b < 1:
         raise ValueError(f"no sequence of {context_tokens} tokens fits on {n_chips} x {acc.key}")
-    return inference.cost_per_token_usd(model, acc, batch_size=b, context_tokens=context_tokens,
-                                        n_chips=n_chips, usd_per_chip_hour=usd_per_chip_hour,
-                                        weight_dtype=weight_dtype)
+    return inference.cost_per_token_usd(
+        model,
+        acc,
+        batch_size=b,
+        context_tokens=context_tokens,
+        n_chips=n_chips,
+        usd_per_chip_hour=usd_per_chip_hour,
+        weight_dtype=weight_dtype,
+    )
 
 
-def decode_efficiency(model: Model, acc: Accelerator, *, context_tokens: float, n_chips: int,
-                      batch_size: float | None = None, weight_dtype: str = "bf16") -> float:
+def decode_efficiency(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: float,
+    n_chips: int,
+    batch_size: float | None = None,
+    weight_dtype: str = "bf16",
+) -> float:
     """Fraction of peak FLOP/s a decode step uses at the roofline: compute time / step time.
 
     eta = min(1, (B f / n P) / t(B)); B defaults to the largest batch whose KV cache fits.
@@ -521,11 +662,19 @@ def decode_efficiency(model: Model, acc: Accelerator, *, context_tokens: float, 
     """
     b = batch_size
     if b is None:
-        b = inference.max_batch_by_memory(model, acc, context_tokens=context_tokens,
-                                          n_chips=n_chips, weight_dtype=weight_dtype)
+        b = inference.max_batch_by_memory(
+            model, acc, context_tokens=context_tokens, n_chips=n_chips, weight_dtype=weight_dtype
+        )
         if b < 1:
-            raise ValueError(f"no sequence of {context_tokens} tokens fits on "
-                             f"{n_chips} x {acc.key}")
-    s = inference.decode_step(model, acc, batch_size=b, context_tokens=context_tokens,
-                              n_chips=n_chips, weight_dtype=weight_dtype)
+            raise ValueError(
+                f"no sequence of {context_tokens} tokens fits on {n_chips} x {acc.key}"
+            )
+    s = inference.decode_step(
+        model,
+        acc,
+        batch_size=b,
+        context_tokens=context_tokens,
+        n_chips=n_chips,
+        weight_dtype=weight_dtype,
+    )
     return s["compute_time_s"] / s["step_time_s"]

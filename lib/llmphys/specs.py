@@ -73,8 +73,11 @@ class Accelerator:
     @property
     def matrix_dtypes(self) -> tuple[str, ...]:
         """Precisions with a published dense peak, widest first (e.g. bf16, fp8, fp4)."""
-        peaks = (("bf16", self.peak_bf16_flop_per_s), ("fp8", self.peak_fp8_flop_per_s),
-                 ("fp4", self.peak_fp4_flop_per_s))
+        peaks = (
+            ("bf16", self.peak_bf16_flop_per_s),
+            ("fp8", self.peak_fp8_flop_per_s),
+            ("fp4", self.peak_fp4_flop_per_s),
+        )
         return tuple(d for d, p in peaks if p is not None)
 
     @property
@@ -89,17 +92,25 @@ class Accelerator:
         For int8 and int4 the same count of integer operations per second (a multiply-add
         is two), so that ridge points compare across formats.
         """
-        peaks = {"bf16": self.peak_bf16_flop_per_s, "fp16": self.peak_bf16_flop_per_s,
-                 "fp8": self.peak_fp8_flop_per_s, "fp4": self.peak_fp4_flop_per_s,
-                 "int8": self.peak_int8_op_per_s, "int4": self.peak_int4_op_per_s}
+        peaks = {
+            "bf16": self.peak_bf16_flop_per_s,
+            "fp16": self.peak_bf16_flop_per_s,
+            "fp8": self.peak_fp8_flop_per_s,
+            "fp4": self.peak_fp4_flop_per_s,
+            "int8": self.peak_int8_op_per_s,
+            "int4": self.peak_int4_op_per_s,
+        }
         if dtype not in peaks:
-            raise ValueError(f"dtype={dtype!r} has no peak in the registry; allowed: "
-                             f"{', '.join(peaks)}")
+            raise ValueError(
+                f"dtype={dtype!r} has no peak in the registry; allowed: {', '.join(peaks)}"
+            )
         peak = peaks[dtype]
         if peak is None:
             have = [d for d, p in peaks.items() if p is not None]
-            raise ValueError(f"{self.key} has no native {dtype} matrix math; "
-                             f"dtypes with a published peak: {', '.join(have)}")
+            raise ValueError(
+                f"{self.key} has no native {dtype} matrix math; "
+                f"dtypes with a published peak: {', '.join(have)}"
+            )
         return peak
 
 
@@ -188,15 +199,19 @@ def data_dir() -> Path:
     candidates = []
     if os.environ.get(DATA_ENV_VAR):
         candidates.append(Path(os.environ[DATA_ENV_VAR]))
-    candidates += [Path(__file__).resolve().parents[2] / "data",
-                   Path.cwd() / "data", Path.cwd().parent / "data"]
+    candidates += [
+        Path(__file__).resolve().parents[2] / "data",
+        Path.cwd() / "data",
+        Path.cwd().parent / "data",
+    ]
     for path in candidates:
         if (path / "accelerators.toml").is_file():
             return path
     raise FileNotFoundError(
         "cannot find data/accelerators.toml; looked in "
         + ", ".join(str(p) for p in candidates)
-        + f". Set {DATA_ENV_VAR} to the repository's data/ folder.")
+        + f". Set {DATA_ENV_VAR} to the repository's data/ folder."
+    )
 
 
 def accelerators() -> dict[str, Accelerator]:
@@ -258,6 +273,7 @@ def model_from_hf_config(config, *, key: str | None = None, name: str | None = N
     (494032768, True)
     """
     from . import hf_config  # imports this module
+
     return hf_config.model_from_hf_config(config, key=key, name=name)
 
 
@@ -286,8 +302,9 @@ def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:
             raise ValueError(f"{path}: not valid TOML ({err})") from None
         where = str(path)
     else:
-        raise TypeError(f"source must be a path to a TOML file or a dict, got "
-                        f"{type(source).__name__}")
+        raise TypeError(
+            f"source must be a path to a TOML file or a dict, got {type(source).__name__}"
+        )
     names = {f.name for f in dataclasses.fields(Accelerator)}
     if all(isinstance(v, dict) for v in raw.values()) and raw and not set(raw) & names:
         if len(raw) != 1:
@@ -302,20 +319,30 @@ def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:
 
 def _check_accelerator(acc: Accelerator, where: str) -> None:
     """The registry's conventions that a single table can break: positive sizes, dense peaks."""
-    for name in ("peak_bf16_flop_per_s", "hbm_bytes", "hbm_bytes_per_s",
-                 "scale_up_bytes_per_s_per_direction", "scale_out_bytes_per_s_per_direction",
-                 "peak_fp8_flop_per_s", "peak_fp4_flop_per_s", "tdp_w"):
+    for name in (
+        "peak_bf16_flop_per_s",
+        "hbm_bytes",
+        "hbm_bytes_per_s",
+        "scale_up_bytes_per_s_per_direction",
+        "scale_out_bytes_per_s_per_direction",
+        "peak_fp8_flop_per_s",
+        "peak_fp4_flop_per_s",
+        "tdp_w",
+    ):
         value = getattr(acc, name)
         if value is not None and not value > 0:
             raise ValueError(f"{where}.{name}: must be > 0, got {value!r}")
     if acc.scale_up_domain_size < 1:
-        raise ValueError(f"{where}.scale_up_domain_size: must be >= 1, got "
-                         f"{acc.scale_up_domain_size}")
+        raise ValueError(
+            f"{where}.scale_up_domain_size: must be >= 1, got {acc.scale_up_domain_size}"
+        )
     sparse = acc.peak_bf16_sparse_flop_per_s
     # 2e-3: vendors print the sparse figure to four digits (H100: 1,979 vs 2 x 989.4)
     if sparse is not None and abs(sparse - 2.0 * acc.peak_bf16_flop_per_s) > 2e-3 * sparse:
-        raise ValueError(f"{where}.peak_bf16_flop_per_s: the dense peak must be half the 2:4 "
-                         f"sparse figure ({sparse:.4g}); got {acc.peak_bf16_flop_per_s:.4g}")
+        raise ValueError(
+            f"{where}.peak_bf16_flop_per_s: the dense peak must be half the 2:4 "
+            f"sparse figure ({sparse:.4g}); got {acc.peak_bf16_flop_per_s:.4g}"
+        )
     unknown = set(acc.estimated) - {f.name for f in dataclasses.fields(Accelerator)}
     if unknown:
         raise ValueError(f"{where}.estimated: names no field: {sorted(unknown)}")

@@ -14,8 +14,9 @@ from . import roofline, units
 from .specs import Accelerator
 
 
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]],
-                   align: str | None = None) -> str:
+def markdown_table(
+    header: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None
+) -> str:
     """A Markdown table; ``align`` is one character per column, 'l' or 'r' (default: 'l' then 'r').
 
     >>> print(markdown_table(["a", "b"], [["x", "1"]]))
@@ -56,13 +57,31 @@ def accelerator_table(accs: Sequence[Accelerator]) -> str:
     reports, ``Accelerator.hbm_bytes``), TB/s (1e12 bytes/s), GB/s per direction. A dash means
     the chip has no native matrix math at that precision.
     """
-    header = ["key", "year", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM GB usable", "HBM TB/s",
-              "ridge BF16 FLOP/B", "ridge FP8 FLOP/B", "scale-up GB/s/dir", "domain"]
-    rows = [[f"`{a.key}`", str(a.launch_year),
-             _peak_or_dash(a, "bf16", units.TERA), _peak_or_dash(a, "fp8", units.TERA),
-             f"{a.hbm_bytes / units.GB:,.0f}", f"{a.hbm_bytes_per_s / units.TB:.2f}",
-             _ridge_or_dash(a, "bf16"), _ridge_or_dash(a, "fp8"),
-             f"{a.scale_up_bytes_per_s_per_direction / units.GB:,.0f}",
-             str(a.scale_up_domain_size)]
-            for a in accs]
+    header = [
+        "key",
+        "year",
+        "BF16 TFLOP/s",
+        "FP8 TFLOP/s",
+        "HBM GB usable",
+        "HBM TB/s",
+        "ridge BF16 FLOP/B",
+        "ridge FP8 FLOP/B",
+        "scale-up GB/s/dir",
+        "domain",
+    ]
+    rows = [
+        [
+            f"`{a.key}`",
+            str(a.launch_year),
+            _peak_or_dash(a, "bf16", units.TERA),
+            _peak_or_dash(a, "fp8", units.TERA),
+            f"{a.hbm_bytes / units.GB:,.0f}",
+            f"{a.hbm_bytes_per_s / units.TB:.2f}",
+            _ridge_or_dash(a, "bf16"),
+            _ridge_or_dash(a, "fp8"),
+            f"{a.scale_up_bytes_per_s_per_direction / units.GB:,.0f}",
+            str(a.scale_up_domain_size),
+        ]
+        for a in accs
+    ]
     return markdown_table(header, rows, align="l" + "r" * 9)

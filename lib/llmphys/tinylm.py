@@ -32,9 +32,17 @@ from . import units
 EPS = 1e-6  # RMSNorm's epsilon
 
 
-def init_params(*, vocab_size: int, context_tokens: int, d_model: int = 32, n_heads: int = 2,
-                n_layers: int = 2, d_ff: int = 64, rng: np.random.Generator,
-                dtype: str = "float64") -> dict[str, np.ndarray]:
+def init_params(
+    *,
+    vocab_size: int,
+    context_tokens: int,
+    d_model: int = 32,
+    n_heads: int = 2,
+    n_layers: int = 2,
+    d_ff: int = 64,
+    rng: np.random.Generator,
+    dtype: str = "float64",
+) -> dict[str, np.ndarray]:
     """Weights of a fresh model: N(0, 0.02) matrices as in GPT-2, unit norm gains, zero biases.
 
     Output projections of each block are scaled by 1/sqrt(2 n_layers) (GPT-2's residual
@@ -46,17 +54,24 @@ def init_params(*, vocab_size: int, context_tokens: int, d_model: int = 32, n_he
     >>> n_params(p)  # the chapter's model
     17504
     """
-    for name, v in (("vocab_size", vocab_size), ("context_tokens", context_tokens),
-                    ("d_model", d_model), ("n_heads", n_heads), ("n_layers", n_layers),
-                    ("d_ff", d_ff)):
+    for name, v in (
+        ("vocab_size", vocab_size),
+        ("context_tokens", context_tokens),
+        ("d_model", d_model),
+        ("n_heads", n_heads),
+        ("n_layers", n_layers),
+        ("d_ff", d_ff),
+    ):
         if isinstance(v, bool) or int(v) != v or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if d_model % n_heads:
         raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
     d, std = d_model, 0.02
     out_std = std / math.sqrt(2 * n_layers)
-    p = {"tok_emb": rng.normal(0, std, (vocab_size, d)),
-         "pos_emb": rng.normal(0, std, (context_tokens, d))}
+    p = {
+        "tok_emb": rng.normal(0, std, (vocab_size, d)),
+        "pos_emb": rng.normal(0, std, (context_tokens, d)),
+    }
     for i in range(n_layers):
         p[f"l{i}.attn_norm"] = np.ones(d)
         for w in ("wq", "wk", "wv"):
@@ -122,8 +137,14 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = Tru
     return a @ v, a
 
 
-def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool = True,
-            ablate: str | None = None, checkpoint: bool = False) -> tuple[np.ndarray, dict]:
+def forward(
+    params: dict[str, np.ndarray],
+    tokens: np.ndarray,
+    *,
+    causal: bool = True,
+    ablate: str | None = None,
+    checkpoint: bool = False,
+) -> tuple[np.ndarray, dict]:
     """Logits (B, T, V) for token windows (B, T), and a cache with every residual write.
 
     ``cache["writes"]`` maps "embed", "attn0", "mlp0", ... to the (B, T, d) array each
@@ -135,8 +156,9 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     tokens = np.atleast_2d(np.asarray(tokens))
     t = tokens.shape[1]
     if t > params["pos_emb"].shape[0]:
-        raise ValueError(f"tokens has {t} positions; the model has context_tokens="
-                         f"{params['pos_emb'].shape[0]}")
+        raise ValueError(
+            f"tokens has {t} positions; the model has context_tokens={params['pos_emb'].shape[0]}"
+        )
     layers, inputs = [], []
     writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
     h = writes["embed"] * (ablate != "embed")
@@ -157,8 +179,14 @@ def forward(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool =
     return f @ params["unembed"], cache
 
 
-def block(params: dict[str, np.ndarray], i: int, h: np.ndarray, *, causal: bool = True,
-          ablate: str | None = None) -> tuple[tuple, np.ndarray, dict[str, np.ndarray]]:
+def block(
+    params: dict[str, np.ndarray],
+    i: int,
+    h: np.ndarray,
+    *,
+    causal: bool = True,
+    ablate: str | None = None,
+) -> tuple[tuple, np.ndarray, dict[str, np.ndarray]]:
     """Block ``i`` on the stream h (B, T, d): (tensors kept for backward, new stream, writes).
 
     The kept tuple is (x, norm1, (q, k, v), weights, o, y, norm2, u, z), x = RMSNorm(h) and
@@ -189,9 +217,14 @@ def _merge(x):  # (B, H, T, c) -> (B, T, H*c)
     return x.transpose(0, 2, 1, 3).reshape(b, t, h * c)
 
 
-def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: np.ndarray, *,
-                   causal: bool = True, checkpoint: bool = False
-                   ) -> tuple[float, dict[str, np.ndarray]]:
+def loss_and_grads(
+    params: dict[str, np.ndarray],
+    inputs: np.ndarray,
+    targets: np.ndarray,
+    *,
+    causal: bool = True,
+    checkpoint: bool = False,
+) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy (nats per token) of ``targets`` given ``inputs``, and its gradient.
 
     Each matmul y = x W costs 2 FLOP per weight per token forward and 4 backward (dx = dy W^T
@@ -218,8 +251,11 @@ def loss_and_grads(params: dict[str, np.ndarray], inputs: np.ndarray, targets: n
     dh, grads["final_norm"] = _rmsnorm_back(dlogits @ params["unembed"].T, params["final_norm"], nf)
     for i in reversed(range(n_layers(params))):
         g = lambda name, i=i: params[f"l{i}.{name}"]  # noqa: E731
-        saved = (block(params, i, c["layer_inputs"][i], causal=causal)[0] if checkpoint
-                 else c["layers"][i])
+        saved = (
+            block(params, i, c["layer_inputs"][i], causal=causal)[0]
+            if checkpoint
+            else c["layers"][i]
+        )
         x, n1, (q, k, vv), a, o, y, n2, u, z = saved
         # MLP: h += ReLU(RMSNorm(h) W1 + b1) W2 + b2
         grads[f"l{i}.w2"], grads[f"l{i}.b2"] = _sum_outer(z, dh), dh.sum(axis=(0, 1))
@@ -252,9 +288,17 @@ def _sum_outer(x, dy):  # sum over batch and positions of x^T dy: the weight gra
     return x.reshape(-1, x.shape[-1]).T @ dy.reshape(-1, dy.shape[-1])
 
 
-def adamw_update(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: dict, *,
-                 lr: float, beta1: float = 0.9, beta2: float = 0.95, eps: float = 1e-8,
-                 weight_decay: float = 0.1) -> dict:
+def adamw_update(
+    params: dict[str, np.ndarray],
+    grads: dict[str, np.ndarray],
+    state: dict,
+    *,
+    lr: float,
+    beta1: float = 0.9,
+    beta2: float = 0.95,
+    eps: float = 1e-8,
+    weight_decay: float = 0.1,
+) -> dict:
     """One AdamW step, in place on ``params``; returns the new optimizer state.
 
     m <- b1 m + (1-b1) g;  v <- b2 v + (1-b2) g^2;  w <- w - lr (m_hat/(sqrt(v_hat) + eps) + wd w),

@@ -22,8 +22,9 @@ import numpy as np
 from . import markov, objective, tinylm, training_practice, units
 
 
-def second_order_chain(n_symbols: int, *, rng: np.random.Generator,
-                       concentration: float = 0.5) -> np.ndarray:
+def second_order_chain(
+    n_symbols: int, *, rng: np.random.Generator, concentration: float = 0.5
+) -> np.ndarray:
     """Transition matrix (V^2, V^2) over pair states s = V x_{t-1} + x_t of an order-2 source.
 
     Each of the V^2 contexts gets its own next-symbol distribution drawn from
@@ -68,8 +69,9 @@ def conditional_entropy_bits(p: np.ndarray, context_tokens: int) -> float:
     """
     v = n_symbols_of(p)
     pi = markov.stationary_distribution(p).reshape(v, v)  # pi[a, b] = P(x_{t-2}=a, x_{t-1}=b)
-    q = p.reshape(v, v, v, v)[np.arange(v)[:, None], np.arange(v)[None, :],
-                              np.arange(v)[None, :]]  # q[a, b, c] = P(c | a, b)
+    q = p.reshape(v, v, v, v)[
+        np.arange(v)[:, None], np.arange(v)[None, :], np.arange(v)[None, :]
+    ]  # q[a, b, c] = P(c | a, b)
     joint = pi[:, :, None] * q  # P(a, b, c)
     if context_tokens not in (0, 1, 2):
         raise ValueError(f"context_tokens must be 0, 1 or 2, got {context_tokens!r}")
@@ -100,8 +102,9 @@ def source_probs(p: np.ndarray, tokens: np.ndarray) -> np.ndarray:
     return p[tokens[:-2] * v + tokens[1:-1], tokens[1:-1] * v + tokens[2:]]
 
 
-def excess_by_frequency(p: np.ndarray, tokens: np.ndarray, model_probs: np.ndarray, *,
-                        n_groups: int = 4) -> dict[str, np.ndarray]:
+def excess_by_frequency(
+    p: np.ndarray, tokens: np.ndarray, model_probs: np.ndarray, *, n_groups: int = 4
+) -> dict[str, np.ndarray]:
     """Where a model's excess loss lives: contexts grouped from rarest to commonest.
 
     The V^2 two-symbol contexts are sorted by their stationary frequency and cut into
@@ -115,11 +118,14 @@ def excess_by_frequency(p: np.ndarray, tokens: np.ndarray, model_probs: np.ndarr
     excess = np.log2(source_probs(p, tokens)) - np.log2(np.asarray(model_probs)[1:])
     group_of = np.empty(v * v, dtype=np.int64)
     group_of[np.argsort(markov.stationary_distribution(p), kind="stable")] = (
-        np.arange(v * v) * n_groups // (v * v))
+        np.arange(v * v) * n_groups // (v * v)
+    )
     g = group_of[ctx]
     counts = np.bincount(g, minlength=n_groups)
-    return {"token_share": counts / g.size,
-            "excess_bits": np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1)}
+    return {
+        "token_share": counts / g.size,
+        "excess_bits": np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1),
+    }
 
 
 def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> float:
@@ -128,25 +134,39 @@ def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> floa
     >>> [round(lr_at(s, n_steps=100, peak_lr=1.0, warmup_steps=10), 3) for s in (0, 9, 100)]
     [0.1, 1.0, 0.1]
     """
-    return training_practice.lr_schedule(step, n_steps=n_steps, peak_lr=peak_lr,
-                                         warmup_steps=warmup_steps, schedule="cosine")
+    return training_practice.lr_schedule(
+        step, n_steps=n_steps, peak_lr=peak_lr, warmup_steps=warmup_steps, schedule="cosine"
+    )
 
 
-def train(params: dict[str, np.ndarray], corpus: np.ndarray, *, n_steps: int, batch_size: int,
-          lr: float, rng: np.random.Generator, causal: bool = True,
-          eval_tokens: np.ndarray | None = None, eval_every: int = 25,
-          eval_steps: Sequence[int] | None = None, warmup_steps: int = 20,
-          weight_decay: float = 0.1, schedule: str = "cosine", max_grad_norm: float | None = None,
-          fp16_loss_scale: float | None = None) -> tuple[dict, dict]:
+def train(
+    params: dict[str, np.ndarray],
+    corpus: np.ndarray,
+    *,
+    n_steps: int,
+    batch_size: int,
+    lr: float,
+    rng: np.random.Generator,
+    causal: bool = True,
+    eval_tokens: np.ndarray | None = None,
+    eval_every: int = 25,
+    eval_steps: Sequence[int] | None = None,
+    warmup_steps: int = 20,
+    weight_decay: float = 0.1,
+    schedule: str = "cosine",
+    max_grad_norm: float | None = None,
+    fp16_loss_scale: float | None = None,
+) -> tuple[dict, dict]:
     """Train a copy of ``params`` on random windows of ``corpus`` with AdamW.
 
     Returns (trained params, history): ``tokens_seen``, ``train_bits`` (the batch loss in
     bits per token), ``lr``, ``grad_norm`` (before clipping), ``fp16_zero_fraction`` and
     ``fp16_subnormal_fraction`` every step; ``eval_tokens_seen`` and ``eval_bits`` before
     the steps in ``eval_steps`` (default: every ``eval_every``) and at the end (``mean_bits``
-    on ``eval_tokens``, an honest next-token loss). ``schedule`` names a ``training_practice.lr_schedule``;
-    ``max_grad_norm`` clips the global gradient norm; ``fp16_loss_scale`` (None: exact
-    gradients) passes the gradients through FP16 at that loss scale.
+    on ``eval_tokens``, an honest next-token loss). ``schedule`` names a
+    ``training_practice.lr_schedule``; ``max_grad_norm`` clips the global gradient norm;
+    ``fp16_loss_scale`` (None: exact gradients) passes the gradients through FP16 at that loss
+    scale.
     """
     units.check_positive("n_steps", n_steps)
     units.check_positive("batch_size", batch_size)
@@ -159,21 +179,57 @@ def train(params: dict[str, np.ndarray], corpus: np.ndarray, *, n_steps: int, ba
     if eval_steps is None:
         eval_steps = range(0, int(n_steps), int(units.check_positive("eval_every", eval_every)))
     with one_blas_thread():
-        return _train(params, corpus, n_steps=int(n_steps), batch_size=int(batch_size), lr=lr,
-                      rng=rng, causal=causal, eval_tokens=eval_tokens,
-                      eval_steps={int(s) for s in eval_steps if 0 <= s < n_steps},
-                      warmup_steps=warmup_steps, weight_decay=weight_decay, schedule=schedule,
-                      max_grad_norm=max_grad_norm, fp16_loss_scale=fp16_loss_scale)
+        return _train(
+            params,
+            corpus,
+            n_steps=int(n_steps),
+            batch_size=int(batch_size),
+            lr=lr,
+            rng=rng,
+            causal=causal,
+            eval_tokens=eval_tokens,
+            eval_steps={int(s) for s in eval_steps if 0 <= s < n_steps},
+            warmup_steps=warmup_steps,
+            weight_decay=weight_decay,
+            schedule=schedule,
+            max_grad_norm=max_grad_norm,
+            fp16_loss_scale=fp16_loss_scale,
+        )
 
 
-def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens, eval_steps,
-           warmup_steps, weight_decay, schedule, max_grad_norm, fp16_loss_scale):
+def _train(
+    params,
+    corpus,
+    *,
+    n_steps,
+    batch_size,
+    lr,
+    rng,
+    causal,
+    eval_tokens,
+    eval_steps,
+    warmup_steps,
+    weight_decay,
+    schedule,
+    max_grad_norm,
+    fp16_loss_scale,
+):
     params = {k: v.copy() for k, v in params.items()}
     t = params["pos_emb"].shape[0]
     state: dict[str, np.ndarray] = {}
-    hist: dict[str, list[float]] = {k: [] for k in (
-        "tokens_seen", "train_bits", "eval_tokens_seen", "eval_bits", "lr", "grad_norm",
-        "fp16_zero_fraction", "fp16_subnormal_fraction")}
+    hist: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "tokens_seen",
+            "train_bits",
+            "eval_tokens_seen",
+            "eval_bits",
+            "lr",
+            "grad_norm",
+            "fp16_zero_fraction",
+            "fp16_subnormal_fraction",
+        )
+    }
     for step in range(n_steps):
         if eval_tokens is not None and step in eval_steps:
             hist["eval_tokens_seen"].append(step * batch_size * t)
@@ -187,8 +243,9 @@ def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens,
         norm = training_practice.global_norm(grads)
         if max_grad_norm is not None:
             grads, _ = training_practice.clip_by_global_norm(grads, max_grad_norm)
-        rate = training_practice.lr_schedule(step, n_steps=n_steps, peak_lr=lr,
-                                             warmup_steps=warmup_steps, schedule=schedule)
+        rate = training_practice.lr_schedule(
+            step, n_steps=n_steps, peak_lr=lr, warmup_steps=warmup_steps, schedule=schedule
+        )
         state = tinylm.adamw_update(params, grads, state, lr=rate, weight_decay=weight_decay)
         hist["lr"].append(rate)
         hist["grad_norm"].append(norm)
@@ -202,9 +259,14 @@ def _train(params, corpus, *, n_steps, batch_size, lr, rng, causal, eval_tokens,
     return params, {k: np.asarray(v) for k, v in hist.items()}
 
 
-def next_token_distributions(params: dict[str, np.ndarray], tokens: np.ndarray, *,
-                             causal: bool = True, ablate: str | None = None,
-                             chunk: int = 1024) -> np.ndarray:
+def next_token_distributions(
+    params: dict[str, np.ndarray],
+    tokens: np.ndarray,
+    *,
+    causal: bool = True,
+    ablate: str | None = None,
+    chunk: int = 1024,
+) -> np.ndarray:
     """(n - 1, V) predicted distributions of tokens[1:], each from previous tokens only.
 
     With the causal mask, windows of T tokens at a stride of T/2 are run once and each
@@ -214,8 +276,9 @@ def next_token_distributions(params: dict[str, np.ndarray], tokens: np.ndarray, 
     that ends just before its target: what generation does. Both are honest.
     """
     with one_blas_thread():
-        return _next_token_distributions(params, np.asarray(tokens, dtype=np.int64),
-                                         causal=causal, ablate=ablate, chunk=chunk)
+        return _next_token_distributions(
+            params, np.asarray(tokens, dtype=np.int64), causal=causal, ablate=ablate, chunk=chunk
+        )
 
 
 def _next_token_distributions(params, tokens, *, causal, ablate, chunk):
@@ -228,10 +291,10 @@ def _next_token_distributions(params, tokens, *, causal, ablate, chunk):
         starts = np.unique(np.r_[np.arange(0, n - 1 - length, stride), n - 1 - length])
         ends = starts + length - 1
         for lo in range(0, starts.size, chunk):
-            s = starts[lo: lo + chunk]
+            s = starts[lo : lo + chunk]
             idx = s[:, None] + np.arange(length)
             logits, _ = tinylm.forward(params, tokens[idx], ablate=ablate)
-            prev_end = np.r_[-1, ends][lo: lo + s.size]  # each position is read once, from
+            prev_end = np.r_[-1, ends][lo : lo + s.size]  # each position is read once, from
             own = idx > prev_end[:, None]  # the first window that holds it (the longest past)
             out[idx[own]] = np.exp(objective.log_softmax(logits[own]))
         return out
@@ -240,23 +303,30 @@ def _next_token_distributions(params, tokens, *, causal, ablate, chunk):
         out[i] = np.exp(objective.log_softmax(logits[0, -1]))
     starts = np.arange(0, n - t)  # window s .. s+T-1 predicts token s+T
     for lo in range(0, starts.size, chunk):
-        s = starts[lo: lo + chunk]
-        logits, _ = tinylm.forward(params, tokens[s[:, None] + np.arange(t)], causal=False,
-                                   ablate=ablate)
+        s = starts[lo : lo + chunk]
+        logits, _ = tinylm.forward(
+            params, tokens[s[:, None] + np.arange(t)], causal=False, ablate=ablate
+        )
         out[s + t - 1] = np.exp(objective.log_softmax(logits[:, -1]))
     return out
 
 
-def mean_bits(params: dict[str, np.ndarray], tokens: np.ndarray, *, causal: bool = True,
-              ablate: str | None = None) -> float:
+def mean_bits(
+    params: dict[str, np.ndarray],
+    tokens: np.ndarray,
+    *,
+    causal: bool = True,
+    ablate: str | None = None,
+) -> float:
     """Bits per token the model spends on tokens[1:] (mean of -log2 q(x_t | past))."""
     dists = next_token_distributions(params, tokens, causal=causal, ablate=ablate)
     tokens = np.asarray(tokens)
     return float(-np.mean(np.log2(dists[np.arange(tokens.size - 1), tokens[1:]])))
 
 
-def per_position_bits(params: dict[str, np.ndarray], windows: np.ndarray, *,
-                      causal: bool = True) -> np.ndarray:
+def per_position_bits(
+    params: dict[str, np.ndarray], windows: np.ndarray, *, causal: bool = True
+) -> np.ndarray:
     """Mean bits on token t+1 at each position t of (B, T+1) training ``windows``: shape (T,).
 
     Position t has t + 1 tokens of input, so with the mask on the first positions cannot
@@ -270,8 +340,9 @@ def per_position_bits(params: dict[str, np.ndarray], windows: np.ndarray, *,
     return -picked.mean(axis=0) / objective.LN2
 
 
-def attention_weights(params: dict[str, np.ndarray], windows: np.ndarray, *,
-                      layer: int) -> np.ndarray:
+def attention_weights(
+    params: dict[str, np.ndarray], windows: np.ndarray, *, layer: int
+) -> np.ndarray:
     """Causal attention weights of ``layer`` averaged over windows: (H, T, T), rows sum to 1."""
     if not 0 <= layer < tinylm.n_layers(params):
         raise ValueError(f"layer must be in [0, {tinylm.n_layers(params)}), got {layer!r}")
@@ -287,7 +358,9 @@ def residual_write_norms(params: dict[str, np.ndarray], tokens: np.ndarray) -> d
 
 def ablation_bits(params: dict[str, np.ndarray], tokens: np.ndarray) -> dict[str, float]:
     """Bits per token on ``tokens`` with each residual write removed in turn ("none": intact)."""
-    names = ["embed"] + [f"{part}{i}" for i in range(tinylm.n_layers(params))
-                         for part in ("attn", "mlp")]
+    names = ["embed"] + [
+        f"{part}{i}" for i in range(tinylm.n_layers(params)) for part in ("attn", "mlp")
+    ]
     return {"none": mean_bits(params, tokens)} | {
-        k: mean_bits(params, tokens, ablate=k) for k in names}
+        k: mean_bits(params, tokens, ablate=k) for k in names
+    }

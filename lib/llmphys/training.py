@@ -20,9 +20,13 @@ from . import units
 OPTIMIZER_STATES = {"adamw": 2, "adam": 2, "sgd_momentum": 1, "sgd": 0}
 
 
-def training_state_bytes_per_param(*, weight_dtype: str = "bf16", grad_dtype: str = "bf16",
-                                   master_weights: bool = True,
-                                   optimizer: str = "adamw") -> dict[str, float]:
+def training_state_bytes_per_param(
+    *,
+    weight_dtype: str = "bf16",
+    grad_dtype: str = "bf16",
+    master_weights: bool = True,
+    optimizer: str = "adamw",
+) -> dict[str, float]:
     """Bytes of training state per parameter, by part (activations excluded).
 
     Optimizer moments and master weights are FP32. Sum the parts for the total.
@@ -32,8 +36,9 @@ def training_state_bytes_per_param(*, weight_dtype: str = "bf16", grad_dtype: st
     ({'weights': 2.0, 'gradients': 2.0, 'master_weights': 4.0, 'optimizer_states': 8.0}, 16.0)
     """
     if optimizer not in OPTIMIZER_STATES:
-        raise ValueError(f"optimizer={optimizer!r} is not known; allowed: "
-                         f"{', '.join(OPTIMIZER_STATES)}")
+        raise ValueError(
+            f"optimizer={optimizer!r} is not known; allowed: {', '.join(OPTIMIZER_STATES)}"
+        )
     fp32 = units.bytes_per_element("fp32")
     return {
         "weights": units.bytes_per_element(weight_dtype),
@@ -43,8 +48,9 @@ def training_state_bytes_per_param(*, weight_dtype: str = "bf16", grad_dtype: st
     }
 
 
-def training_time_s(train_flop: float, *, n_chips: int, peak_flop_per_s: float,
-                    mfu: float) -> float:
+def training_time_s(
+    train_flop: float, *, n_chips: int, peak_flop_per_s: float, mfu: float
+) -> float:
     """Wall-clock seconds for ``train_flop`` on ``n_chips`` at utilisation ``mfu``: C / (n P u).
 
     >>> round(training_time_s(3.8e25, n_chips=16_384, peak_flop_per_s=989.4e12, mfu=0.4) / 86400)
@@ -57,8 +63,9 @@ def training_time_s(train_flop: float, *, n_chips: int, peak_flop_per_s: float,
     return train_flop / (n_chips * peak_flop_per_s * mfu)
 
 
-def model_flop_utilization(train_flop: float, *, time_s: float, n_chips: int,
-                           peak_flop_per_s: float) -> float:
+def model_flop_utilization(
+    train_flop: float, *, time_s: float, n_chips: int, peak_flop_per_s: float
+) -> float:
     """MFU: useful model FLOP per second over the cluster's dense peak, C / (t n P).
 
     Counts only the model's FLOP (6ND), not recomputation (Chowdhery et al. 2022, app. B).

@@ -33,9 +33,16 @@ FP16_SMALLEST_SUBNORMAL = 2.0**-24  # IEEE 754 binary16: 5.96e-8
 FP16_SMALLEST_NORMAL = 2.0**-14  # 6.10e-5
 
 
-def lr_schedule(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int,
-                schedule: str = "cosine", decay_fraction: float = 0.2,
-                min_lr_ratio: float = 0.1) -> float:
+def lr_schedule(
+    step: int,
+    *,
+    n_steps: int,
+    peak_lr: float,
+    warmup_steps: int,
+    schedule: str = "cosine",
+    decay_fraction: float = 0.2,
+    min_lr_ratio: float = 0.1,
+) -> float:
     """Learning rate at ``step`` (0-based) of ``n_steps`` under a named schedule.
 
     All three warm up linearly over ``warmup_steps``. "cosine" then follows
@@ -77,8 +84,9 @@ def global_norm(grads: dict[str, np.ndarray]) -> float:
     return float(math.sqrt(sum(float(np.sum(g * g)) for g in grads.values())))
 
 
-def clip_by_global_norm(grads: dict[str, np.ndarray], max_norm: float
-                        ) -> tuple[dict[str, np.ndarray], float]:
+def clip_by_global_norm(
+    grads: dict[str, np.ndarray], max_norm: float
+) -> tuple[dict[str, np.ndarray], float]:
     """(g min(1, c / ||g||), ||g||): the gradient rescaled so its global norm is at most c.
 
     >>> g, n = clip_by_global_norm({"w": np.array([3.0, 4.0])}, max_norm=1.0)
@@ -91,8 +99,9 @@ def clip_by_global_norm(grads: dict[str, np.ndarray], max_norm: float
     return {k: g * factor for k, g in grads.items()}, norm
 
 
-def fp16_gradients(grads: dict[str, np.ndarray], *, loss_scale: float = 1.0
-                   ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def fp16_gradients(
+    grads: dict[str, np.ndarray], *, loss_scale: float = 1.0
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Gradients as an FP16 backward pass with a static loss scale S leaves them.
 
     Each entry is S g rounded to FP16, then divided by S in the working precision.
@@ -118,5 +127,8 @@ def fp16_gradients(grads: dict[str, np.ndarray], *, loss_scale: float = 1.0
         subnormal += int(((h != 0) & (np.abs(h) < FP16_SMALLEST_NORMAL)).sum())
         overflow |= bool(np.isinf(h).any())
         out[k] = h.astype(g.dtype) / loss_scale
-    return out, {"zero_fraction": zeros / max(n, 1), "subnormal_fraction": subnormal / max(n, 1),
-                 "overflow": float(overflow)}
+    return out, {
+        "zero_fraction": zeros / max(n, 1),
+        "subnormal_fraction": subnormal / max(n, 1),
+        "overflow": float(overflow),
+    }

@@ -40,19 +40,36 @@ def tiny(model: Model) -> Model:
     """
     g = 4 if model.n_kv_heads == model.n_heads else (1 if model.n_kv_heads == 1 else 2)
     small: dict[str, Any]  # Model fields of several types, for dataclasses.replace
-    small = dict(key=f"{model.key}_tiny", n_layers=2, d_model=32, n_heads=4, n_kv_heads=g,
-                 d_head=8, d_ff=64, vocab_size=97, max_context_tokens=64,
-                 sliding_window_tokens=4 if model.sliding_window_tokens else 0)
+    small = dict(
+        key=f"{model.key}_tiny",
+        n_layers=2,
+        d_model=32,
+        n_heads=4,
+        n_kv_heads=g,
+        d_head=8,
+        d_ff=64,
+        vocab_size=97,
+        max_context_tokens=64,
+        sliding_window_tokens=4 if model.sliding_window_tokens else 0,
+    )
     if model.moe is not None:
         small["moe"] = dataclasses.replace(
-            model.moe, n_experts=8, n_experts_per_token=min(model.moe.n_experts_per_token, 2),
-            n_shared_experts=min(model.moe.n_shared_experts, 1), d_ff_expert=16,
-            n_dense_layers=min(model.moe.n_dense_layers, 1))
+            model.moe,
+            n_experts=8,
+            n_experts_per_token=min(model.moe.n_experts_per_token, 2),
+            n_shared_experts=min(model.moe.n_shared_experts, 1),
+            d_ff_expert=16,
+            n_dense_layers=min(model.moe.n_dense_layers, 1),
+        )
     if model.mla is not None:
-        small["mla"] = dataclasses.replace(model.mla,
-                                           q_lora_rank=16 if model.mla.q_lora_rank else 0,
-                                           kv_lora_rank=8, qk_nope_head_dim=8,
-                                           qk_rope_head_dim=4, v_head_dim=8)
+        small["mla"] = dataclasses.replace(
+            model.mla,
+            q_lora_rank=16 if model.mla.q_lora_rank else 0,
+            kv_lora_rank=8,
+            qk_nope_head_dim=8,
+            qk_rope_head_dim=4,
+            v_head_dim=8,
+        )
         small.update(n_kv_heads=4, d_head=12)
     return dataclasses.replace(model, **small)
 
@@ -77,11 +94,19 @@ def init_params(model: Model, rng: np.random.Generator, *, dtype=np.float64) -> 
         gain = {"gain": np.ones(width, dtype)}
         return gain | ({"bias": np.zeros(width, dtype)} if model.norm == "layernorm" else {})
 
-    params = {"embed": rng.standard_normal((model.vocab_size, model.d_model)).astype(dtype),
-              "layers": [{"attn_norm": norm(), "attn": _init_attention(model, w, dtype),
-                          "ffn_norm": norm(), "ffn": _init_ffn(model, i, w)}
-                         for i in range(model.n_layers)],
-              "final_norm": norm()}
+    params = {
+        "embed": rng.standard_normal((model.vocab_size, model.d_model)).astype(dtype),
+        "layers": [
+            {
+                "attn_norm": norm(),
+                "attn": _init_attention(model, w, dtype),
+                "ffn_norm": norm(),
+                "ffn": _init_ffn(model, i, w),
+            }
+            for i in range(model.n_layers)
+        ],
+        "final_norm": norm(),
+    }
     if not model.tied_embeddings:
         params["head"] = w(model.d_model, model.vocab_size)
     return params
@@ -92,12 +117,21 @@ def _init_attention(model: Model, w, dtype) -> dict:
     if model.mla is not None:
         a = model.mla
         qk = a.qk_nope_head_dim + a.qk_rope_head_dim
-        q = ({"w_dq": w(d, a.q_lora_rank), "q_norm": np.ones(a.q_lora_rank, dtype),
-              "w_uq": w(a.q_lora_rank, h * qk)} if a.q_lora_rank else {"w_q": w(d, h * qk)})
-        return q | {"w_dkv": w(d, a.kv_lora_rank + a.qk_rope_head_dim),
-                    "kv_norm": np.ones(a.kv_lora_rank, dtype),
-                    "w_ukv": w(a.kv_lora_rank, h * (a.qk_nope_head_dim + a.v_head_dim)),
-                    "w_o": w(h * a.v_head_dim, d)}
+        q = (
+            {
+                "w_dq": w(d, a.q_lora_rank),
+                "q_norm": np.ones(a.q_lora_rank, dtype),
+                "w_uq": w(a.q_lora_rank, h * qk),
+            }
+            if a.q_lora_rank
+            else {"w_q": w(d, h * qk)}
+        )
+        return q | {
+            "w_dkv": w(d, a.kv_lora_rank + a.qk_rope_head_dim),
+            "kv_norm": np.ones(a.kv_lora_rank, dtype),
+            "w_ukv": w(a.kv_lora_rank, h * (a.qk_nope_head_dim + a.v_head_dim)),
+            "w_o": w(h * a.v_head_dim, d),
+        }
     hc, gc = h * model.d_head, model.n_kv_heads * model.d_head
     p = {"w_q": w(d, hc), "w_k": w(d, gc), "w_v": w(d, gc), "w_o": w(hc, d)}
     if model.qkv_bias:
@@ -116,8 +150,10 @@ def _init_ffn(model: Model, layer: int, w) -> dict:
     m = model.moe
     if m is None or layer < m.n_dense_layers:
         return _init_mlp(model, model.d_ff, w)
-    p = {"router": w(model.d_model, m.n_experts),
-         "experts": _init_mlp(model, m.d_ff_expert, w, m.n_experts)}  # stacked (E, in, out)
+    p = {
+        "router": w(model.d_model, m.n_experts),
+        "experts": _init_mlp(model, m.d_ff_expert, w, m.n_experts),
+    }  # stacked (E, in, out)
     if m.n_shared_experts:
         p["shared"] = _init_mlp(model, m.d_ff_expert, w, m.n_shared_experts)
     return p
@@ -161,8 +197,9 @@ def moe_ffn(x: np.ndarray, p: dict, model: Model) -> np.ndarray:
     return y
 
 
-def forward(params: dict, model: Model, tokens, cache: KVCache | None = None
-            ) -> tuple[np.ndarray, KVCache]:
+def forward(
+    params: dict, model: Model, tokens, cache: KVCache | None = None
+) -> tuple[np.ndarray, KVCache]:
     """Logits (T, V) for token ids (T,) that follow the ``cache.n_tokens`` tokens already cached.
 
     With ``cache=None`` this is a full causal pass over ``tokens``; otherwise the new
@@ -196,8 +233,9 @@ def greedy_decode(params: dict, model: Model, prompt, n_new: int) -> tuple[np.nd
     return np.array(out), cache
 
 
-def forward_incremental(params: dict, model: Model, tokens, *, n_prefill: int = 1
-                        ) -> tuple[np.ndarray, KVCache]:
+def forward_incremental(
+    params: dict, model: Model, tokens, *, n_prefill: int = 1
+) -> tuple[np.ndarray, KVCache]:
     """Logits (T, V) computed as inference does: prefill ``n_prefill`` tokens, then one by one."""
     tokens = np.asarray(tokens)
     if not 1 <= n_prefill <= tokens.size:
@@ -205,6 +243,6 @@ def forward_incremental(params: dict, model: Model, tokens, *, n_prefill: int = 
     logits, cache = forward(params, model, tokens[:n_prefill])
     steps = [logits]
     for i in range(n_prefill, tokens.size):
-        logits, cache = forward(params, model, tokens[i:i + 1], cache)
+        logits, cache = forward(params, model, tokens[i : i + 1], cache)
         steps.append(logits)
     return np.concatenate(steps), cache

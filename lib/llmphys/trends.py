@@ -51,8 +51,9 @@ HBM_GENERATIONS: dict[str, tuple[float, int, str]] = {
 }
 
 
-def growth_per_period(years: Sequence[float], values: Sequence[float], *,
-                      period_years: float = 2.0) -> float:
+def growth_per_period(
+    years: Sequence[float], values: Sequence[float], *, period_years: float = 2.0
+) -> float:
     """Growth factor per ``period_years`` of an exponential fitted by least squares on log values.
 
     g = exp(T * s) with s the slope of ln(value) against year. Needs two distinct years.
@@ -64,16 +65,19 @@ def growth_per_period(years: Sequence[float], values: Sequence[float], *,
     t = np.asarray(years, dtype=float)
     v = np.asarray(values, dtype=float)
     if t.shape != v.shape or t.size < 2 or np.ptp(t) == 0:
-        raise ValueError(f"years must hold at least two distinct years, matching values; "
-                         f"got years={list(t)}, values={list(v)}")
+        raise ValueError(
+            f"years must hold at least two distinct years, matching values; "
+            f"got years={list(t)}, values={list(v)}"
+        )
     if np.any(~np.isfinite(v)) or np.any(v <= 0):
         raise ValueError(f"values must be positive and finite, got {list(v)}")
     slope = np.polyfit(t, np.log(v), 1)[0]
     return float(np.exp(period_years * slope))
 
 
-def registry_growth(accs: Sequence[Accelerator], metric: str, *,
-                    period_years: float = 2.0) -> float:
+def registry_growth(
+    accs: Sequence[Accelerator], metric: str, *, period_years: float = 2.0
+) -> float:
     """Growth per ``period_years`` of ``metric`` across ``accs``, fitted by launch year.
 
     Metrics: peak_bf16, peak_headline (narrowest native dtype), hbm_bandwidth,
@@ -86,8 +90,9 @@ def registry_growth(accs: Sequence[Accelerator], metric: str, *,
     """
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r} is not known; allowed: {', '.join(METRICS)}")
-    return growth_per_period([a.launch_year for a in accs], [METRICS[metric](a) for a in accs],
-                             period_years=period_years)
+    return growth_per_period(
+        [a.launch_year for a in accs], [METRICS[metric](a) for a in accs], period_years=period_years
+    )
 
 
 def registry_growth_all(metric: str, *, period_years: float = 2.0) -> float:
@@ -109,8 +114,9 @@ def hbm_stack_bytes_per_s(generation: str) -> float:
     819.2
     """
     if generation not in HBM_GENERATIONS:
-        raise ValueError(f"generation={generation!r} is not known; allowed: "
-                         f"{', '.join(HBM_GENERATIONS)}")
+        raise ValueError(
+            f"generation={generation!r} is not known; allowed: {', '.join(HBM_GENERATIONS)}"
+        )
     pin_bits_per_s, width_bits, _source = HBM_GENERATIONS[generation]
     return pin_bits_per_s * width_bits / units.BITS_PER_BYTE
 

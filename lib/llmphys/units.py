@@ -123,8 +123,15 @@ def fmt_seconds(t_s: float, *, digits: int = 3) -> str:
     >>> fmt_seconds(0.0203), fmt_seconds(5400.0)
     ('20.3 ms', '1.50 h')
     """
-    for scale, name in [(YEAR, "years"), (DAY, "days"), (HOUR, "h"), (MINUTE, "min"),
-                        (1.0, "s"), (MS, "ms"), (US, "µs")]:
+    for scale, name in [
+        (YEAR, "years"),
+        (DAY, "days"),
+        (HOUR, "h"),
+        (MINUTE, "min"),
+        (1.0, "s"),
+        (MS, "ms"),
+        (US, "µs"),
+    ]:
         if abs(t_s) >= scale:
             return f"{_sig(t_s / scale, digits)} {name}"
     return f"{_sig(t_s / NS, digits)} ns"

@@ -84,18 +84,39 @@ class Source:
     short: str
 
 
-SOURCES: dict[str, Source] = {s.letter: s for s in (
-    Source("M", "000_8c51ff0cbb022c04.txt",
-           "Part 3 of the series: compute is abundant, bandwidth is scarce (essay)", "part3",
-           "part 3 essay"),
-    Source("O", "002_1a663014a24a4105.txt",
-           "The series overview: is pretraining over? (essay)", "overview", "overview essay"),
-    Source("P", "003_08ad06ea090836a4.txt",
-           "Reiner Pope on the math of training and serving (podcast statement digest)",
-           "podcast", "podcast digest"),
-    Source("L", "004_35a9eea2bc47d51c.txt",
-           "Reiner Pope's blackboard lecture (written summary)", "lecture", "lecture summary"),
-)}
+SOURCES: dict[str, Source] = {
+    s.letter: s
+    for s in (
+        Source(
+            "M",
+            "000_8c51ff0cbb022c04.txt",
+            "Part 3 of the series: compute is abundant, bandwidth is scarce (essay)",
+            "part3",
+            "part 3 essay",
+        ),
+        Source(
+            "O",
+            "002_1a663014a24a4105.txt",
+            "The series overview: is pretraining over? (essay)",
+            "overview",
+            "overview essay",
+        ),
+        Source(
+            "P",
+            "003_08ad06ea090836a4.txt",
+            "Reiner Pope on the math of training and serving (podcast statement digest)",
+            "podcast",
+            "podcast digest",
+        ),
+        Source(
+            "L",
+            "004_35a9eea2bc47d51c.txt",
+            "Reiner Pope's blackboard lecture (written summary)",
+            "lecture",
+            "lecture summary",
+        ),
+    )
+}
 
 
 # Claims of different documents that restate or contradict each other: (id, id, relation).
@@ -170,8 +191,9 @@ def data_file(letter: str) -> Path:
 
 def _grading(table: Any, where: str) -> Compare | Range | Bound:
     if not isinstance(table, dict) or table.get("kind") not in _GRADINGS:
-        raise ValueError(f"{where}.check: a table whose kind is one of {sorted(_GRADINGS)}, "
-                         f"got {table!r}")
+        raise ValueError(
+            f"{where}.check: a table whose kind is one of {sorted(_GRADINGS)}, got {table!r}"
+        )
     args = {k: v for k, v in table.items() if k != "kind"}
     cls = _GRADINGS[table["kind"]]
     if "target" in args and isinstance(args["target"], list):
@@ -187,8 +209,9 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
         raise ValueError(f"{where}: expected a table, got {type(entry).__name__}")
     unknown = set(entry) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: "
-                         f"{sorted(_REQUIRED + _OPTIONAL)}")
+        raise ValueError(
+            f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_REQUIRED + _OPTIONAL)}"
+        )
     missing = [k for k in _REQUIRED if k not in entry]
     if missing:
         raise ValueError(f"{where}: missing required field(s) {missing}")
@@ -198,17 +221,27 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
     if "glue" in entry:
         g = entry["glue"]
         if not isinstance(g, dict) or set(g) - {"notebook", "names", "scale"} or not g.get("names"):
-            raise ValueError(f"{where}.glue: a table with notebook, names and optional scale, "
-                             f"got {g!r}")
+            raise ValueError(
+                f"{where}.glue: a table with notebook, names and optional scale, got {g!r}"
+            )
         glue, scale = (g["notebook"], tuple(g["names"])), float(g.get("scale", 1.0))
-    return Claim(id=claim_id, source=source, where=entry["where"], claim=entry["claim"],
-                 stated=entry["stated"], verdict=_VERDICTS[entry["verdict"]],
-                 section=entry["section"],
-                 grading=_grading(entry["check"], where) if "check" in entry else None,
-                 assumptions=entry.get("assumptions", ""), note=entry.get("note", ""),
-                 see_also=tuple(entry.get("see_also", ())), glue=glue, glue_scale=scale,
-                 refs=tuple(entry.get("refs", ())),
-                 checker=checks.get(claim_id))
+    return Claim(
+        id=claim_id,
+        source=source,
+        where=entry["where"],
+        claim=entry["claim"],
+        stated=entry["stated"],
+        verdict=_VERDICTS[entry["verdict"]],
+        section=entry["section"],
+        grading=_grading(entry["check"], where) if "check" in entry else None,
+        assumptions=entry.get("assumptions", ""),
+        note=entry.get("note", ""),
+        see_also=tuple(entry.get("see_also", ())),
+        glue=glue,
+        glue_scale=scale,
+        refs=tuple(entry.get("refs", ())),
+        checker=checks.get(claim_id),
+    )
 
 
 @functools.cache
@@ -219,12 +252,16 @@ def _load(path: Path, letter: str) -> tuple[Claim, ...]:
     if table.pop("source", None) != src.file:
         raise ValueError(f"{path}: source must be {src.file!r}")
     checks: Registry = importlib.import_module(f"llmphys.claims.{src.module}").CHECKS
-    out = tuple(_claim(k, v, source=src.file, checks=checks, where=f"{path.name}: {k}")
-                for k, v in table.items())
+    out = tuple(
+        _claim(k, v, source=src.file, checks=checks, where=f"{path.name}: {k}")
+        for k, v in table.items()
+    )
     orphans = set(checks.ids()) - {c.id for c in out}
     if orphans:
-        raise ValueError(f"{src.module}.py has check functions for claims {sorted(orphans)} "
-                         f"that {path.name} does not hold")
+        raise ValueError(
+            f"{src.module}.py has check functions for claims {sorted(orphans)} "
+            f"that {path.name} does not hold"
+        )
     return out
 
 
@@ -243,8 +280,10 @@ def claims(source: str | None = None) -> list[Claim]:
         links.setdefault(b, []).append(a)
     out: list[Claim] = []
     for letter in letters:
-        out.extend(replace(c, see_also=c.see_also + tuple(links[c.id])) if c.id in links else c
-                   for c in _load(data_file(letter), letter))
+        out.extend(
+            replace(c, see_also=c.see_also + tuple(links[c.id])) if c.id in links else c
+            for c in _load(data_file(letter), letter)
+        )
     return out
 
 
@@ -272,8 +311,7 @@ def ratio_points(assessments: list[Assessment]) -> list[tuple[str, str, float, s
 
     The input of :func:`llmphys.plots.plot_claim_ratios`; uncheckable claims have no point.
     """
-    return [(a.claim.id[0], a.claim.id, r, a.verdict.short)
-            for a in assessments for r in a.ratios]
+    return [(a.claim.id[0], a.claim.id, r, a.verdict.short) for a in assessments for r in a.ratios]
 
 
 def _anchor(claim_id: str) -> str:
@@ -290,14 +328,18 @@ def _cell(text: str) -> str:
 
 def ledger_markdown(assessments: list[Assessment]) -> str:
     """A MyST table: id, claim, the source's figure, ours, verdict, the deriving section."""
-    lines = ["| id | claim | the source says | we compute | verdict | derived in |",
-             "|:--|:--|:--|:--|:--|:--|"]
+    lines = [
+        "| id | claim | the source says | we compute | verdict | derived in |",
+        "|:--|:--|:--|:--|:--|:--|",
+    ]
     for a in assessments:
         c = a.claim
         ours = a.shown if a.shown else "n/a"
-        lines.append(f'| <span id="{_anchor(c.id)}"></span>**{c.id}** | {_cell(c.claim)} | '
-                     f"{_cell(c.stated)} | {_cell(ours)} | {a.verdict.short} | "
-                     f"{{ref}}`{c.section}` |")
+        lines.append(
+            f'| <span id="{_anchor(c.id)}"></span>**{c.id}** | {_cell(c.claim)} | '
+            f"{_cell(c.stated)} | {_cell(ours)} | {a.verdict.short} | "
+            f"{{ref}}`{c.section}` |"
+        )
     return "\n".join(lines)
 
 
@@ -332,8 +374,10 @@ def verdict_table_markdown(assessments: list[Assessment]) -> str:
     lines = ["| | claim | the source says | we compute | verdict |", "|:--|:--|:--|:--|:--|"]
     for a in assessments:
         c = a.claim
-        lines.append(f"| **{c.id}** | {_cell(c.claim)} | {_cell(c.stated)} | "
-                     f"{_cell(a.shown or 'n/a')} | {a.verdict.value} |")
+        lines.append(
+            f"| **{c.id}** | {_cell(c.claim)} | {_cell(c.stated)} | "
+            f"{_cell(a.shown or 'n/a')} | {a.verdict.value} |"
+        )
     return "\n".join(lines)
 
 
@@ -344,9 +388,13 @@ def summary_markdown(assessments: list[Assessment]) -> str:
     for letter, src in SOURCES.items():
         mine = [a for a in assessments if a.claim.id.startswith(letter)]
         n = verdict_counts(mine)
-        lines.append(f"| {letter}: {src.short} | " + " | ".join(str(n[v]) for v in Verdict)
-                     + f" | {len(mine)} |")
+        lines.append(
+            f"| {letter}: {src.short} | "
+            + " | ".join(str(n[v]) for v in Verdict)
+            + f" | {len(mine)} |"
+        )
     n = verdict_counts(assessments)
-    lines.append("| **all** | " + " | ".join(f"**{n[v]}**" for v in Verdict)
-                 + f" | **{len(assessments)}** |")
+    lines.append(
+        "| **all** | " + " | ".join(f"**{n[v]}**" for v in Verdict) + f" | **{len(assessments)}** |"
+    )
     return "\n".join(lines)

@@ -42,9 +42,11 @@ __all__ = [
     "half_unit",
 ]
 
-APPROX_BAND = 0.25   # relative distance from the stated figure still judged "approximately"
+APPROX_BAND = 0.25  # relative distance from the stated figure still judged "approximately"
 ROUNDING_SLACK = 1e-12  # relative slack on the half-unit band, so 295.5 against "296" is exact
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)(?::[^{}]*)?\}")
+
+
 class Verdict(StrEnum):
     """How the source's number fares against the recomputation."""
 
@@ -56,8 +58,13 @@ class Verdict(StrEnum):
 
     @property
     def short(self) -> str:
-        return {"EXACT": "exact", "ASSUMPTION": "assumption", "APPROX": "approx.",
-                "DISPUTED": "disputed", "UNCHECKABLE": "not numeric"}[self.name]
+        return {
+            "EXACT": "exact",
+            "ASSUMPTION": "assumption",
+            "APPROX": "approx.",
+            "DISPUTED": "disputed",
+            "UNCHECKABLE": "not numeric",
+        }[self.name]
 
 
 def half_unit(number: str) -> float:
@@ -73,15 +80,16 @@ def half_unit(number: str) -> float:
     try:
         d = Decimal(number.replace(",", "").replace("_", ""))
     except Exception as exc:  # decimal.InvalidOperation
-        raise ValueError(f"number must be a decimal numeral such as '296' or '0.3', "
-                         f"got {number!r}") from exc
+        raise ValueError(
+            f"number must be a decimal numeral such as '296' or '0.3', got {number!r}"
+        ) from exc
     _, digits, exponent = d.as_tuple()
     if not isinstance(exponent, int):  # "n", "N" or "F": a NaN or an infinity
         raise ValueError(f"number must be finite, got {number!r}")
     if exponent >= 0 and any(digits):  # an integer: trailing zeros are not significant
         text = "".join(map(str, digits))
         exponent += len(text) - len(text.rstrip("0"))
-    return 0.5 * 10.0 ** exponent
+    return 0.5 * 10.0**exponent
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,8 +125,10 @@ class Registry:
     def register(self, fn: Callable[[], Check]) -> Callable[[], Check]:
         claim_id = fn.__name__.upper()
         if not re.fullmatch(r"[A-Z]\d\d", claim_id):
-            raise ValueError(f"a check function is named after its claim id in lower case "
-                             f"('m01'), got {fn.__name__!r}")
+            raise ValueError(
+                f"a check function is named after its claim id in lower case "
+                f"('m01'), got {fn.__name__!r}"
+            )
         if claim_id in self._checks:
             raise ValueError(f"{self.document}: two check functions for {claim_id}")
         self._checks[claim_id] = fn
@@ -151,8 +161,10 @@ def fill(text: str, numbers: Mapping[str, Any], *, claim_id: str = "") -> str:
     try:
         return text.format(**numbers)
     except KeyError as exc:
-        raise KeyError(f"{claim_id or 'note'}: field {exc.args[0]!r} is not among the numbers its "
-                       f"check returns ({', '.join(sorted(numbers)) or 'none'})") from None
+        raise KeyError(
+            f"{claim_id or 'note'}: field {exc.args[0]!r} is not among the numbers its "
+            f"check returns ({', '.join(sorted(numbers)) or 'none'})"
+        ) from None
 
 
 def note_fields(text: str) -> set[str]:
@@ -182,7 +194,7 @@ class _Grading:
 
     fmt: str = "{:.3g}"
     unit: str = ""
-    approx: float = APPROX_BAND   # relative distance still judged "approximately"
+    approx: float = APPROX_BAND  # relative distance still judged "approximately"
     # A value that depends on a choice the source leaves free (which chips enter a fit) is at
     # best "approximately" (rule 6 of the ledger): the choice, in words, caps the grade.
     free_choice: str = ""
@@ -223,8 +235,10 @@ class Compare(_Grading):
         return _worst(grades)
 
     def ratios(self, value: Any) -> tuple[float, ...]:
-        return tuple(v / float(t.replace(",", ""))
-                     for v, t in zip(_as_tuple(value), self._targets(), strict=True))
+        return tuple(
+            v / float(t.replace(",", ""))
+            for v, t in zip(_as_tuple(value), self._targets(), strict=True)
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,8 +282,9 @@ class Bound(_Grading):
 
     def _threshold(self) -> float:
         if self.threshold is None:
-            raise ValueError("this bound's threshold comes from its check function, which "
-                             "returned none")
+            raise ValueError(
+                "this bound's threshold comes from its check function, which returned none"
+            )
         return self.threshold
 
     def grade(self, value: Any) -> str:
@@ -282,8 +297,10 @@ class Bound(_Grading):
         return _worst(grades)
 
     def ratios(self, value: Any) -> tuple[float, ...]:
-        return tuple(1.0 if g == "exact" else v / self._threshold()
-                     for v, g in ((v, self.grade(v)) for v in _as_tuple(value)))
+        return tuple(
+            1.0 if g == "exact" else v / self._threshold()
+            for v, g in ((v, self.grade(v)) for v in _as_tuple(value))
+        )
 
 
 Grading = Compare | Range | Bound
@@ -321,7 +338,7 @@ class Claim:
     note: str = ""
     see_also: tuple[str, ...] = ()
     glue: tuple[str, tuple[str, ...]] | None = None
-    glue_scale: float = 1.0   # claim value = glue value x glue_scale (e.g. 100 for percent)
+    glue_scale: float = 1.0  # claim value = glue value x glue_scale (e.g. 100 for percent)
     refs: tuple[str, ...] = ()  # bibliography keys of primary sources
     checker: Callable[[], Check] | None = field(default=None, compare=False, repr=False)
 
@@ -338,7 +355,7 @@ class Assessment:
     shown: str
     verdict: Verdict
     numbers: Mapping[str, Any] = field(default_factory=dict)
-    grading: Grading | None = None   # as applied, with a computed threshold filled in
+    grading: Grading | None = None  # as applied, with a computed threshold filled in
 
     @property
     def ratios(self) -> tuple[float, ...]:
@@ -360,12 +377,15 @@ def assess(claim: Claim) -> Assessment:
     """Recompute ``claim`` with the library and derive its verdict from the value."""
     result = claim.checker() if claim.checker is not None else Check(value=None)
     if not isinstance(result, Check):
-        raise TypeError(f"{claim.id}: its check function must return a Check, "
-                        f"got {type(result).__name__}")
+        raise TypeError(
+            f"{claim.id}: its check function must return a Check, got {type(result).__name__}"
+        )
     if claim.grading is None:
         if result.value is not None:
-            raise ValueError(f"{claim.id} is not checkable numerically, but its check function "
-                             "returned a value to grade")
+            raise ValueError(
+                f"{claim.id} is not checkable numerically, but its check function "
+                "returned a value to grade"
+            )
         return Assessment(claim, None, "", Verdict.UNCHECKABLE, result.numbers)
     grading = claim.grading
     if result.threshold is not None:
@@ -375,7 +395,11 @@ def assess(claim: Claim) -> Assessment:
     grade = grading.grade(result.value)
     if grade == "exact" and grading.free_choice:
         grade = "approx"
-    verdict = {"exact": Verdict.ASSUMPTION if claim.assumptions else Verdict.EXACT,
-               "approx": Verdict.APPROX, "miss": Verdict.DISPUTED}[grade]
-    return Assessment(claim, result.value, grading.show(result.value), verdict, result.numbers,
-                      grading)
+    verdict = {
+        "exact": Verdict.ASSUMPTION if claim.assumptions else Verdict.EXACT,
+        "approx": Verdict.APPROX,
+        "miss": Verdict.DISPUTED,
+    }[grade]
+    return Assessment(
+        claim, result.value, grading.show(result.value), verdict, result.numbers, grading
+    )

@@ -234,8 +234,10 @@ def p13() -> Check:
     # (rule 4: the most plausible reading). The capacity a program can allocate is a little
     # larger on these parts; the note gives that reading too.
     flagships = ("h100_sxm", "h200", "b200", "gb200")
-    nominal = {k: specs.accelerator(k).hbm_bytes_nominal / specs.accelerator(k).hbm_bytes_per_s
-               / units.MS for k in flagships}
+    nominal = {
+        k: specs.accelerator(k).hbm_bytes_nominal / specs.accelerator(k).hbm_bytes_per_s / units.MS
+        for k in flagships
+    }
     drain = {
         k: inference.hbm_drain_time_s(specs.accelerator(k)) / units.MS
         for k in (*flagships, "mi325x")

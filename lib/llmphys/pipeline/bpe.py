@@ -32,7 +32,8 @@ from . import text as text_mod
 
 # GPT-2's pre-tokenisation pattern (Radford et al. 2019; openai/gpt-2 encoder.py).
 GPT2_SPLIT = regex.compile(
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+)
 
 
 # A space followed by whitespace or the end: the one place where splitting at spaces first
@@ -94,7 +95,7 @@ class BytePairTokenizer:
     """
 
     def __init__(self) -> None:
-        self.merges: dict[tuple[int, int], int] = {}     # (left id, right id) -> new id
+        self.merges: dict[tuple[int, int], int] = {}  # (left id, right id) -> new id
         self.vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
         self._cache: dict[str, list[int]] = {}
 
@@ -125,8 +126,9 @@ class BytePairTokenizer:
                 _TRAINED.pop(next(iter(_TRAINED)))
         return self
 
-    def train_from_counts(self, chunk_counts: dict[bytes, int], n_merges: int, *,
-                          min_count: int = 1) -> BytePairTokenizer:
+    def train_from_counts(
+        self, chunk_counts: dict[bytes, int], n_merges: int, *, min_count: int = 1
+    ) -> BytePairTokenizer:
         """Learn merges from pre-split chunks and their counts (the textbook examples' input).
 
         Each merge rewrites only the chunks that contain its pair and changes only the counts
@@ -146,7 +148,7 @@ class BytePairTokenizer:
         heapq.heapify(heap)
         for _ in range(n_merges):
             while heap and pair_count.get(heap[0][1], 0) != -heap[0][0]:
-                heapq.heappop(heap)                        # stale entry: its count changed
+                heapq.heappop(heap)  # stale entry: its count changed
             if not heap or -heap[0][0] < min_count:
                 break
             _, pair = heapq.heappop(heap)
@@ -161,7 +163,7 @@ class BytePairTokenizer:
                 out: list[int] = []
                 size, start, i = len(w), 0, 0
                 while True:
-                    try:                                   # next A that has a successor (C speed)
+                    try:  # next A that has a successor (C speed)
                         i = w.index(left, i, size - 1)
                     except ValueError:
                         break
@@ -169,7 +171,7 @@ class BytePairTokenizer:
                         i += 1
                         continue
                     out += w[start:i]
-                    if out:                                # x A B -> x C
+                    if out:  # x A B -> x C
                         x = out[-1]
                         p0, p1 = (x, left), (x, new_id)
                         pair_count[p0] -= n
@@ -177,7 +179,7 @@ class BytePairTokenizer:
                         where[p1].add(wi)
                         mark(p0)
                         mark(p1)
-                    if i + 2 < size:                       # A B y -> C y
+                    if i + 2 < size:  # A B y -> C y
                         y = w[i + 2]
                         p0, p1 = (right, y), (new_id, y)
                         pair_count[p0] -= n
@@ -188,7 +190,7 @@ class BytePairTokenizer:
                     out.append(new_id)
                     i += 2
                     start = i
-                if start:                                  # else a stale entry: the pair is gone
+                if start:  # else a stale entry: the pair is gone
                     out += w[start:]
                     words[wi] = out
             del pair_count[pair]
@@ -225,7 +227,7 @@ class BytePairTokenizer:
         return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
 
 
-_TRAINED: dict[tuple, tuple[dict, dict]] = {}    # (texts digest, vocab_size, min_count) -> result
+_TRAINED: dict[tuple, tuple[dict, dict]] = {}  # (texts digest, vocab_size, min_count) -> result
 _TRAINED_MAX = 8
 
 
@@ -246,8 +248,12 @@ def hf_byte_level_bpe(texts: list[str], vocab_size: int):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=2, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=2,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train_from_iterator(texts, trainer)
     return tok
 
@@ -268,5 +274,8 @@ def corpus_fertility(encode, texts: list[str]) -> dict[str, float]:
     n_tokens = sum(len(encode(t)) for t in texts)
     n_words = sum(len(text_mod.words(t)) for t in texts)
     n_bytes = sum(len(t.encode("utf-8")) for t in texts)
-    return {"tokens_per_word": fertility(n_tokens, n_words), "bytes_per_token": n_bytes / n_tokens,
-            "tokens_per_byte": n_tokens / n_bytes}
+    return {
+        "tokens_per_word": fertility(n_tokens, n_words),
+        "bytes_per_token": n_bytes / n_tokens,
+        "tokens_per_byte": n_tokens / n_bytes,
+    }

@@ -35,25 +35,27 @@ from .. import specs
 from . import crawl as crawl_mod
 from . import dedup, quality, text
 
-N_REGISTER = 10       # words per register
-PLANT_RATE = 0.1      # probability that a word is replaced by a register word
-ANNOTATOR_SD = 0.1    # noise of the annotators' view of e
-N_BUCKETS = 2**14     # hash buckets of the features
+N_REGISTER = 10  # words per register
+PLANT_RATE = 0.1  # probability that a word is replaced by a register word
+ANNOTATOR_SD = 0.1  # noise of the annotators' view of e
+N_BUCKETS = 2**14  # hash buckets of the features
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PlantedQuality:
     """The crawl's texts with the quality signal planted, and its answer key."""
+
     texts: list[str]
-    edu: np.ndarray            # latent educational value e in [0, 1], one per document
-    annotator: np.ndarray      # bool: the noisy label a classifier is trained on
-    keep: np.ndarray           # bool: the answer key (e >= 1/2 and not spam/low quality)
+    edu: np.ndarray  # latent educational value e in [0, 1], one per document
+    annotator: np.ndarray  # bool: the noisy label a classifier is trained on
+    keep: np.ndarray  # bool: the answer key (e >= 1/2 and not spam/low quality)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PublishedFilter:
     """A published classifier filter, as ``data/quality_classifiers.toml`` states it."""
+
     key: str
     name: str
     classifier: str
@@ -88,8 +90,10 @@ def published_filters() -> dict[str, PublishedFilter]:
     """
     with open(specs.data_dir() / "quality_classifiers.toml", "rb") as fh:
         raw = tomllib.load(fh)
-    return {k: specs.build_spec(PublishedFilter, v, f"quality_classifiers.toml[{k}]", key=k)
-            for k, v in raw.items()}
+    return {
+        k: specs.build_spec(PublishedFilter, v, f"quality_classifiers.toml[{k}]", key=k)
+        for k, v in raw.items()
+    }
 
 
 @functools.cache
@@ -102,16 +106,24 @@ def registers(lang: str, *, seed: int = 19) -> tuple[tuple[str, ...], tuple[str,
     (10, 10, False)
     """
     if lang not in crawl_mod.LANGUAGES:
-        raise ValueError(f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}")
+        raise ValueError(
+            f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}"
+        )
     words = crawl_mod.word_table(lang)[0][500:3000]
     pick = np.random.default_rng([seed, zlib.crc32(lang.encode())]).choice(
-        len(words), size=2 * N_REGISTER, replace=False)
+        len(words), size=2 * N_REGISTER, replace=False
+    )
     chosen = [words[i] for i in pick]
     return tuple(chosen[:N_REGISTER]), tuple(chosen[N_REGISTER:])
 
 
-def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: float = PLANT_RATE,
-                  annotator_sd: float = ANNOTATOR_SD) -> PlantedQuality:
+def plant_quality(
+    crawl: crawl_mod.Crawl,
+    *,
+    rng: np.random.Generator,
+    rate: float = PLANT_RATE,
+    annotator_sd: float = ANNOTATOR_SD,
+) -> PlantedQuality:
     """Plant the register signal into every page's main text; return texts and answer key.
 
     The crawl itself is unchanged (its numbers elsewhere in the chapter stay as they are);
@@ -129,7 +141,7 @@ def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: flo
     docs = crawl.documents
     edu = rng.beta(2.0, 2.0, size=len(docs))
     texts = []
-    for d, e in zip(docs, edu):
+    for d, e in zip(docs, edu, strict=False):
         good, chatty = registers(d.lang)
         lines = []
         for line in d.main_text.split("\n"):
@@ -137,7 +149,7 @@ def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: flo
             hit = np.flatnonzero(rng.random(len(w)) < rate)
             from_good = rng.random(hit.size) < e
             pick = rng.integers(N_REGISTER, size=hit.size)
-            for i, g, k in zip(hit, from_good, pick):
+            for i, g, k in zip(hit, from_good, pick, strict=False):
                 w[i] = (good if g else chatty)[k]
             lines.append(" ".join(w))
         texts.append("\n".join(lines))
@@ -146,8 +158,9 @@ def plant_quality(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, rate: flo
     return PlantedQuality(texts=texts, edu=edu, annotator=annotator, keep=(edu >= 0.5) & ~defective)
 
 
-def hashed_features(texts: list[str], *, n_buckets: int = N_BUCKETS,
-                    ngrams: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def hashed_features(
+    texts: list[str], *, n_buckets: int = N_BUCKETS, ngrams: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """CSR (indices, offsets, values) of each text's hashed 1..``ngrams``-grams, unit length.
 
     Word hashes are CRC-32 of the word (stable across runs, unlike Python's ``hash``); an
@@ -177,15 +190,17 @@ def hashed_features(texts: list[str], *, n_buckets: int = N_BUCKETS,
             if ids.size >= n:
                 g = h[: ids.size - n + 1].copy()
                 for k in range(1, n):
-                    g = g * _GOLDEN + h[k: ids.size - n + 1 + k]
+                    g = g * _GOLDEN + h[k : ids.size - n + 1 + k]
                 grams.append(g)
         b, counts = np.unique(np.concatenate(grams) % np.uint64(n_buckets), return_counts=True)
         indices.append(b.astype(np.int64))
         values.append(counts / max(float(np.sqrt((counts**2).sum())), 1.0))
         offsets.append(offsets[-1] + b.size)
-    return (np.concatenate(indices) if indices else np.zeros(0, np.int64),
-            np.array(offsets, dtype=np.int64),
-            np.concatenate(values) if values else np.zeros(0))
+    return (
+        np.concatenate(indices) if indices else np.zeros(0, np.int64),
+        np.array(offsets, dtype=np.int64),
+        np.concatenate(values) if values else np.zeros(0),
+    )
 
 
 def _matvec(idx, off, val, w):
@@ -195,9 +210,15 @@ def _matvec(idx, off, val, w):
     return np.where(np.diff(off) > 0, out, 0.0)
 
 
-def fit_logistic(features: tuple[np.ndarray, np.ndarray, np.ndarray], labels: np.ndarray, *,
-                 n_buckets: int = N_BUCKETS, l2: float = 1e-4, n_steps: int = 200,
-                 learning_rate: float = 0.5) -> tuple[np.ndarray, float]:
+def fit_logistic(
+    features: tuple[np.ndarray, np.ndarray, np.ndarray],
+    labels: np.ndarray,
+    *,
+    n_buckets: int = N_BUCKETS,
+    l2: float = 1e-4,
+    n_steps: int = 200,
+    learning_rate: float = 0.5,
+) -> tuple[np.ndarray, float]:
     """(weights, bias) minimising mean log loss + ``l2`` |w|^2 by full-batch Adam.
 
     The gradient is X^T (p - y) / n, computed with one ``bincount`` over the CSR entries.
@@ -212,24 +233,28 @@ def fit_logistic(features: tuple[np.ndarray, np.ndarray, np.ndarray], labels: np
     if y.shape != (off.size - 1,):
         raise ValueError(f"labels must have one entry per row ({off.size - 1}), got {y.shape}")
     if l2 < 0 or n_steps < 1 or learning_rate <= 0:
-        raise ValueError(f"need l2 >= 0, n_steps >= 1, learning_rate > 0; got {l2}, {n_steps}, "
-                         f"{learning_rate}")
-    theta = np.zeros(n_buckets + 1)            # weights, then the bias
+        raise ValueError(
+            f"need l2 >= 0, n_steps >= 1, learning_rate > 0; got {l2}, {n_steps}, {learning_rate}"
+        )
+    theta = np.zeros(n_buckets + 1)  # weights, then the bias
     m, v = np.zeros_like(theta), np.zeros_like(theta)
     row = np.repeat(np.arange(y.size), np.diff(off))
     for t in range(1, n_steps + 1):
         p = 1.0 / (1.0 + np.exp(-(_matvec(idx, off, val, theta[:-1]) + theta[-1])))
         r = (p - y) / y.size
-        g = np.r_[np.bincount(idx, weights=val * r[row], minlength=n_buckets) + 2 * l2 * theta[:-1],
-                  r.sum()]
+        g = np.r_[
+            np.bincount(idx, weights=val * r[row], minlength=n_buckets) + 2 * l2 * theta[:-1],
+            r.sum(),
+        ]
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         theta -= learning_rate * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
     return theta[:-1], float(theta[-1])
 
 
-def predict_proba(features: tuple[np.ndarray, np.ndarray, np.ndarray], weights: np.ndarray,
-                  bias: float) -> np.ndarray:
+def predict_proba(
+    features: tuple[np.ndarray, np.ndarray, np.ndarray], weights: np.ndarray, bias: float
+) -> np.ndarray:
     """sigmoid(X w + b): the classifier's probability that each page is worth keeping."""
     idx, off, val = features
     if idx.size and idx.max() >= weights.size:
@@ -237,8 +262,9 @@ def predict_proba(features: tuple[np.ndarray, np.ndarray, np.ndarray], weights: 
     return 1.0 / (1.0 + np.exp(-(_matvec(idx, off, val, weights) + bias)))
 
 
-def select_rows(features: tuple[np.ndarray, np.ndarray, np.ndarray],
-                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def select_rows(
+    features: tuple[np.ndarray, np.ndarray, np.ndarray], rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The CSR matrix restricted to ``rows`` (indices into its rows), in that order."""
     idx, off, val = features
     rows = np.asarray(rows, dtype=np.int64)
@@ -251,14 +277,16 @@ def select_rows(features: tuple[np.ndarray, np.ndarray, np.ndarray],
 class FilterComparison:
     """Held-out verdicts: ``points[name] = (precision, recall, share kept)`` of each filter's
     KEEP decision, the classifier's scores, the rules' verdict and the answer key."""
+
     points: dict[str, tuple[float, float, float]]
     scores: np.ndarray
     rules_keep: np.ndarray
     truth: np.ndarray
 
 
-def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
-                    train_fraction: float = 0.5) -> FilterComparison:
+def compare_filters(
+    crawl: crawl_mod.Crawl, *, rng: np.random.Generator, train_fraction: float = 0.5
+) -> FilterComparison:
     """Train on the annotators' labels of part of the crawl; judge on the rest against the
     answer key: the heuristic rules, the classifier (p >= 1/2), both in series, and the
     annotators' own labels (the ceiling a classifier trained on them approaches).
@@ -278,18 +306,24 @@ def compare_filters(crawl: crawl_mod.Crawl, *, rng: np.random.Generator,
     w, b = fit_logistic(select_rows(feats, train), pq.annotator[train])
     scores = predict_proba(select_rows(feats, test), w, b)
     learned = scores >= 0.5
-    fails, _ = quality.rule_table([pq.texts[i] for i in test],
-                                  [crawl.documents[i].lang for i in test])
+    fails, _ = quality.rule_table(
+        [pq.texts[i] for i in test], [crawl.documents[i].lang for i in test]
+    )
     rules = np.logical_not(fails.any(axis=1))
     truth = pq.keep[test]
-    kept: dict[str, np.ndarray] = {"rules": rules, "classifier": learned, "rules + classifier": rules & learned,
-            "annotators": pq.annotator[test]}
+    kept: dict[str, np.ndarray] = {
+        "rules": rules,
+        "classifier": learned,
+        "rules + classifier": rules & learned,
+        "annotators": pq.annotator[test],
+    }
     points = {k: (*dedup.precision_recall(m, truth), float(m.mean())) for k, m in kept.items()}
     return FilterComparison(points=points, scores=scores, rules_keep=rules, truth=truth)
 
 
-def precision_recall_curve(scores: np.ndarray, truth: np.ndarray,
-                           thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def precision_recall_curve(
+    scores: np.ndarray, truth: np.ndarray, thresholds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(precision, recall) of keeping pages with score >= t, for each threshold t.
 
     >>> p, r = precision_recall_curve(np.array([0.9, 0.2]), np.array([True, False]),

@@ -54,8 +54,14 @@ def expected_missing_mass(p: np.ndarray, n_samples: int) -> float:
     return float(np.sum(p * (1.0 - p) ** n_samples))
 
 
-def gaussian_recursion(n_samples: int, n_generations: int, *, rng: np.random.Generator,
-                       n_chains: int = 1000, unbiased: bool = False) -> np.ndarray:
+def gaussian_recursion(
+    n_samples: int,
+    n_generations: int,
+    *,
+    rng: np.random.Generator,
+    n_chains: int = 1000,
+    unbiased: bool = False,
+) -> np.ndarray:
     """Fitted variance per generation, shape (n_generations + 1, n_chains), sigma_0^2 = 1.
 
     Generation g + 1 fits mean and variance to n samples of N(mu_g, sigma_g^2); all chains
@@ -74,9 +80,16 @@ def gaussian_recursion(n_samples: int, n_generations: int, *, rng: np.random.Gen
     return out
 
 
-def categorical_recursion(p_true: np.ndarray, *, n_samples: int, n_generations: int,
-                          rng: np.random.Generator, mode: str = "replace",
-                          real_fraction: float = 0.1, explore: float = 0.1) -> np.ndarray:
+def categorical_recursion(
+    p_true: np.ndarray,
+    *,
+    n_samples: int,
+    n_generations: int,
+    rng: np.random.Generator,
+    mode: str = "replace",
+    real_fraction: float = 0.1,
+    explore: float = 0.1,
+) -> np.ndarray:
     """The fitted model q_g for g = 0..n_generations, shape (n_generations + 1, n_types).
 
     q_0 is the maximum-likelihood fit to ``n_samples`` real samples; each later generation
@@ -87,7 +100,7 @@ def categorical_recursion(p_true: np.ndarray, *, n_samples: int, n_generations: 
     units.check_fraction("real_fraction", real_fraction)
     p = np.asarray(p_true, dtype=float)
     n = int(units.check_positive("n_samples", n_samples))
-    pool = rng.multinomial(n, p).astype(float)        # generation 0: real data
+    pool = rng.multinomial(n, p).astype(float)  # generation 0: real data
     q = pool / pool.sum()
     out = np.empty((n_generations + 1, p.size))
     out[0] = q
@@ -107,13 +120,14 @@ def categorical_recursion(p_true: np.ndarray, *, n_samples: int, n_generations: 
     return out
 
 
-def _verified_samples(p: np.ndarray, q: np.ndarray, n: int, explore: float,
-                      rng: np.random.Generator) -> np.ndarray:
+def _verified_samples(
+    p: np.ndarray, q: np.ndarray, n: int, explore: float, rng: np.random.Generator
+) -> np.ndarray:
     """Counts of n accepted samples: propose from q' = (1-e) q + e/V, accept with min(1, p/q')."""
     proposal = (1.0 - explore) * q + explore / q.size
     accept = np.minimum(1.0, p / proposal)
     counts = np.zeros(q.size, dtype=np.int64)
-    rate = float(np.sum(proposal * accept))          # expected acceptance probability
+    rate = float(np.sum(proposal * accept))  # expected acceptance probability
     while counts.sum() < n:
         need = n - int(counts.sum())
         drawn = rng.multinomial(int(np.ceil(need / rate)) + 16, proposal)

@@ -32,8 +32,15 @@ import numpy as np
 import wordfreq
 
 LANGUAGES = {"en": 0.50, "de": 0.12, "fr": 0.10, "es": 0.10, "ru": 0.10, "hi": 0.08}
-KINDS = {"clean": 0.50, "exact_dup": 0.08, "near_dup": 0.10, "templated": 0.07,
-         "spam": 0.04, "low_quality": 0.15, "leak": 0.06}
+KINDS = {
+    "clean": 0.50,
+    "exact_dup": 0.08,
+    "near_dup": 0.10,
+    "templated": 0.07,
+    "spam": 0.04,
+    "low_quality": 0.15,
+    "leak": 0.06,
+}
 DEFECTS = ("short", "symbols", "bullets", "numeric")
 _END = {"hi": "।"}  # the danda ends a Hindi sentence
 
@@ -41,14 +48,15 @@ _END = {"hi": "।"}  # the danda ends a Hindi sentence
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Document:
     """One crawled page and what it really is."""
+
     doc_id: int
     url: str
     html: str
-    main_text: str          # the text the page's author wrote, blocks joined by newlines
+    main_text: str  # the text the page's author wrote, blocks joined by newlines
     lang: str
-    kind: str               # one of KINDS
-    defect: str = ""        # for low_quality/spam: which defect; for leak: verbatim/edited
-    cluster: int            # doc_id of the page this one copies (itself when original)
+    kind: str  # one of KINDS
+    defect: str = ""  # for low_quality/spam: which defect; for leak: verbatim/edited
+    cluster: int  # doc_id of the page this one copies (itself when original)
     benchmark_items: tuple[int, ...] = ()
 
 
@@ -104,8 +112,10 @@ def paragraph(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) 
     w = sample_words(lang, int(lengths.sum()), rng)
     ends = np.cumsum(lengths)
     end = _END.get(lang, ".")
-    return " ".join(" ".join([w[a].capitalize(), *w[a + 1: b]]) + end
-                    for a, b in zip(ends - lengths, ends, strict=True))
+    return " ".join(
+        " ".join([w[a].capitalize(), *w[a + 1 : b]]) + end
+        for a, b in zip(ends - lengths, ends, strict=True)
+    )
 
 
 def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]:
@@ -121,8 +131,9 @@ def article_blocks(lang: str, rng: np.random.Generator) -> list[tuple[str, str]]
 
 def benchmark_items(n_items: int, rng: np.random.Generator) -> tuple[str, ...]:
     """``n_items`` English evaluation items, 20 to 40 words each, drawn like the crawl."""
-    return tuple(" ".join(sample_words("en", int(rng.integers(20, 41)), rng))
-                 for _ in range(n_items))
+    return tuple(
+        " ".join(sample_words("en", int(rng.integers(20, 41)), rng)) for _ in range(n_items)
+    )
 
 
 def edit_words(text: str, rate: float, lang: str, rng: np.random.Generator) -> str:
@@ -141,24 +152,29 @@ def defect_blocks(defect: str, lang: str, rng: np.random.Generator) -> list[tupl
         return [title, ("p", sentence(lang, rng) + " " + sentence(lang, rng))]
     if defect == "symbols":
         tags = sample_words(lang, 60, rng)
-        return [title] + [("p", " ".join(f"#{t}" for t in tags[i: i + 6]) + " ...")
-                          for i in range(0, 60, 6)]
+        return [title] + [
+            ("p", " ".join(f"#{t}" for t in tags[i : i + 6]) + " ...") for i in range(0, 60, 6)
+        ]
     if defect == "bullets":
-        return [title] + [("li", "• " + " ".join(sample_words(lang, 2 + rng.poisson(2), rng)))
-                          for _ in range(25 + rng.poisson(10))]
+        return [title] + [
+            ("li", "• " + " ".join(sample_words(lang, 2 + rng.poisson(2), rng)))
+            for _ in range(25 + rng.poisson(10))
+        ]
     if defect == "numeric":
         rows = rng.integers(0, 10_000, size=(30, 5))
         return [title] + [("p", " ".join(f"{x:04d}" for x in r)) for r in rows]
     if defect == "keyword_stuffing":
         keys = sample_words(lang, 4, rng)
         stuffed = [keys[i] for i in rng.integers(0, 4, size=180)]
-        return [title] + [("p", " ".join(stuffed[i: i + 30])) for i in range(0, 180, 30)]
-    raise ValueError(f"defect={defect!r} is not known; "
-                     f"allowed: {', '.join(DEFECTS)}, keyword_stuffing")
+        return [title] + [("p", " ".join(stuffed[i : i + 30])) for i in range(0, 180, 30)]
+    raise ValueError(
+        f"defect={defect!r} is not known; allowed: {', '.join(DEFECTS)}, keyword_stuffing"
+    )
 
 
-def template_pages(lang: str, n_pages: int,
-                   rng: np.random.Generator) -> list[list[tuple[str, str]]]:
+def template_pages(
+    lang: str, n_pages: int, rng: np.random.Generator
+) -> list[list[tuple[str, str]]]:
     """``n_pages`` pages from one template: shared paragraphs with one slot each filled per page."""
     skeleton = [paragraph(lang, rng).split(" ") for _ in range(4)]
     pages = []
@@ -172,8 +188,13 @@ def template_pages(lang: str, n_pages: int,
     return pages
 
 
-def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 40,
-                   kinds: dict[str, float] | None = None) -> Crawl:
+def generate_crawl(
+    n_docs: int,
+    *,
+    rng: np.random.Generator,
+    n_benchmark: int = 40,
+    kinds: dict[str, float] | None = None,
+) -> Crawl:
     """A crawl of about ``n_docs`` labelled pages (templates round the count a little).
 
     >>> c = generate_crawl(60, rng=np.random.default_rng(0))
@@ -196,8 +217,17 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
 
     def add(blocks, lang, kind, defect="", cluster=None, items=(), site=None):
         site = site or sites.pick_site(site_pool, lang, rng)
-        pages.append(dict(blocks=blocks, lang=lang, kind=kind, defect=defect, site=site,
-                          cluster=len(pages) if cluster is None else cluster, items=tuple(items)))
+        pages.append(
+            dict(
+                blocks=blocks,
+                lang=lang,
+                kind=kind,
+                defect=defect,
+                site=site,
+                cluster=len(pages) if cluster is None else cluster,
+                items=tuple(items),
+            )
+        )
 
     def lang_draw():
         return langs[int(rng.choice(len(langs), p=lang_p))]
@@ -218,8 +248,12 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
         add(defect_blocks("keyword_stuffing", lang, rng), lang, "spam", "keyword_stuffing")
     for i in range(counts.get("low_quality", 0)):
         lang = lang_draw()
-        add(defect_blocks(DEFECTS[i % len(DEFECTS)], lang, rng), lang, "low_quality",
-            DEFECTS[i % len(DEFECTS)])
+        add(
+            defect_blocks(DEFECTS[i % len(DEFECTS)], lang, rng),
+            lang,
+            "low_quality",
+            DEFECTS[i % len(DEFECTS)],
+        )
     left = counts.get("templated", 0)
     while left > 0:
         lang, n = lang_draw(), min(left, 3 + int(rng.integers(4)))
@@ -230,8 +264,14 @@ def generate_crawl(n_docs: int, *, rng: np.random.Generator, n_benchmark: int = 
     for _ in range(counts.get("exact_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         mirror = rng.random() < 0.5
-        add(src["blocks"], src["lang"], "exact_dup", "mirror" if mirror else "other_site",
-            cluster=src["cluster"], site=src["site"] if mirror else None)
+        add(
+            src["blocks"],
+            src["lang"],
+            "exact_dup",
+            "mirror" if mirror else "other_site",
+            cluster=src["cluster"],
+            site=src["site"] if mirror else None,
+        )
     for _ in range(counts.get("near_dup", 0)):
         src = pages[originals[int(rng.integers(len(originals)))]]
         rate = float(rng.uniform(0.005, 0.05))
@@ -250,11 +290,19 @@ def _finalise(pages: list[dict], bench: tuple[str, ...], rng: np.random.Generato
     docs = []
     for doc_id, i in enumerate(order):
         p = pages[i]
-        docs.append(Document(
-            doc_id=doc_id, url=sites.url(p["site"], doc_id), lang=p["lang"], kind=p["kind"],
-            html=sites.render(p["site"], p["blocks"], rng), defect=p["defect"],
-            main_text="\n".join(text for _, text in p["blocks"]),
-            cluster=int(new_id[p["cluster"]]), benchmark_items=p["items"]))
+        docs.append(
+            Document(
+                doc_id=doc_id,
+                url=sites.url(p["site"], doc_id),
+                lang=p["lang"],
+                kind=p["kind"],
+                html=sites.render(p["site"], p["blocks"], rng),
+                defect=p["defect"],
+                main_text="\n".join(text for _, text in p["blocks"]),
+                cluster=int(new_id[p["cluster"]]),
+                benchmark_items=p["items"],
+            )
+        )
     return Crawl(tuple(docs), bench)
 
 

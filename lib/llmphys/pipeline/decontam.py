@@ -25,12 +25,14 @@ def contaminated(texts: list[str], items: list[str], *, n: int) -> np.ndarray:
     >>> contaminated(["a b c d", "a b x d"], ["q a b c z"], n=3).tolist()
     [True, False]
     """
-    return _flag(text_mod.corpus_word_hashes(list(texts)),
-                 text_mod.corpus_word_hashes(list(items)), n)
+    return _flag(
+        text_mod.corpus_word_hashes(list(texts)), text_mod.corpus_word_hashes(list(items)), n
+    )
 
 
-def _flag(docs: tuple[np.ndarray, np.ndarray], items: tuple[np.ndarray, np.ndarray],
-          n: int) -> np.ndarray:
+def _flag(
+    docs: tuple[np.ndarray, np.ndarray], items: tuple[np.ndarray, np.ndarray], n: int
+) -> np.ndarray:
     grams, offsets = text_mod.ngram_hashes(*docs, n)
     item_grams, _ = text_mod.ngram_hashes(*items, n)
     hit = np.isin(grams, item_grams)
@@ -74,10 +76,10 @@ def detection_probability(n_words: int, n: int, edit_rate: float) -> float:
     if int(n) != n or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     keep = 1.0 - edit_rate
-    run = np.zeros(int(n))          # run[k]: P(no n-run yet, current intact run has length k)
+    run = np.zeros(int(n))  # run[k]: P(no n-run yet, current intact run has length k)
     run[0], found = 1.0, 0.0
     for _ in range(int(n_words)):
-        found += run[-1] * keep     # a run of n - 1 extended to n
+        found += run[-1] * keep  # a run of n - 1 extended to n
         run = np.concatenate([[run.sum() * edit_rate], run[:-1] * keep])
     return float(found)
 
@@ -85,12 +87,14 @@ def detection_probability(n_words: int, n: int, edit_rate: float) -> float:
 def sweep(texts: list[str], items: list[str], truth: np.ndarray, ns: list[int]) -> dict[int, dict]:
     """For each n: recall on documents that truly quote an item, false-positive rate on the rest."""
     truth = np.asarray(truth, dtype=bool)
-    docs = text_mod.corpus_word_hashes(list(texts))     # split and hash the words once
+    docs = text_mod.corpus_word_hashes(list(texts))  # split and hash the words once
     item_words = text_mod.corpus_word_hashes(list(items))
     out = {}
     for n in ns:
         flagged = _flag(docs, item_words, n)
-        out[n] = {"recall": float(flagged[truth].mean()) if truth.any() else 1.0,
-                  "false_positive_rate": float(flagged[~truth].mean()) if (~truth).any() else 0.0,
-                  "n_flagged": int(flagged.sum())}
+        out[n] = {
+            "recall": float(flagged[truth].mean()) if truth.any() else 1.0,
+            "false_positive_rate": float(flagged[~truth].mean()) if (~truth).any() else 0.0,
+            "n_flagged": int(flagged.sum()),
+        }
     return out

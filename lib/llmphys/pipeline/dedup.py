@@ -59,8 +59,9 @@ def fmix32(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> np.uint32(16))
 
 
-def shingles(texts: list[str], *, k: int = 5,
-             chunk_docs: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+def shingles(
+    texts: list[str], *, k: int = 5, chunk_docs: int = 1000
+) -> tuple[np.ndarray, np.ndarray]:
     """Each text's set of word k-grams, hashed to uint32, in CSR form (flat, offsets).
 
     Texts are hashed ``chunk_docs`` at a time, so the uint64 temporaries of word and n-gram
@@ -74,7 +75,7 @@ def shingles(texts: list[str], *, k: int = 5,
         raise ValueError(f"chunk_docs must be an integer >= 1, got {chunk_docs!r}")
     parts, sizes = [np.empty(0, dtype=np.uint32)], [np.empty(0, dtype=np.int64)]
     for s in range(0, len(texts), int(chunk_docs)):
-        flat, offsets = text_mod.corpus_word_hashes(texts[s: s + int(chunk_docs)])
+        flat, offsets = text_mod.corpus_word_hashes(texts[s : s + int(chunk_docs)])
         grams, goff = text_mod.ngram_hashes(flat, offsets, k)
         folded = ((grams >> np.uint64(32)) ^ grams).astype(np.uint32)
         v, voff = text_mod.unique_per_doc(folded, goff)
@@ -92,8 +93,13 @@ def permutations(n_hashes: int, *, rng: np.random.Generator) -> tuple[np.ndarray
     return a, b
 
 
-def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, np.ndarray], *,
-               chunk_bytes: float = 4 * 2**20) -> np.ndarray:
+def signatures(
+    flat: np.ndarray,
+    offsets: np.ndarray,
+    perms: tuple[np.ndarray, np.ndarray],
+    *,
+    chunk_bytes: float = 4 * 2**20,
+) -> np.ndarray:
     """MinHash signatures, shape (n_docs, n_hashes) uint32; an empty document gets MAX_HASH.
 
     sig[d, i] = min over shingles x of d of (a_i fmix32(x) + b_i) mod 2^32. Documents are
@@ -119,7 +125,7 @@ def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, n
     rows = np.flatnonzero(np.diff(offsets) > 0)
     if rows.size == 0:
         return sig
-    per_chunk = max(int(chunk_bytes // (4 * a.size)), 1)       # shingles per chunk
+    per_chunk = max(int(chunk_bytes // (4 * a.size)), 1)  # shingles per chunk
     starts = offsets[rows]
     i = 0
     while i < rows.size:
@@ -137,7 +143,7 @@ def signatures(flat: np.ndarray, offsets: np.ndarray, perms: tuple[np.ndarray, n
 
 def exact_jaccard(flat: np.ndarray, offsets: np.ndarray, i: int, j: int) -> float:
     """|A ∩ B| / |A ∪ B| of the shingle sets of documents i and j (1.0 if both are empty)."""
-    a, b = flat[offsets[i]: offsets[i + 1]], flat[offsets[j]: offsets[j + 1]]
+    a, b = flat[offsets[i] : offsets[i + 1]], flat[offsets[j] : offsets[j + 1]]
     union = np.union1d(a, b).size
     return np.intersect1d(a, b).size / union if union else 1.0
 
@@ -168,8 +174,9 @@ def lsh_threshold(*, n_bands: int, n_rows: int) -> float:
     return (1.0 / n_bands) ** (1.0 / n_rows)
 
 
-def best_bands(n_hashes: int, threshold: float, *, fp_weight: float = 0.5,
-               fn_weight: float = 0.5) -> tuple[int, int]:
+def best_bands(
+    n_hashes: int, threshold: float, *, fp_weight: float = 0.5, fn_weight: float = 0.5
+) -> tuple[int, int]:
     """(b, r) with b r <= n_hashes minimising the weighted area of false positives below the
     threshold and false negatives above it (the criterion of datasketch's MinHashLSH).
 
@@ -196,18 +203,19 @@ def candidate_pairs(sig: np.ndarray, *, n_bands: int, n_rows: int) -> np.ndarray
     """Pairs (i < j) that agree on all rows of at least one band, shape (n_pairs, 2), sorted."""
     _check_bands(n_bands, n_rows)
     if n_bands * n_rows > sig.shape[1]:
-        raise ValueError(f"n_bands * n_rows = {n_bands * n_rows} exceeds the "
-                         f"{sig.shape[1]} signature rows")
+        raise ValueError(
+            f"n_bands * n_rows = {n_bands * n_rows} exceeds the {sig.shape[1]} signature rows"
+        )
     found = []
     for band in range(n_bands):
-        rows = np.ascontiguousarray(sig[:, band * n_rows: (band + 1) * n_rows])
+        rows = np.ascontiguousarray(sig[:, band * n_rows : (band + 1) * n_rows])
         keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * n_rows))).ravel()
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         sizes = np.diff(np.r_[starts, keys.size])
         for s0, size in zip(starts[sizes > 1], sizes[sizes > 1], strict=True):
-            members = np.sort(order[s0: s0 + size])
+            members = np.sort(order[s0 : s0 + size])
             i, j = np.triu_indices(size, k=1)
             found.append(np.stack([members[i], members[j]], axis=1))
     if not found:
@@ -246,8 +254,10 @@ def precision_recall(predicted: np.ndarray, truth: np.ndarray) -> tuple[float, f
     """
     predicted, truth = np.asarray(predicted, bool), np.asarray(truth, bool)
     tp = float(np.sum(predicted & truth))
-    return (tp / float(predicted.sum()) if predicted.any() else 1.0,
-            tp / float(truth.sum()) if truth.any() else 1.0)
+    return (
+        tp / float(predicted.sum()) if predicted.any() else 1.0,
+        tp / float(truth.sum()) if truth.any() else 1.0,
+    )
 
 
 def _check_bands(n_bands: int, n_rows: int) -> None:

@@ -23,18 +23,21 @@ import re
 
 from . import text as text_mod
 
-BLOCK_TAGS = frozenset("address article aside blockquote body button div dl dd dt footer form "
-                       "h1 h2 h3 h4 h5 h6 header html li main nav ol p pre section table td "
-                       "th tr ul".split())
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote body button div dl dd dt footer form "
+    "h1 h2 h3 h4 h5 h6 header html li main nav ol p pre section table td "
+    "th tr ul".split()
+)
 
 
 @dataclasses.dataclass(frozen=True)
 class Block:
     """A run of text between two block-level tags."""
+
     text: str
     n_words: int
     n_link_words: int
-    path: tuple[int, ...]   # ids of the enclosing elements, outermost first
+    path: tuple[int, ...]  # ids of the enclosing elements, outermost first
 
     @property
     def link_density(self) -> float:
@@ -44,8 +47,11 @@ class Block:
 # One alternative per kind of token: comment, doctype, a whole script/style element, a tag, text.
 # Enough for well-formed pages such as the generator's; production extractors use a
 # tolerant parser (trafilatura uses lxml), which is slower and forgives broken markup.
-_TOKENS = re.compile(r"<!--.*?-->|<![^>]*>|<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>"
-                     r"|<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*>|([^<]+)", re.S | re.I)
+_TOKENS = re.compile(
+    r"<!--.*?-->|<![^>]*>|<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>"
+    r"|<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*>|([^<]+)",
+    re.S | re.I,
+)
 
 
 class _Blocks:
@@ -119,8 +125,7 @@ def extract_text(html: str, *, max_link_density: float = 0.5, min_vote_words: in
     if not votes:
         return ""
     top = max(votes, key=lambda k: (votes[k], -k))  # ties: the outermost candidate
-    return "\n".join(b.text for b in bs
-                     if top in b.path and b.link_density <= max_link_density)
+    return "\n".join(b.text for b in bs if top in b.path and b.link_density <= max_link_density)
 
 
 def naive_text(html: str) -> str:

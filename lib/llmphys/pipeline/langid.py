@@ -26,8 +26,9 @@ def identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
-def identify(texts: list[str], *, min_confidence: float = 0.0,
-             max_chars: int = 600) -> tuple[list[str], np.ndarray]:
+def identify(
+    texts: list[str], *, min_confidence: float = 0.0, max_chars: int = 600
+) -> tuple[list[str], np.ndarray]:
     """(ISO 639-1 code, probability) of each text; 'und' below ``min_confidence`` or if empty.
 
     Only the first ``max_chars`` characters are classified: py3langid walks its byte
@@ -68,8 +69,12 @@ def per_language_scores(true: list[str], predicted: list[str]) -> dict[str, dict
         prec = tp / max(float(np.sum(p == lang)), 1.0)
         rec = tp / float(np.sum(t == lang))
         f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-        out[lang] = {"precision": prec, "recall": rec, "f1": f1,
-                     "support": float(np.sum(t == lang))}
+        out[lang] = {
+            "precision": prec,
+            "recall": rec,
+            "f1": f1,
+            "support": float(np.sum(t == lang)),
+        }
     return out
 
 

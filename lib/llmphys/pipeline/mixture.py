@@ -52,13 +52,17 @@ LLAMA3_MIX = {"general": 0.50, "math_reasoning": 0.25, "code": 0.17, "multilingu
 
 
 def _check_weights(weights: dict[str, float]) -> None:
-    if not weights or any(w < 0 for w in weights.values()) or not math.isclose(
-            sum(weights.values()), 1.0, rel_tol=1e-6):
+    if (
+        not weights
+        or any(w < 0 for w in weights.values())
+        or not math.isclose(sum(weights.values()), 1.0, rel_tol=1e-6)
+    ):
         raise ValueError(f"weights must be non-negative and sum to 1, got {weights!r}")
 
 
-def epochs_per_domain(weights: dict[str, float], unique_tokens: dict[str, float], *,
-                      total_tokens: float) -> dict[str, float]:
+def epochs_per_domain(
+    weights: dict[str, float], unique_tokens: dict[str, float], *, total_tokens: float
+) -> dict[str, float]:
     """Epochs over each domain's pool: w_d T / U_d.
 
     >>> e = epochs_per_domain({"a": 0.5, "b": 0.5}, {"a": 1e9, "b": 4e9}, total_tokens=4e9)
@@ -67,12 +71,15 @@ def epochs_per_domain(weights: dict[str, float], unique_tokens: dict[str, float]
     """
     _check_weights(weights)
     units.check_positive("total_tokens", total_tokens)
-    return {d: w * total_tokens / units.check_positive(f"unique_tokens[{d!r}]", unique_tokens[d])
-            for d, w in weights.items()}
+    return {
+        d: w * total_tokens / units.check_positive(f"unique_tokens[{d!r}]", unique_tokens[d])
+        for d, w in weights.items()
+    }
 
 
-def unique_tokens_from_epochs(weights: Mapping[str, float], epochs: Mapping[str, float], *,
-                              total_tokens: float) -> dict[str, float]:
+def unique_tokens_from_epochs(
+    weights: Mapping[str, float], epochs: Mapping[str, float], *, total_tokens: float
+) -> dict[str, float]:
     """The pool sizes a published (weight, epochs) table implies: U_d = w_d T / epochs_d.
 
     >>> round(unique_tokens_from_epochs({"Wikipedia": 0.045}, {"Wikipedia": 2.45},
@@ -80,8 +87,10 @@ def unique_tokens_from_epochs(weights: Mapping[str, float], epochs: Mapping[str,
     25.7
     """
     units.check_positive("total_tokens", total_tokens)
-    return {d: w * total_tokens / units.check_positive(f"epochs[{d!r}]", epochs[d])
-            for d, w in weights.items()}
+    return {
+        d: w * total_tokens / units.check_positive(f"epochs[{d!r}]", epochs[d])
+        for d, w in weights.items()
+    }
 
 
 def temperature_weights(unique_tokens: dict[str, float], *, alpha: float) -> dict[str, float]:
@@ -94,14 +103,17 @@ def temperature_weights(unique_tokens: dict[str, float], *, alpha: float) -> dic
     """
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must lie in [0, 1], got {alpha!r}")
-    z = {d: units.check_positive(f"unique_tokens[{d!r}]", u) ** alpha
-         for d, u in unique_tokens.items()}
+    z = {
+        d: units.check_positive(f"unique_tokens[{d!r}]", u) ** alpha
+        for d, u in unique_tokens.items()
+    }
     total = sum(z.values())
     return {d: v / total for d, v in z.items()}
 
 
-def two_phase_tokens(main: dict[str, float], anneal: dict[str, float], *, total_tokens: float,
-                     anneal_fraction: float) -> dict[str, tuple[float, float]]:
+def two_phase_tokens(
+    main: dict[str, float], anneal: dict[str, float], *, total_tokens: float, anneal_fraction: float
+) -> dict[str, tuple[float, float]]:
     """Tokens per domain in the main phase and in the final annealing phase.
 
     >>> two_phase_tokens({"web": 1.0, "math": 0.0}, {"web": 0.5, "math": 0.5},
@@ -114,8 +126,10 @@ def two_phase_tokens(main: dict[str, float], anneal: dict[str, float], *, total_
     units.check_fraction("anneal_fraction", anneal_fraction)
     t_anneal = anneal_fraction * total_tokens
     t_main = total_tokens - t_anneal
-    return {d: (main.get(d, 0.0) * t_main, anneal.get(d, 0.0) * t_anneal)
-            for d in dict.fromkeys([*main, *anneal])}
+    return {
+        d: (main.get(d, 0.0) * t_main, anneal.get(d, 0.0) * t_anneal)
+        for d in dict.fromkeys([*main, *anneal])
+    }
 
 
 def effective_tokens(unique_tokens: float, epochs: float, *, r_star: float | None = None) -> float:
@@ -132,12 +146,12 @@ def effective_tokens(unique_tokens: float, epochs: float, *, r_star: float | Non
         units.check_positive("r_star", r_star)
     if epochs <= 1.0:
         return epochs * unique_tokens
-    return data_constrained.effective_tokens(n_unique_tokens=unique_tokens,
-                                             n_tokens=epochs * unique_tokens, r_d_star=r_star)
+    return data_constrained.effective_tokens(
+        n_unique_tokens=unique_tokens, n_tokens=epochs * unique_tokens, r_d_star=r_star
+    )
 
 
-def repeated_token_value(epochs: np.ndarray | float, *,
-                         r_star: float | None = None) -> np.ndarray:
+def repeated_token_value(epochs: np.ndarray | float, *, r_star: float | None = None) -> np.ndarray:
     """D'/D: effective tokens per token trained, for an array of epoch counts (1 when fresh)."""
     e = np.asarray(epochs, dtype=float)
     if np.any(e <= 0):

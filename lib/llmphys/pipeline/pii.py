@@ -26,17 +26,23 @@ from . import crawl as crawl_mod
 
 PATTERNS: dict[str, regex.Pattern] = {
     "email": regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    "ip": regex.compile(r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}"
-                        r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.])"),
-    "phone": regex.compile(r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])"
-                           r"\d{3,4}[ .-]\d{4}(?!\w)"),
+    "ip": regex.compile(
+        r"(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}"
+        r"(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\d.])"
+    ),
+    "phone": regex.compile(
+        r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])"
+        r"\d{3,4}[ .-]\d{4}(?!\w)"
+    ),
 }
 PII_SHARE = 0.3  # share of texts that plant_pii gives one item
 MASK = {"email": "<EMAIL>", "ip": "<IP>", "phone": "<PHONE>"}
 # kind -> formats planted; the last format of email and ip is one the patterns miss
-FORMATS = {"email": ("dotted", "plus", "obfuscated"),
-           "phone": ("us_spaces", "us_parens", "us_dots", "uk", "de_local"),
-           "ip": ("ipv4_doc1", "ipv4_doc2", "ipv6")}
+FORMATS = {
+    "email": ("dotted", "plus", "obfuscated"),
+    "phone": ("us_spaces", "us_parens", "us_dots", "uk", "de_local"),
+    "ip": ("ipv4_doc1", "ipv4_doc2", "ipv6"),
+}
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:
@@ -67,20 +73,30 @@ def fake_pii(kind: str, fmt: str, rng: np.random.Generator) -> str:
     n = rng.integers(0, 10, size=12)
     d = "".join(map(str, n))
     if kind == "email":
-        return {"dotted": f"{a}.{b}@{b}mail.example", "plus": f"{a}+{d[:2]}@news.{b}.example",
-                "obfuscated": f"{a} at {b} dot example"}[fmt]
+        return {
+            "dotted": f"{a}.{b}@{b}mail.example",
+            "plus": f"{a}+{d[:2]}@news.{b}.example",
+            "obfuscated": f"{a} at {b} dot example",
+        }[fmt]
     if kind == "phone":
-        return {"us_spaces": f"+1 {2 + n[0]}{d[1:3]} 555 01{d[3:5]}",
-                "us_parens": f"({2 + n[0]}{d[1:3]}) 555-01{d[3:5]}",
-                "us_dots": f"{2 + n[0]}{d[1:3]}.555.01{d[3:5]}",
-                "uk": f"+44 20 7946 0{d[:3]}", "de_local": f"030 {d[:4]} {d[4:8]}"}[fmt]
+        return {
+            "us_spaces": f"+1 {2 + n[0]}{d[1:3]} 555 01{d[3:5]}",
+            "us_parens": f"({2 + n[0]}{d[1:3]}) 555-01{d[3:5]}",
+            "us_dots": f"{2 + n[0]}{d[1:3]}.555.01{d[3:5]}",
+            "uk": f"+44 20 7946 0{d[:3]}",
+            "de_local": f"030 {d[:4]} {d[4:8]}",
+        }[fmt]
     host = int(rng.integers(1, 255))
-    return {"ipv4_doc1": f"192.0.2.{host}", "ipv4_doc2": f"203.0.113.{host}",
-            "ipv6": f"2001:db8::{host:x}"}[fmt]
+    return {
+        "ipv4_doc1": f"192.0.2.{host}",
+        "ipv4_doc2": f"203.0.113.{host}",
+        "ipv6": f"2001:db8::{host:x}",
+    }[fmt]
 
 
-def plant_pii(texts: list[str], *, rng: np.random.Generator,
-              share: float = PII_SHARE) -> tuple[list[str], list[tuple[int, str, str, str]]]:
+def plant_pii(
+    texts: list[str], *, rng: np.random.Generator, share: float = PII_SHARE
+) -> tuple[list[str], list[tuple[int, str, str, str]]]:
     """Insert one PII item into a ``share`` of the texts, at a random word boundary of a
     random line; kinds and formats are drawn uniformly. Returns (texts, planted), planted
     holding (text index, kind, format, item)."""
@@ -102,8 +118,9 @@ def plant_pii(texts: list[str], *, rng: np.random.Generator,
     return out, planted
 
 
-def recall_by_format(redacted: list[str],
-                     planted: list[tuple[int, str, str, str]]) -> dict[tuple[str, str], tuple[int, int]]:
+def recall_by_format(
+    redacted: list[str], planted: list[tuple[int, str, str, str]]
+) -> dict[tuple[str, str], tuple[int, int]]:
     """(kind, format) -> (items caught, items planted); caught means the item no longer
     appears whole in its redacted text."""
     out: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0])

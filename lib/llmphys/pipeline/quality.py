@@ -54,7 +54,7 @@ RULES: dict[str, tuple[str, str, float, str]] = {
     "dup_line_chars": ("frac_dup_line_chars", "<=", 0.10, "fineweb"),
 }
 _OPS = {">=": operator.ge, "<=": operator.le}
-_ALPHA_WORD = regex.compile(r"(?<!\S)\S*\p{L}\S*")   # a whitespace word containing a letter
+_ALPHA_WORD = regex.compile(r"(?<!\S)\S*\p{L}\S*")  # a whitespace word containing a letter
 
 
 def stop_words(lang: str) -> frozenset[str]:
@@ -124,12 +124,14 @@ def _dup_ngram_char_frac(words: list[str], n: int, chars: int) -> float:
 def failed_rules(text: str, lang: str = "en", *, rules: dict | None = None) -> list[str]:
     """Names of the rules ``text`` fails, in the order of ``RULES``; empty means keep."""
     s = signals(text, lang)
-    return [name for name, (sig, op, thr, _) in (rules or RULES).items()
-            if not _OPS[op](s[sig], thr)]
+    return [
+        name for name, (sig, op, thr, _) in (rules or RULES).items() if not _OPS[op](s[sig], thr)
+    ]
 
 
-def rule_table(texts: list[str], langs: list[str], *,
-               rules: dict | None = None) -> tuple[np.ndarray, list[str]]:
+def rule_table(
+    texts: list[str], langs: list[str], *, rules: dict | None = None
+) -> tuple[np.ndarray, list[str]]:
     """Boolean matrix (n_docs, n_rules): True where the document fails the rule."""
     rules = rules or RULES
     names = list(rules)
@@ -150,5 +152,11 @@ def removal_statistics(fails: np.ndarray, names: list[str]) -> dict[str, dict[st
     any_fail = fails.any(axis=1)
     first = np.where(any_fail, fails.argmax(axis=1), -1)
     alone = fails & (fails.sum(axis=1, keepdims=True) == 1)
-    return {name: {"flagged": fails[:, j].sum() / n, "alone": alone[:, j].sum() / n,
-                   "first": float(np.sum(first == j)) / n} for j, name in enumerate(names)}
+    return {
+        name: {
+            "flagged": fails[:, j].sum() / n,
+            "alone": alone[:, j].sum() / n,
+            "first": float(np.sum(first == j)) / n,
+        }
+        for j, name in enumerate(names)
+    }

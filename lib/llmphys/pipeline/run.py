@@ -17,13 +17,13 @@ import numpy as np
 from . import crawl as crawl_mod
 from . import decontam, dedup, extract, langid, quality
 
-STAGES = ("crawled", "extracted", "language ID", "quality", "exact dedup", "near dedup",
-          "decontam")
+STAGES = ("crawled", "extracted", "language ID", "quality", "exact dedup", "near dedup", "decontam")
 
 
 @dataclasses.dataclass(frozen=True)
 class Result:
     """Outputs of every stage; ``alive[stage]`` marks the documents still in after it."""
+
     texts: list[str]
     langs: list[str]
     lang_probs: np.ndarray
@@ -34,8 +34,16 @@ class Result:
     alive: dict[str, np.ndarray]
 
 
-def run(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, n_bands: int = 14, n_rows: int = 8,
-        shingle_words: int = 5, decontam_n: int = 8, min_lang_confidence: float = 0.5) -> Result:
+def run(
+    crawl: crawl_mod.Crawl,
+    *,
+    rng: np.random.Generator,
+    n_bands: int = 14,
+    n_rows: int = 8,
+    shingle_words: int = 5,
+    decontam_n: int = 8,
+    min_lang_confidence: float = 0.5,
+) -> Result:
     """Run all stages over ``crawl`` with FineWeb's dedup setting by default (b=14, r=8)."""
     docs = crawl.documents
     texts = [extract.extract_text(d.html) for d in docs]
@@ -60,8 +68,9 @@ def run(crawl: crawl_mod.Crawl, *, rng: np.random.Generator, n_bands: int = 14, 
     dirty = np.zeros(len(docs), dtype=bool)
     dirty[idx] = decontam.contaminated([texts[i] for i in idx], list(crawl.benchmark), n=decontam_n)
     alive["decontam"] = alive["near dedup"] & ~dirty
-    return Result(texts, langs, probs, fails, names, sig, idx_pairs(pairs, alive["exact dedup"]),
-                  alive)
+    return Result(
+        texts, langs, probs, fails, names, sig, idx_pairs(pairs, alive["exact dedup"]), alive
+    )
 
 
 def idx_pairs(pairs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -72,8 +81,9 @@ def idx_pairs(pairs: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def funnel(crawl: crawl_mod.Crawl, result: Result) -> dict[str, list[int]]:
     """Documents of each true kind alive after each stage: kind -> counts in STAGES order."""
     kinds = np.array([d.kind for d in crawl.documents])
-    return {k: [int(np.sum(result.alive[s] & (kinds == k))) for s in STAGES]
-            for k in crawl_mod.KINDS}
+    return {
+        k: [int(np.sum(result.alive[s] & (kinds == k))) for s in STAGES] for k in crawl_mod.KINDS
+    }
 
 
 def stage_scores(crawl: crawl_mod.Crawl, result: Result) -> dict[str, tuple[float, float]]:
@@ -90,6 +100,8 @@ def stage_scores(crawl: crawl_mod.Crawl, result: Result) -> dict[str, tuple[floa
     leak = np.array([bool(d.benchmark_items) for d in crawl.documents])
     dup = crawl_mod.should_remove_as_duplicate(crawl)
     bad = np.isin(kinds, ["spam", "low_quality"])
-    return {"quality": dedup.precision_recall(removed_q, bad & a["language ID"]),
-            "dedup": dedup.precision_recall(removed_d, dup & a["quality"]),
-            "decontam": dedup.precision_recall(removed_c, leak & a["near dedup"])}
+    return {
+        "quality": dedup.precision_recall(removed_q, bad & a["language ID"]),
+        "dedup": dedup.precision_recall(removed_d, dup & a["quality"]),
+        "decontam": dedup.precision_recall(removed_c, leak & a["near dedup"]),
+    }

@@ -18,10 +18,14 @@ import numpy as np
 
 from . import crawl
 
-COOKIE_BANNER = ("We and our partners store small files on your device to count visits and "
-                 "remember your choices. You can accept them all or pick which ones to allow.")
-INLINE_NOTICE = ("This story includes media hosted by another company. Showing it may place "
-                 "files on your device, and you can change that choice in your privacy settings.")
+COOKIE_BANNER = (
+    "We and our partners store small files on your device to count visits and "
+    "remember your choices. You can accept them all or pick which ones to allow."
+)
+INLINE_NOTICE = (
+    "This story includes media hosted by another company. Showing it may place "
+    "files on your device, and you can change that choice in your privacy settings."
+)
 SHARE_BAR = "Share: Mail Print Copy link"
 TRACKER_JS = "window.q=window.q||[];function tk(){q.push(arguments)}tk('page',location.href);"
 
@@ -30,17 +34,18 @@ TRACKER_JS = "window.q=window.q||[];function tk(){q.push(arguments)}tk('page',lo
 class Site:
     name: str
     lang: str
-    semantic: bool          # semantic HTML5 tags, or div soup with random class names
+    semantic: bool  # semantic HTML5 tags, or div soup with random class names
     cookie_banner: bool
-    inline_notice: bool     # consent notice inside the article
-    share_bar: bool         # share bar inside the article
-    split_article: float    # probability that a page continues after the related box
+    inline_notice: bool  # consent notice inside the article
+    share_bar: bool  # share bar inside the article
+    split_article: float  # probability that a page continues after the related box
     nav: tuple[str, ...]
     classes: tuple[str, ...]
 
 
-def make_sites(n_sites: int, languages: dict[str, float], *,
-               rng: np.random.Generator) -> list[Site]:
+def make_sites(
+    n_sites: int, languages: dict[str, float], *, rng: np.random.Generator
+) -> list[Site]:
     """``n_sites`` sites, at least one per language, the rest drawn by language weight."""
     langs = list(languages)
     p = np.array(list(languages.values()))
@@ -49,12 +54,19 @@ def make_sites(n_sites: int, languages: dict[str, float], *,
     out = []
     for lang in chosen:
         name = "".join(crawl.sample_words("en", 2, rng)).lower()
-        out.append(Site(
-            name=name, lang=lang, semantic=bool(rng.random() < 0.5),
-            cookie_banner=bool(rng.random() < 0.6), inline_notice=bool(rng.random() < 0.25),
-            share_bar=bool(rng.random() < 0.3), split_article=0.4 if rng.random() < 0.3 else 0.0,
-            nav=tuple(w.capitalize() for w in crawl.sample_words(lang, 6, rng)),
-            classes=tuple(f"c{x:04x}" for x in rng.integers(0, 2**16, size=8))))
+        out.append(
+            Site(
+                name=name,
+                lang=lang,
+                semantic=bool(rng.random() < 0.5),
+                cookie_banner=bool(rng.random() < 0.6),
+                inline_notice=bool(rng.random() < 0.25),
+                share_bar=bool(rng.random() < 0.3),
+                split_article=0.4 if rng.random() < 0.3 else 0.0,
+                nav=tuple(w.capitalize() for w in crawl.sample_words(lang, 6, rng)),
+                classes=tuple(f"c{x:04x}" for x in rng.integers(0, 2**16, size=8)),
+            )
+        )
     return out
 
 
@@ -93,14 +105,17 @@ def _links(words: list[str]) -> str:
 
 def render(site: Site, blocks: list[tuple[str, str]], rng: np.random.Generator) -> str:
     """A full HTML page around ``blocks``; the random draws pick related links and the split."""
-    head = (f'<!DOCTYPE html>\n<html lang="{site.lang}"><head><meta charset="utf-8">'
-            f"<title>{crawl.escape(blocks[0][1])} | {site.name}</title>"
-            f"<script>{TRACKER_JS}</script><style>body{{margin:0}}</style></head>\n<body>")
+    head = (
+        f'<!DOCTYPE html>\n<html lang="{site.lang}"><head><meta charset="utf-8">'
+        f"<title>{crawl.escape(blocks[0][1])} | {site.name}</title>"
+        f"<script>{TRACKER_JS}</script><style>body{{margin:0}}</style></head>\n<body>"
+    )
     parts = [head]
     if site.cookie_banner:
         o, c = _open(site, "cookie-banner", 0, tag="div")
-        parts.append(f"{o}<p>{COOKIE_BANNER}</p><button>Accept all</button>"
-                     f"<button>Choose</button>{c}")
+        parts.append(
+            f"{o}<p>{COOKIE_BANNER}</p><button>Accept all</button><button>Choose</button>{c}"
+        )
     o, c = _open(site, "header", 1)
     parts.append(f'{o}<a href="/">{site.name.capitalize()}</a>{c}')
     o, c = _open(site, "nav", 2)
@@ -118,14 +133,21 @@ def render(site: Site, blocks: list[tuple[str, str]], rng: np.random.Generator) 
     parts.append(art_c)
     related = [" ".join(crawl.sample_words(site.lang, 5, rng)).capitalize() for _ in range(5)]
     o, c = _open(site, "aside", 5)
-    parts.append(o + "<ul>" + "".join(f'<li><a href="/r{i}">{crawl.escape(t)}</a></li>'
-                                      for i, t in enumerate(related)) + "</ul>" + c)
+    parts.append(
+        o
+        + "<ul>"
+        + "".join(f'<li><a href="/r{i}">{crawl.escape(t)}</a></li>' for i, t in enumerate(related))
+        + "</ul>"
+        + c
+    )
     if rest:
         o, c = _open(site, "section", 6)
         parts.append(o + _blocks_html(rest) + c)
     parts.append(main_c)
     o, c = _open(site, "footer", 7)
-    parts.append(f"{o}<p>© 2024 {site.name.capitalize()}. All rights reserved.</p>"
-                 f"{_links(['Privacy', 'Terms', 'Contact'])}{c}")
+    parts.append(
+        f"{o}<p>© 2024 {site.name.capitalize()}. All rights reserved.</p>"
+        f"{_links(['Privacy', 'Terms', 'Contact'])}{c}"
+    )
     parts.append("</body></html>")
     return "\n".join(parts)

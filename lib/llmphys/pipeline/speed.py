@@ -31,10 +31,10 @@ import numpy as np
 
 from . import bpe, dedup, text, zipf_text
 
-DEDUP_SIZES = (1_000, 10_000, 50_000)          # documents
-BPE_SIZES_BYTES = (0.25e6, 4e6, 64e6)         # bytes of text (ASCII: also characters)
-BPE_VOCAB = 2048                               # 256 bytes + 1,792 merges
-N_HASHES, N_BANDS, N_ROWS, SHINGLE_K = 112, 14, 8, 5    # FineWeb's setting (14 x 8), k = 5
+DEDUP_SIZES = (1_000, 10_000, 50_000)  # documents
+BPE_SIZES_BYTES = (0.25e6, 4e6, 64e6)  # bytes of text (ASCII: also characters)
+BPE_VOCAB = 2048  # 256 bytes + 1,792 merges
+N_HASHES, N_BANDS, N_ROWS, SHINGLE_K = 112, 14, 8, 5  # FineWeb's setting (14 x 8), k = 5
 TASKS = ("dedup", "bpe")
 IMPLS = ("llmphys", "reference")
 REFERENCE = {"dedup": "datasketch", "bpe": "tokenizers"}
@@ -68,7 +68,7 @@ def datasketch_near_dedup(texts: list[str]) -> np.ndarray:
 
     def shingle_bytes(t: str) -> list[bytes]:
         w = text.words(t)
-        return [" ".join(w[j: j + k]).encode() for j in range(len(w) - k + 1)]
+        return [" ".join(w[j : j + k]).encode() for j in range(len(w) - k + 1)]
 
     hashes = MinHash.bulk((shingle_bytes(t) for t in texts), num_perm=N_HASHES)
     lsh = MinHashLSH(num_perm=N_HASHES, params=(N_BANDS, N_ROWS))
@@ -100,8 +100,12 @@ def workload(task: str, impl: str):
     if impl not in IMPLS:
         raise ValueError(f"impl={impl!r} is unknown; allowed: {', '.join(IMPLS)}")
     make = (lambda n: dedup_corpus(int(n))) if task == "dedup" else (lambda n: bpe_corpus(n))
-    fn = {("dedup", "llmphys"): llmphys_near_dedup, ("dedup", "reference"): datasketch_near_dedup,
-          ("bpe", "llmphys"): llmphys_bpe, ("bpe", "reference"): tokenizers_bpe}[task, impl]
+    fn = {
+        ("dedup", "llmphys"): llmphys_near_dedup,
+        ("dedup", "reference"): datasketch_near_dedup,
+        ("bpe", "llmphys"): llmphys_bpe,
+        ("bpe", "reference"): tokenizers_bpe,
+    }[task, impl]
     return make, fn
 
 
@@ -127,6 +131,7 @@ class Row:
     ratio is taken on CPU time. ``*_peak_bytes`` is the run's peak resident memory minus its
     resident memory once the input was built: what the algorithm itself added.
     """
+
     task: str
     size: float
     size_unit: str
@@ -153,6 +158,7 @@ class Row:
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Table:
     """The benchmark file: the machine it ran on, library versions and one Row per size."""
+
     machine: dict
     versions: dict
     rows: tuple[Row, ...]
@@ -169,8 +175,12 @@ class Table:
         """Fitted growth exponent of each implementation's median time over the task's sizes."""
         rows = self.task(task)
         sizes = [r.size for r in rows]
-        return {impl: growth_exponent(sizes, [statistics.median(getattr(r, f"{impl}_cpu_s"))
-                                              for r in rows]) for impl in IMPLS}
+        return {
+            impl: growth_exponent(
+                sizes, [statistics.median(getattr(r, f"{impl}_cpu_s")) for r in rows]
+            )
+            for impl in IMPLS
+        }
 
 
 _ROW_FIELDS = {f.name for f in dataclasses.fields(Row)}
@@ -200,15 +210,28 @@ def load(path: str | os.PathLike | None = None) -> Table:
     for i, r in enumerate(raw["rows"]):
         missing, unknown = _ROW_FIELDS - set(r), set(r) - _ROW_FIELDS
         if missing or unknown:
-            raise KeyError(f"{path}: row {i} has missing fields {sorted(missing)} "
-                           f"and unknown fields {sorted(unknown)}")
+            raise KeyError(
+                f"{path}: row {i} has missing fields {sorted(missing)} "
+                f"and unknown fields {sorted(unknown)}"
+            )
         fields: dict[str, Any] = {
-            k: (tuple(float(x) for x in v) if k.endswith(("_wall_s", "_cpu_s"))
-                else float(v) if k in ("size",) or k.endswith("_bytes") else v)
-            for k, v in r.items()}
+            k: (
+                tuple(float(x) for x in v)
+                if k.endswith(("_wall_s", "_cpu_s"))
+                else float(v)
+                if k in ("size",) or k.endswith("_bytes")
+                else v
+            )
+            for k, v in r.items()
+        }
         rows.append(Row(**fields))  # the field names were checked against Row just above
-    return Table(machine=dict(raw["machine"]), versions=dict(raw["versions"]), rows=tuple(rows),
-                 n_repeats=int(raw["n_repeats"]), date=str(raw["date"]))
+    return Table(
+        machine=dict(raw["machine"]),
+        versions=dict(raw["versions"]),
+        rows=tuple(rows),
+        n_repeats=int(raw["n_repeats"]),
+        date=str(raw["date"]),
+    )
 
 
 TABLE_HEADER = ("task", "size", "llmphys (s)", "reference (s)", "ratio", "peak memory, ours / ref")
@@ -224,10 +247,18 @@ def table_rows(table: Table) -> list[list[str]]:
     out = []
     for task in TASKS:
         for r in table.task(task):
-            size = (f"{r.size:,.0f} documents" if r.size_unit == "documents"
-                    else f"{r.size / 1e6:g} MB")
+            size = (
+                f"{r.size:,.0f} documents" if r.size_unit == "documents" else f"{r.size / 1e6:g} MB"
+            )
             label = {"dedup": "near-dedup vs datasketch", "bpe": "BPE training vs tokenizers"}[task]
-            out.append([label, size, f"{statistics.median(r.llmphys_cpu_s):.3g}",
-                        f"{statistics.median(r.reference_cpu_s):.3g}", f"{r.ratio:.1f}x",
-                        f"{r.memory_ratio:.2f}"])
+            out.append(
+                [
+                    label,
+                    size,
+                    f"{statistics.median(r.llmphys_cpu_s):.3g}",
+                    f"{statistics.median(r.reference_cpu_s):.3g}",
+                    f"{r.ratio:.1f}x",
+                    f"{r.memory_ratio:.2f}",
+                ]
+            )
     return out

@@ -52,8 +52,10 @@ def dedup_removals(result: run.Result | None = None) -> tuple[int, int]:
     True
     """
     a = (book_run() if result is None else result).alive
-    return (int(np.sum(a["quality"] & ~a["exact dedup"])),
-            int(np.sum(a["exact dedup"] & ~a["near dedup"])))
+    return (
+        int(np.sum(a["quality"] & ~a["exact dedup"])),
+        int(np.sum(a["exact dedup"] & ~a["near dedup"])),
+    )
 
 
 def near_over_exact() -> float:
@@ -98,12 +100,14 @@ def fertility_premium() -> float:
     """
     result = book_run()
     kept = np.flatnonzero(result.alive["decontam"])
-    tok = bpe.BytePairTokenizer().train([result.texts[i] for i in kept[:350]],
-                                        vocab_size=256 + 512)
+    tok = bpe.BytePairTokenizer().train([result.texts[i] for i in kept[:350]], vocab_size=256 + 512)
     held_out = crawl.generate_crawl(120, rng=np.random.default_rng(4), kinds={"clean": 1.0})
-    fert = {lang: bpe.corpus_fertility(tok.encode, [d.main_text for d in held_out.documents
-                                                    if d.lang == lang])["tokens_per_word"]
-            for lang in crawl.LANGUAGES}
+    fert = {
+        lang: bpe.corpus_fertility(
+            tok.encode, [d.main_text for d in held_out.documents if d.lang == lang]
+        )["tokens_per_word"]
+        for lang in crawl.LANGUAGES
+    }
     return float(max(fert.values()) / fert["en"])
 
 
@@ -115,8 +119,13 @@ def collapse_survivors(mode: str) -> tuple[int, ...]:
     (:func:`collapse.categorical_recursion`); ``mode`` is ``"replace"``, ``"accumulate"``,
     ``"mix_real"`` or ``"verified"``.
     """
-    q = collapse.categorical_recursion(collapse.zipf(2000), n_samples=20_000, n_generations=100,
-                                       rng=np.random.default_rng(5), mode=mode)
+    q = collapse.categorical_recursion(
+        collapse.zipf(2000),
+        n_samples=20_000,
+        n_generations=100,
+        rng=np.random.default_rng(5),
+        mode=mode,
+    )
     return tuple(int(x) for x in collapse.surviving_types(q))
 
 
@@ -132,5 +141,8 @@ def code_shares() -> tuple[float, float, float]:
     >>> code_shares()[1] > code_shares()[0]
     True
     """
-    return (mixture.LLAMA1_MIXTURE["GitHub"][0], mixture.LLAMA3_MIX["code"],
-            mixture.LLAMA3_MIX["math_reasoning"])
+    return (
+        mixture.LLAMA1_MIXTURE["GitHub"][0],
+        mixture.LLAMA3_MIX["code"],
+        mixture.LLAMA3_MIX["math_reasoning"],
+    )

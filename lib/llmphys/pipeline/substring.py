@@ -27,7 +27,7 @@ Home chapter: the data chapter (chapters/02_data).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -80,7 +80,9 @@ def token_ids(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(ids, dtype=np.int64), np.array(offsets, dtype=np.int64)
 
 
-def suffix_array(seq: np.ndarray, *, max_len: int | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+def suffix_array(
+    seq: np.ndarray, *, max_len: int | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """(sa, ranks): the suffix array of ``seq`` and ranks[j], the rank of every suffix's
     first 2^j tokens (equal prefixes, equal ranks), by prefix doubling.
 
@@ -93,8 +95,9 @@ def suffix_array(seq: np.ndarray, *, max_len: int | None = None) -> tuple[np.nda
     """
     seq = np.asarray(seq)
     if seq.ndim != 1 or seq.size == 0 or not np.issubdtype(seq.dtype, np.integer):
-        raise ValueError(f"seq must be a non-empty 1-D integer array, got shape {seq.shape}, "
-                         f"dtype {seq.dtype}")
+        raise ValueError(
+            f"seq must be a non-empty 1-D integer array, got shape {seq.shape}, dtype {seq.dtype}"
+        )
     if max_len is not None and max_len < 1:
         raise ValueError(f"max_len must be >= 1 or None, got {max_len!r}")
     n = seq.size
@@ -105,7 +108,7 @@ def suffix_array(seq: np.ndarray, *, max_len: int | None = None) -> tuple[np.nda
     while rank[sa[-1]] < n - 1 and (max_len is None or k < max_len):
         second = np.full(n, -1, dtype=np.int64)
         second[: n - k] = rank[k:]
-        sa = np.lexsort((second, rank))          # sort by (rank[i], rank[i + k])
+        sa = np.lexsort((second, rank))  # sort by (rank[i], rank[i + k])
         r, s = rank[sa], second[sa]
         new_group = np.r_[True, (r[1:] != r[:-1]) | (s[1:] != s[:-1])]
         rank = np.empty(n, dtype=np.int64)
@@ -151,7 +154,9 @@ def repeated_mask(seq: np.ndarray, *, min_tokens: int) -> np.ndarray:
     return np.cumsum(delta[:n]) > 0
 
 
-def exact_substring_dedup(texts: list[str], *, min_tokens: int = 50) -> tuple[list[str], np.ndarray]:
+def exact_substring_dedup(
+    texts: list[str], *, min_tokens: int = 50
+) -> tuple[list[str], np.ndarray]:
     """(texts with every earlier-seen run of >= ``min_tokens`` words cut, words cut per text).
 
     Lee et al. 2022, sec. 4.1 (ExactSubstr, L = 50 tokens). A cut joins the words on either
@@ -168,13 +173,14 @@ def exact_substring_dedup(texts: list[str], *, min_tokens: int = 50) -> tuple[li
     out = []
     for i, t in enumerate(texts):
         words = t.split()
-        keep = ~mask[offsets[i]: offsets[i] + len(words)]
-        out.append(" ".join(w for w, k in zip(words, keep) if k) if cut[i] else t)
+        keep = ~mask[offsets[i] : offsets[i] + len(words)]
+        out.append(" ".join(w for w, k in zip(words, keep, strict=False) if k) if cut[i] else t)
     return out, cut.astype(np.int64)
 
 
-def compare_removals(texts: list[str], kinds: list[str], *, minhash_removed: np.ndarray,
-                     min_tokens: int = 50) -> dict[str, dict[str, float]]:
+def compare_removals(
+    texts: list[str], kinds: list[str], *, minhash_removed: np.ndarray, min_tokens: int = 50
+) -> dict[str, dict[str, float]]:
     """Share of each kind's words that each method removes: line dedup, exact substrings
     (``min_tokens``), and MinHash (the documents in ``minhash_removed``, whole).
 
@@ -188,12 +194,19 @@ def compare_removals(texts: list[str], kinds: list[str], *, minhash_removed: np.
     if kinds_arr.shape != (len(texts),) or gone.shape != (len(texts),):
         raise ValueError(f"kinds and minhash_removed need one entry per text ({len(texts)})")
     n_words = np.array([len(t.split()) for t in texts], dtype=float)
-    removed = {"line dedup": line_dedup(texts)[1].astype(float),
-               "exact substring": exact_substring_dedup(texts, min_tokens=min_tokens)[1].astype(float),
-               "MinHash": np.where(gone, n_words, 0.0)}
-    return {m: {k: float(r[kinds_arr == k].sum() / max(n_words[kinds_arr == k].sum(), 1.0))
-                for k in dict.fromkeys(kinds)} | {"all": float(r.sum() / max(n_words.sum(), 1.0))}
-            for m, r in removed.items()}
+    removed = {
+        "line dedup": line_dedup(texts)[1].astype(float),
+        "exact substring": exact_substring_dedup(texts, min_tokens=min_tokens)[1].astype(float),
+        "MinHash": np.where(gone, n_words, 0.0),
+    }
+    return {
+        m: {
+            k: float(r[kinds_arr == k].sum() / max(n_words[kinds_arr == k].sum(), 1.0))
+            for k in dict.fromkeys(kinds)
+        }
+        | {"all": float(r.sum() / max(n_words.sum(), 1.0))}
+        for m, r in removed.items()
+    }
 
 
 def _minhash(texts: list[str]) -> np.ndarray:
@@ -204,17 +217,23 @@ def _minhash(texts: list[str]) -> np.ndarray:
     return dedup.duplicates_to_remove(dedup.clusters(len(texts), pairs))
 
 
-def cost_s(texts: list[str], n_docs: list[int], *, n_repeats: int = 3,
-           min_tokens: int = 50) -> dict[str, np.ndarray]:
+def cost_s(
+    texts: list[str], n_docs: list[int], *, n_repeats: int = 3, min_tokens: int = 50
+) -> dict[str, np.ndarray]:
     """Wall-clock seconds (best of ``n_repeats``) of each method on the first n documents,
     for each n in ``n_docs``. Machine-dependent: print it, do not compare it."""
     if not n_docs or any(n < 2 or n > len(texts) for n in n_docs):
         raise ValueError(f"n_docs must be non-empty sizes in [2, {len(texts)}], got {n_docs!r}")
+
     def substrings(t: list[str]) -> object:
         return exact_substring_dedup(t, min_tokens=min_tokens)
 
     methods: dict[str, Callable[[list[str]], object]] = {
-        "line dedup": line_dedup, "exact substring": substrings, "MinHash": _minhash}
+        "line dedup": line_dedup,
+        "exact substring": substrings,
+        "MinHash": _minhash,
+    }
+
     def timed(f: Callable[[list[str]], object], n: int) -> float:
         return benchmark.best_time_s(lambda: f(texts[:n]), n_repeats=n_repeats)
 
@@ -233,7 +252,8 @@ def fitted_exponent(sizes: np.ndarray, times_s: np.ndarray) -> float:
     return float(np.polyfit(np.log(sizes), np.log(times_s), 1)[0])
 
 
-def _check_texts(texts: list[str]) -> None:
+def _check_texts(texts: Sequence[str]) -> None:  # a str is a Sequence[str]: refused below
     if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
-        raise ValueError("texts must be a list of str (one per document), not a single str "
-                         "or other objects")
+        raise ValueError(
+            "texts must be a list of str (one per document), not a single str or other objects"
+        )

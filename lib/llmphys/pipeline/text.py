@@ -86,9 +86,9 @@ def corpus_word_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     for i, t in enumerate(texts):
         w = words(t)
         lengths[i] = len(w)
-        for x in set(w).difference(vocab):       # a Python step only for words not seen yet
+        for x in set(w).difference(vocab):  # a Python step only for words not seen yet
             vocab[x] = len(vocab)
-        ids.extend(map(vocab.__getitem__, w))    # the look-ups run in C
+        ids.extend(map(vocab.__getitem__, w))  # the look-ups run in C
     offsets = np.concatenate([[0], np.cumsum(lengths)])
     table = stable_hash64(list(vocab))
     return table[np.fromiter(ids, dtype=np.int64, count=len(ids))], offsets
@@ -115,7 +115,7 @@ def ngram_hashes(flat: np.ndarray, offsets: np.ndarray, n: int) -> tuple[np.ndar
         return np.empty(0, dtype=np.uint64), new_offsets
     h = np.zeros(flat.size - n + 1, dtype=np.uint64)
     for j in range(n):  # Horner's rule over the window, all windows at once
-        h = h * _BASE + flat[j: flat.size - n + 1 + j]
+        h = h * _BASE + flat[j : flat.size - n + 1 + j]
     doc = np.repeat(np.arange(lengths.size), lengths)[: h.size]
     valid = np.arange(h.size) + n <= offsets[1:][doc]
     return mix64(h[valid]), new_offsets
@@ -136,12 +136,15 @@ def unique_per_doc(flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, n
     flat, offsets = np.asarray(flat), np.asarray(offsets, dtype=np.int64)
     n_docs = offsets.size - 1
     lengths = np.diff(offsets)
-    if flat.size == 0 or flat.dtype == np.uint32 or (
-            flat.dtype.kind in "ui" and int(flat.min()) >= 0 and int(flat.max()) < 2**32):
+    if (
+        flat.size == 0
+        or flat.dtype == np.uint32
+        or (flat.dtype.kind in "ui" and int(flat.min()) >= 0 and int(flat.max()) < 2**32)
+    ):
         key = np.repeat(np.arange(n_docs, dtype=np.uint64), lengths)
         key <<= np.uint64(32)
         key |= flat.astype(np.uint64)
-        key.sort(kind="stable")     # already in document order: the merge sort gallops (2x)
+        key.sort(kind="stable")  # already in document order: the merge sort gallops (2x)
         keep = np.empty(key.size, dtype=bool)
         keep[:1] = True
         np.not_equal(key[1:], key[:-1], out=keep[1:])

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import math
 import tomllib
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -30,13 +31,14 @@ from .. import specs
 from . import crawl as crawl_mod
 from . import text
 
-TOXIC_SHARE = 0.1   # share of pages made toxic by plant_toxicity
-TOXIC_RATE = 0.02   # probability that a word of a toxic page is replaced by a listed word
+TOXIC_SHARE = 0.1  # share of pages made toxic by plant_toxicity
+TOXIC_RATE = 0.02  # probability that a word of a toxic page is replaced by a listed word
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class WordList:
     """A toxicity word list from ``data/toxicity_words.toml``."""
+
     key: str
     lang: str
     source: str
@@ -59,7 +61,7 @@ def word_list(key: str = "english") -> WordList:
     return specs.build_spec(WordList, raw[key], f"toxicity_words.toml[{key}]", key=key)
 
 
-def hits(texts: list[str], words: tuple[str, ...] | None = None) -> np.ndarray:
+def hits(texts: Sequence[str], words: tuple[str, ...] | None = None) -> np.ndarray:
     """Number of listed words (whole words, case-folded) in each text.
 
     >>> hits(["What the hell, Hell!", "hello"]).tolist()
@@ -79,13 +81,17 @@ def listed_share(lang: str, words: tuple[str, ...] | None = None) -> float:
     0.0023
     """
     if lang not in crawl_mod.LANGUAGES:
-        raise ValueError(f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}")
+        raise ValueError(
+            f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}"
+        )
     listed = frozenset(word_list().words if words is None else words)
     table, p = crawl_mod.word_table(lang)
-    return float(sum(pi for w, pi in zip(table, p) if w in listed))
+    return float(sum(pi for w, pi in zip(table, p, strict=False) if w in listed))
 
 
-def false_positive_rate(n_words: int | np.ndarray, share: float, *, min_hits: int = 1) -> np.ndarray:
+def false_positive_rate(
+    n_words: int | np.ndarray, share: float, *, min_hits: int = 1
+) -> np.ndarray:
     """P(Binomial(n_words, share) >= min_hits): the chance a page of n words is flagged.
 
     >>> round(float(false_positive_rate(300, 0.0025)), 3)    # 1 - 0.9975^300
@@ -104,9 +110,14 @@ def false_positive_rate(n_words: int | np.ndarray, share: float, *, min_hits: in
     return out if np.ndim(n_words) else out[0]
 
 
-def plant_toxicity(texts: list[str], *, rng: np.random.Generator, share: float = TOXIC_SHARE,
-                   rate: float = TOXIC_RATE,
-                   words: tuple[str, ...] | None = None) -> tuple[list[str], np.ndarray]:
+def plant_toxicity(
+    texts: list[str],
+    *,
+    rng: np.random.Generator,
+    share: float = TOXIC_SHARE,
+    rate: float = TOXIC_RATE,
+    words: tuple[str, ...] | None = None,
+) -> tuple[list[str], np.ndarray]:
     """Make a ``share`` of the texts toxic: each of their words is replaced, with
     probability ``rate``, by a listed word. Returns (texts, is_toxic)."""
     if not 0.0 <= share <= 1.0 or not 0.0 < rate < 1.0:

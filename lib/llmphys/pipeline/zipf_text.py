@@ -93,8 +93,13 @@ def text(n_words: int, *, rng: np.random.Generator, a: float = 1.4) -> str:
     return " ".join(w)
 
 
-def corpus(n_bytes: float, *, rng: np.random.Generator, a: float = 1.4,
-           words_per_doc: tuple[int, int] = (200, 1000)) -> list[str]:
+def corpus(
+    n_bytes: float,
+    *,
+    rng: np.random.Generator,
+    a: float = 1.4,
+    words_per_doc: tuple[int, int] = (200, 1000),
+) -> list[str]:
     """Documents of uniformly 200-1000 Zipf words until their UTF-8 size reaches ``n_bytes``.
 
     All text is ASCII, so bytes equal characters.
@@ -107,8 +112,9 @@ def corpus(n_bytes: float, *, rng: np.random.Generator, a: float = 1.4,
         raise ValueError(f"n_bytes must be > 0, got {n_bytes!r}")
     lo, hi = words_per_doc
     if not 1 <= lo <= hi:
-        raise ValueError(f"words_per_doc must be (lo, hi) with 1 <= lo <= hi, "
-                         f"got {words_per_doc!r}")
+        raise ValueError(
+            f"words_per_doc must be (lo, hi) with 1 <= lo <= hi, got {words_per_doc!r}"
+        )
     docs, total = [], 0
     while total < n_bytes:
         d = text(int(rng.integers(lo, hi + 1)), rng=rng, a=a)
@@ -117,9 +123,15 @@ def corpus(n_bytes: float, *, rng: np.random.Generator, a: float = 1.4,
     return docs
 
 
-def documents(n_docs: int, *, rng: np.random.Generator, a: float = 1.4,
-              words_per_doc: tuple[int, int] = (200, 1000), dup_fraction: float = 0.1,
-              edit_fraction: float = 0.02) -> list[str]:
+def documents(
+    n_docs: int,
+    *,
+    rng: np.random.Generator,
+    a: float = 1.4,
+    words_per_doc: tuple[int, int] = (200, 1000),
+    dup_fraction: float = 0.1,
+    edit_fraction: float = 0.02,
+) -> list[str]:
     """``n_docs`` documents, of which ``dup_fraction`` copy an earlier one with words replaced.
 
     Each copy replaces ``edit_fraction`` of its source's words with fresh Zipf words, so the

@@ -31,33 +31,64 @@ import importlib
 _WHERE = {
     "_style": ("PALETTE", "STYLE", "series_styles", "si_formatter", "style"),
     "hardware": ("plot_roofline", "plot_ridge_points"),
-    "architecture": ("plot_kv_cache_by_variant", "plot_decode_ceilings",
-                     "plot_attention_vs_weights", "plot_router_balance", "plot_rope_scaling"),
-    "data": ("plot_funnel", "plot_s_curve", "plot_decontam_sweep", "plot_fertility",
-             "plot_mixture", "plot_collapse"),
-    "economics": ("plot_decode_cost_latency", "plot_schedule_latency", "plot_kv_restore",
-                  "plot_lifetime_split"),
+    "architecture": (
+        "plot_kv_cache_by_variant",
+        "plot_decode_ceilings",
+        "plot_attention_vs_weights",
+        "plot_router_balance",
+        "plot_rope_scaling",
+    ),
+    "data": (
+        "plot_funnel",
+        "plot_s_curve",
+        "plot_decontam_sweep",
+        "plot_fertility",
+        "plot_mixture",
+        "plot_collapse",
+    ),
+    "economics": (
+        "plot_decode_cost_latency",
+        "plot_schedule_latency",
+        "plot_kv_restore",
+        "plot_lifetime_split",
+    ),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
     "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
-    "foundations": ("plot_loss_curves", "plot_residual_stream", "plot_code_lengths",
-                    "plot_schedules"),
-    "memory_wall": ("plot_growth_trends", "plot_measured_roofline", "plot_scaling_error",
-                    "plot_comm_share", "plot_goodput"),
-    "scaling": ("plot_isoflop_curves", "plot_fit_residuals", "plot_inference_optimal",
-                "plot_epoch_value", "plot_emergence", "plot_scaling_lab", "plot_batch_tradeoff"),
+    "foundations": (
+        "plot_loss_curves",
+        "plot_residual_stream",
+        "plot_code_lengths",
+        "plot_schedules",
+    ),
+    "memory_wall": (
+        "plot_growth_trends",
+        "plot_measured_roofline",
+        "plot_scaling_error",
+        "plot_comm_share",
+        "plot_goodput",
+    ),
+    "scaling": (
+        "plot_isoflop_curves",
+        "plot_fit_residuals",
+        "plot_inference_optimal",
+        "plot_epoch_value",
+        "plot_emergence",
+        "plot_scaling_lab",
+        "plot_batch_tradeoff",
+    ),
 }
 _MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
 
 
 def __getattr__(name: str):
-    if name in _WHERE:                 # a submodule, e.g. plots.hardware
+    if name in _WHERE:  # a submodule, e.g. plots.hardware
         return importlib.import_module(f".{name}", __name__)
     mod = _MODULE_OF.get(name)
     if mod is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{mod}", __name__), name)
-    globals()[name] = value          # later look-ups skip this function
+    globals()[name] = value  # later look-ups skip this function
     return value
 
 
@@ -101,8 +132,8 @@ __all__ = [
     "plot_s_curve",
     "plot_scaling_error",
     "plot_scaling_lab",
-    "plot_schedules",
     "plot_schedule_latency",
+    "plot_schedules",
     "plot_serving_predicted_vs_measured",
     "series_styles",
     "si_formatter",

@@ -24,8 +24,7 @@ from matplotlib.ticker import FuncFormatter
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common
 # colour-vision deficiencies. Yellow is last because it is faint on white.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#000000",
-           "#F0E442")
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#E69F00", "#56B4E9", "#CC79A7", "#000000", "#F0E442")
 LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
@@ -64,12 +63,15 @@ def style() -> Iterator[None]:
 def series_styles(n: int) -> list[dict]:
     """``n`` distinct (colour, line style, marker) combinations, colour varying fastest."""
     combos = itertools.product(LINESTYLES, zip(PALETTE[:7], MARKERS[:7], strict=True))
-    return [{"color": c, "linestyle": ls, "marker": m}
-            for (ls, (c, m)), _ in zip(combos, range(n), strict=False)]
+    return [
+        {"color": c, "linestyle": ls, "marker": m}
+        for (ls, (c, m)), _ in zip(combos, range(n), strict=False)
+    ]
 
 
 def si_formatter(unit: str) -> FuncFormatter:
     """Tick labels with SI prefixes, e.g. '1 PFLOP/s'."""
+
     def fmt(x: float, _pos: int) -> str:
         if x <= 0:
             return ""
@@ -77,6 +79,7 @@ def si_formatter(unit: str) -> FuncFormatter:
             if x >= scale:
                 return f"{x / scale:g} {prefix}{unit}"
         return f"{x:g} {unit}"
+
     return FuncFormatter(fmt)
 
 
@@ -92,8 +95,9 @@ def figure_of(ax: plt.Axes) -> plt.Figure:
     return fig.figure if isinstance(fig, SubFigure) else fig  # a subfigure's .figure is the root
 
 
-def new_axes(ax: plt.Axes | None,
-             figsize: tuple[float, float] | None = None) -> tuple[plt.Figure, plt.Axes]:
+def new_axes(
+    ax: plt.Axes | None, figsize: tuple[float, float] | None = None
+) -> tuple[plt.Figure, plt.Axes]:
     """The given axes and their figure, or a new figure (of ``figsize``, if given)."""
     if ax is not None:
         return figure_of(ax), ax

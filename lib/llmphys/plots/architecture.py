@@ -18,23 +18,34 @@ def _check_nonempty(name: str, value) -> None:
         raise ValueError(f"{name} must not be empty")
 
 
-def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Accelerator], *,
-                             context_tokens: int, bytes_per_element: float = 2.0,
-                             ax: plt.Axes | None = None) -> plt.Figure:
+def plot_kv_cache_by_variant(
+    models: Mapping[str, Model],
+    accs: Sequence[Accelerator],
+    *,
+    context_tokens: int,
+    bytes_per_element: float = 2.0,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Bars: KV cache (GB, log) of one sequence per variant; lines: each chip's HBM capacity."""
     _check_nonempty("models", models)
     with style():
         fig, ax = new_axes(ax)
-        sizes = [kv_cache.kv_cache_bytes(m, n_tokens=context_tokens,
-                                         bytes_per_element=bytes_per_element) / units.GB
-                 for m in models.values()]
+        sizes = [
+            kv_cache.kv_cache_bytes(m, n_tokens=context_tokens, bytes_per_element=bytes_per_element)
+            / units.GB
+            for m in models.values()
+        ]
         y = np.arange(len(sizes))
         ax.barh(y, sizes, color=PALETTE[0])
         for yi, s in enumerate(sizes):  # yi runs over y
             ax.text(s * 1.08, yi, f"{s:,.1f} GB", va="center", fontsize=8.5)
         for acc, ls in zip(accs, ("--", "-.", ":"), strict=False):
-            ax.axvline(acc.hbm_bytes / units.GB, color=PALETTE[1], linestyle=ls,
-                       label=f"{acc.name.split(' ')[1]} HBM (usable)")
+            ax.axvline(
+                acc.hbm_bytes / units.GB,
+                color=PALETTE[1],
+                linestyle=ls,
+                label=f"{acc.name.split(' ')[1]} HBM (usable)",
+            )
         ax.set_yticks(y, list(models))
         ax.invert_yaxis()
         ax.set_xscale("log")
@@ -46,17 +57,29 @@ def plot_kv_cache_by_variant(models: Mapping[str, Model], accs: Sequence[Acceler
     return fig
 
 
-def plot_decode_ceilings(models: Mapping[str, Model], acc: Accelerator, *,
-                         contexts: np.ndarray, bytes_per_element: float = 2.0) -> plt.Figure:
+def plot_decode_ceilings(
+    models: Mapping[str, Model],
+    acc: Accelerator,
+    *,
+    contexts: np.ndarray,
+    bytes_per_element: float = 2.0,
+) -> plt.Figure:
     """Batch-1 tokens/s ceiling vs context, one chip: cache only (left), cache + weights (right)."""
     _check_nonempty("models", models)
     with style():
         fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.6), sharey=True)
         for ax, weights in zip(axes, (False, True), strict=True):
             for (label, m), st in zip(models.items(), series_styles(len(models)), strict=True):
-                rate = [kv_cache.decode_tokens_per_s(m, acc, context_tokens=int(t),
-                                                     bytes_per_element=bytes_per_element,
-                                                     include_weights=weights) for t in contexts]
+                rate = [
+                    kv_cache.decode_tokens_per_s(
+                        m,
+                        acc,
+                        context_tokens=int(t),
+                        bytes_per_element=bytes_per_element,
+                        include_weights=weights,
+                    )
+                    for t in contexts
+                ]
                 ax.plot(contexts, rate, label=label, markevery=4, markersize=4, **st)
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
@@ -68,15 +91,17 @@ def plot_decode_ceilings(models: Mapping[str, Model], acc: Accelerator, *,
     return fig
 
 
-def plot_attention_vs_weights(models: Sequence[Model], *, contexts: np.ndarray,
-                              ax: plt.Axes | None = None) -> plt.Figure:
+def plot_attention_vs_weights(
+    models: Sequence[Model], *, contexts: np.ndarray, ax: plt.Axes | None = None
+) -> plt.Figure:
     """Attention FLOP per token as a multiple of the weights' FLOP, vs context (log-log)."""
     _check_nonempty("models", models)
     with style():
         fig, ax = new_axes(ax)
         for m, st in zip(models, series_styles(len(models)), strict=True):
-            parts = [accounting.flop_breakdown_per_token(m, context_tokens=float(t))
-                     for t in contexts]
+            parts = [
+                accounting.flop_breakdown_per_token(m, context_tokens=float(t)) for t in contexts
+            ]
             ratio = [p["attention matmuls"] / p["weight matmuls"] for p in parts]
             ax.plot(contexts, ratio, label=m.key, markevery=4, markersize=4, **st)
         ax.axhline(1.0, color="0.3", linewidth=1)
@@ -96,8 +121,13 @@ def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fig
         for (label, run), st in zip(runs.items(), series_styles(len(runs)), strict=True):
             a.plot(run["imbalance"], label=label, color=st["color"], linestyle=st["linestyle"])
             load = np.sort(run["load"])[::-1] * run["load"].size
-            b.plot(np.arange(1, load.size + 1), load, label=label, color=st["color"],
-                   linestyle=st["linestyle"])
+            b.plot(
+                np.arange(1, load.size + 1),
+                load,
+                label=label,
+                color=st["color"],
+                linestyle=st["linestyle"],
+            )
         a.axhline(1.0, color="0.3", linewidth=1)
         a.set_xlabel("router step (batches)")
         a.set_ylabel("max load / mean load (ratio)")
@@ -109,22 +139,35 @@ def plot_router_balance(runs: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fig
     return fig
 
 
-def plot_rope_scaling(freqs: Mapping[str, np.ndarray], *, trained_context_tokens: int,
-                      distances: np.ndarray) -> plt.Figure:
+def plot_rope_scaling(
+    freqs: Mapping[str, np.ndarray], *, trained_context_tokens: int, distances: np.ndarray
+) -> plt.Figure:
     """Left: each RoPE pair's wavelength (tokens, log) per method; right: mean score against
     distance (``rope_scaling.score_vs_distance``, log distance axis; pass distances > 0), with
     the trained context marked on both."""
     _check_nonempty("freqs", freqs)
     with style():
         fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
-        for (label, f), st in zip(freqs.items(), series_styles(len(freqs))):
+        for (label, f), st in zip(freqs.items(), series_styles(len(freqs)), strict=False):
             f = np.asarray(f, dtype=float)
-            left.plot(np.arange(f.size), 2 * np.pi / f, label=label, markevery=8, markersize=4,
-                      **st)
-            right.plot(distances, rope_scaling.score_vs_distance(f, distances), label=label,
-                       linewidth=1.0, color=st["color"], linestyle=st["linestyle"])
-        left.axhline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0,
-                     label=f"trained context ({trained_context_tokens:,})")
+            left.plot(
+                np.arange(f.size), 2 * np.pi / f, label=label, markevery=8, markersize=4, **st
+            )
+            right.plot(
+                distances,
+                rope_scaling.score_vs_distance(f, distances),
+                label=label,
+                linewidth=1.0,
+                color=st["color"],
+                linestyle=st["linestyle"],
+            )
+        left.axhline(
+            trained_context_tokens,
+            color="0.35",
+            linestyle=":",
+            linewidth=1.0,
+            label=f"trained context ({trained_context_tokens:,})",
+        )
         right.axvline(trained_context_tokens, color="0.35", linestyle=":", linewidth=1.0)
         left.set_yscale("log")
         left.set_xlabel("rotation pair i (index)")

@@ -24,9 +24,13 @@ def param_shares(model: Model) -> dict[str, float]:
     parts = accounting.param_breakdown(model)
     n = accounting.n_params(model)
     idle = n - accounting.n_active_params(model)
-    return {"embeddings": (parts["embedding"] + parts["output_head"]) / n,
-            "attention": parts["attention"] / n, "MLP used per token": (parts["ffn"] - idle) / n,
-            "experts idle per token": idle / n, "norms": parts["norms"] / n}
+    return {
+        "embeddings": (parts["embedding"] + parts["output_head"]) / n,
+        "attention": parts["attention"] / n,
+        "MLP used per token": (parts["ffn"] - idle) / n,
+        "experts idle per token": idle / n,
+        "norms": parts["norms"] / n,
+    }
 
 
 def plot_param_breakdown(models: Sequence[Model], *, ax: plt.Axes | None = None) -> plt.Figure:
@@ -43,9 +47,14 @@ def plot_param_breakdown(models: Sequence[Model], *, ax: plt.Axes | None = None)
             ax.barh(y, width, left=left, color=color, label=part, height=0.6)
             left += width
         for yi, m in zip(y, models, strict=True):
-            ax.text(101.5, float(yi), f"{accounting.n_params(m) / 1e9:.2f}B total, "
-                    f"{accounting.n_active_params(m) / 1e9:.2f}B active", va="center",
-                    fontsize=8.5)
+            ax.text(
+                101.5,
+                float(yi),
+                f"{accounting.n_params(m) / 1e9:.2f}B total, "
+                f"{accounting.n_active_params(m) / 1e9:.2f}B active",
+                va="center",
+                fontsize=8.5,
+            )
         ax.set_yticks(y, [m.name for m in models])
         ax.invert_yaxis()
         ax.set_xlim(0, 100)

@@ -8,13 +8,20 @@ import numpy as np
 from ._style import PALETTE, new_axes, style
 
 VERDICT_STYLE = {  # colour and marker per verdict (short names, as in the ledger table)
-    "exact": (PALETTE[2], "o"), "assumption": (PALETTE[0], "s"),
-    "approx.": (PALETTE[3], "D"), "disputed": (PALETTE[1], "X"),
+    "exact": (PALETTE[2], "o"),
+    "assumption": (PALETTE[0], "s"),
+    "approx.": (PALETTE[3], "D"),
+    "disputed": (PALETTE[1], "X"),
 }
 
 
-def plot_claim_ratios(points: list[tuple[str, str, float, str]], *, band: float = 0.25,
-                      label_beyond: float = 1.5, ax: plt.Axes | None = None) -> plt.Figure:
+def plot_claim_ratios(
+    points: list[tuple[str, str, float, str]],
+    *,
+    band: float = 0.25,
+    label_beyond: float = 1.5,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """One row per source document; each point is one stated figure, at our value / theirs.
 
     ``points`` holds (document label, claim id, ratio, verdict short name). The shaded band is
@@ -37,16 +44,31 @@ def plot_claim_ratios(points: list[tuple[str, str, float, str]], *, band: float 
             if not mine:
                 continue
             y = [docs.index(p[0]) + _jitter(p[1]) for p in mine]
-            ax.scatter([p[2] for p in mine], y, color=colour, marker=marker, s=30, zorder=3,
-                       label=verdict, edgecolors="white", linewidths=0.4)
-        extreme: dict[str, tuple[str, float]] = {}   # label each claim once, at its worst point
+            ax.scatter(
+                [p[2] for p in mine],
+                y,
+                color=colour,
+                marker=marker,
+                s=30,
+                zorder=3,
+                label=verdict,
+                edgecolors="white",
+                linewidths=0.4,
+            )
+        extreme: dict[str, tuple[str, float]] = {}  # label each claim once, at its worst point
         for doc, cid, r, _ in points:
             if (r > label_beyond or r < 1 / label_beyond) and (
-                    cid not in extreme or abs(np.log(r)) > abs(np.log(extreme[cid][1]))):
+                cid not in extreme or abs(np.log(r)) > abs(np.log(extreme[cid][1]))
+            ):
                 extreme[cid] = (doc, r)
         for cid, (doc, r) in extreme.items():
-            ax.annotate(cid, (r, docs.index(doc) + _jitter(cid)), xytext=(4, 3),
-                        textcoords="offset points", fontsize=7)
+            ax.annotate(
+                cid,
+                (r, docs.index(doc) + _jitter(cid)),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=7,
+            )
         ax.set_xscale("log")
         lo = min(p[2] for p in points)
         hi = max(p[2] for p in points)

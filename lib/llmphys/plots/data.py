@@ -22,8 +22,12 @@ from ._style import (
 )
 
 
-def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int]], *,
-                ax: plt.Axes | None = None) -> plt.Figure:
+def plot_funnel(
+    stages: Sequence[str],
+    counts_by_kind: Mapping[str, Sequence[int]],
+    *,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Stacked bars: documents left after each stage, split by their true kind."""
     if not stages:
         raise ValueError("stages must name at least one stage")
@@ -42,8 +46,13 @@ def plot_funnel(stages: Sequence[str], counts_by_kind: Mapping[str, Sequence[int
     return fig
 
 
-def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarray | None = None,
-                 caught: np.ndarray | None = None, ax: plt.Axes | None = None) -> plt.Figure:
+def plot_s_curve(
+    band_settings: Sequence[tuple[int, int]],
+    *,
+    jaccard: np.ndarray | None = None,
+    caught: np.ndarray | None = None,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """P(candidate) = 1 - (1 - s^r)^b for each (b, r), with measured catch rates if given.
 
     ``jaccard`` and ``caught`` (bool) describe real pairs; they are binned by Jaccard and
@@ -54,8 +63,13 @@ def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarra
         fig, ax = new_axes(ax)
         for (b, r), sty in zip(band_settings, series_styles(len(band_settings)), strict=True):
             t = dedup.lsh_threshold(n_bands=b, n_rows=r)
-            ax.plot(s, dedup.s_curve(s, n_bands=b, n_rows=r), color=sty["color"],
-                    linestyle=sty["linestyle"], label=f"b={b}, r={r} (threshold {t:.2f})")
+            ax.plot(
+                s,
+                dedup.s_curve(s, n_bands=b, n_rows=r),
+                color=sty["color"],
+                linestyle=sty["linestyle"],
+                label=f"b={b}, r={r} (threshold {t:.2f})",
+            )
             ax.axvline(t, color=sty["color"], linewidth=0.7, linestyle=":")
         if jaccard is not None and caught is not None and len(jaccard):
             edges = np.linspace(0.0, 1.0, 21)
@@ -65,8 +79,16 @@ def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarra
             ok = n >= 3
             rate = k[ok] / n[ok]
             err = np.sqrt(rate * (1 - rate) / n[ok])
-            ax.errorbar((edges[:-1] + 0.025)[ok], rate, yerr=err, fmt="o", color="0.2",
-                        markersize=4, label="measured: crawl pairs", capsize=2)
+            ax.errorbar(
+                (edges[:-1] + 0.025)[ok],
+                rate,
+                yerr=err,
+                fmt="o",
+                color="0.2",
+                markersize=4,
+                label="measured: crawl pairs",
+                capsize=2,
+            )
         ax.set_xlabel("Jaccard similarity of the shingle sets (fraction)")
         ax.set_ylabel("probability of becoming a candidate (fraction)")
         ax.set_xlim(0, 1)
@@ -75,8 +97,9 @@ def plot_s_curve(band_settings: Sequence[tuple[int, int]], *, jaccard: np.ndarra
     return fig
 
 
-def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
-                        ax: plt.Axes | None = None) -> plt.Figure:
+def plot_decontam_sweep(
+    results: Mapping[str, Mapping[int, float]], *, ax: plt.Axes | None = None
+) -> plt.Figure:
     """Flag rate against n for each labelled group (verbatim leaks, edited leaks, clean pages)."""
     with style():
         fig, ax = new_axes(ax)
@@ -95,8 +118,9 @@ def plot_decontam_sweep(results: Mapping[str, Mapping[int, float]], *,
     return fig
 
 
-def plot_fertility(fert: Mapping[str, Mapping[str, float]], *,
-                   ax: plt.Axes | None = None) -> plt.Figure:
+def plot_fertility(
+    fert: Mapping[str, Mapping[str, float]], *, ax: plt.Axes | None = None
+) -> plt.Figure:
     """Dot plot: tokens per word for each language (rows) under each tokenizer (series)."""
     with style():
         fig, ax = new_axes(ax)
@@ -105,8 +129,15 @@ def plot_fertility(fert: Mapping[str, Mapping[str, float]], *,
         y = np.arange(len(langs))
         for i, (name, color, marker) in enumerate(zip(tokenizers, PALETTE, MARKERS, strict=False)):
             offset = 0.12 * (i - (len(tokenizers) - 1) / 2)
-            ax.plot([fert[name][lang] for lang in langs], y + offset, linestyle="none",
-                    marker=marker, color=color, markersize=7, label=name)
+            ax.plot(
+                [fert[name][lang] for lang in langs],
+                y + offset,
+                linestyle="none",
+                marker=marker,
+                color=color,
+                markersize=7,
+                label=name,
+            )
         ax.set_yticks(y, langs)
         ax.set_ylim(len(langs) - 0.5, -0.5)
         ax.set_xlabel("fertility (tokens per word)")
@@ -116,8 +147,13 @@ def plot_fertility(fert: Mapping[str, Mapping[str, float]], *,
     return fig
 
 
-def plot_mixture(weights: Mapping[str, float], epochs: Mapping[str, float], *, total_tokens: float,
-                 ax: plt.Axes | None = None) -> plt.Figure:
+def plot_mixture(
+    weights: Mapping[str, float],
+    epochs: Mapping[str, float],
+    *,
+    total_tokens: float,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Per domain: unique tokens in the pool and tokens trained on (log axis), epochs annotated."""
     unique = mixture.unique_tokens_from_epochs(weights, epochs, total_tokens=total_tokens)
     with style():
@@ -125,12 +161,23 @@ def plot_mixture(weights: Mapping[str, float], epochs: Mapping[str, float], *, t
         domains = list(weights)
         y = np.arange(len(domains))
         trained = [weights[d] * total_tokens for d in domains]
-        ax.barh(y - 0.2, [unique[d] for d in domains], height=0.38, color=PALETTE[0],
-                label="unique tokens in the pool")
+        ax.barh(
+            y - 0.2,
+            [unique[d] for d in domains],
+            height=0.38,
+            color=PALETTE[0],
+            label="unique tokens in the pool",
+        )
         ax.barh(y + 0.2, trained, height=0.38, color=PALETTE[1], label="tokens trained on")
         for yi, d, t in zip(y, domains, trained, strict=True):
-            ax.annotate(f"{epochs[d]:.2f} epochs", (t, yi + 0.2), xytext=(4, 0),
-                        textcoords="offset points", va="center", fontsize=8)
+            ax.annotate(
+                f"{epochs[d]:.2f} epochs",
+                (t, yi + 0.2),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
+            )
         ax.set_xscale("log")
         ax.set_yticks(y, domains)
         ax.set_ylim(len(domains) - 0.5, -0.5)
@@ -142,14 +189,20 @@ def plot_mixture(weights: Mapping[str, float], epochs: Mapping[str, float], *, t
     return fig
 
 
-def plot_collapse(curves: Mapping[str, np.ndarray], *, ylabel: str,
-                  ax: plt.Axes | None = None) -> plt.Figure:
+def plot_collapse(
+    curves: Mapping[str, np.ndarray], *, ylabel: str, ax: plt.Axes | None = None
+) -> plt.Figure:
     """One metric per generation for each training regime (one line each)."""
     with style():
         fig, ax = new_axes(ax)
         for i, ((label, y), color) in enumerate(zip(curves.items(), PALETTE, strict=False)):
-            ax.plot(np.arange(len(y)), y, color=color, linestyle=LINESTYLES[i % len(LINESTYLES)],
-                    label=label)
+            ax.plot(
+                np.arange(len(y)),
+                y,
+                color=color,
+                linestyle=LINESTYLES[i % len(LINESTYLES)],
+                label=label,
+            )
         ax.set_xlabel("generation (count)")
         ax.set_ylabel(ylabel)
         ax.legend(fontsize=8)

@@ -12,21 +12,33 @@ import numpy as np
 from ._style import MARKERS, PALETTE, new_axes, series_styles, style
 
 
-def plot_filter_pr(precision: np.ndarray, recall: np.ndarray,
-                   points: Mapping[str, tuple[float, float]], *, iso_f1: float | None = None,
-                   ax: plt.Axes | None = None) -> plt.Figure:
+def plot_filter_pr(
+    precision: np.ndarray,
+    recall: np.ndarray,
+    points: Mapping[str, tuple[float, float]],
+    *,
+    iso_f1: float | None = None,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """The classifier's precision against recall over thresholds, each named filter as a
     point, and optionally the curve of constant F1 = ``iso_f1`` (a published figure)."""
     with style():
         fig, ax = new_axes(ax)
         ax.plot(recall, precision, color=PALETTE[0], label="classifier, threshold swept")
-        for (name, (p, r)), color, marker in zip(points.items(), PALETTE[1:], MARKERS[1:]):
-            ax.plot([r], [p], linestyle="none", marker=marker, color=color, markersize=8,
-                    label=name)
+        styles = zip(points.items(), PALETTE[1:], MARKERS[1:], strict=False)
+        for (name, (p, r)), color, marker in styles:
+            ax.plot(
+                [r], [p], linestyle="none", marker=marker, color=color, markersize=8, label=name
+            )
         if iso_f1 is not None:
             rr = np.linspace(iso_f1 / (2 - iso_f1) + 1e-6, 1.0, 200)
-            ax.plot(rr, iso_f1 * rr / (2 * rr - iso_f1), color="0.5", linestyle=":",
-                    label=f"F1 = {iso_f1:.2f} (published)")
+            ax.plot(
+                rr,
+                iso_f1 * rr / (2 * rr - iso_f1),
+                color="0.5",
+                linestyle=":",
+                label=f"F1 = {iso_f1:.2f} (published)",
+            )
         ax.set_xlabel("recall of pages worth keeping (fraction)")
         ax.set_ylabel("precision of the pages kept (fraction)")
         ax.set_xlim(0, 1.02)
@@ -36,12 +48,13 @@ def plot_filter_pr(precision: np.ndarray, recall: np.ndarray,
     return fig
 
 
-def plot_threshold_sweep(min_hits: Sequence[int], curves: Mapping[str, Sequence[float]], *,
-                         ax: plt.Axes | None = None) -> plt.Figure:
+def plot_threshold_sweep(
+    min_hits: Sequence[int], curves: Mapping[str, Sequence[float]], *, ax: plt.Axes | None = None
+) -> plt.Figure:
     """Rates (flagged pages, fraction) against the minimum number of hits, one line each."""
     with style():
         fig, ax = new_axes(ax)
-        for (label, y), sty in zip(curves.items(), series_styles(len(curves))):
+        for (label, y), sty in zip(curves.items(), series_styles(len(curves)), strict=False):
             ax.plot(list(min_hits), list(y), **sty, label=label)
         ax.set_xticks(list(min_hits))
         ax.set_xlabel("listed words needed to flag a page (count)")
@@ -52,12 +65,17 @@ def plot_threshold_sweep(min_hits: Sequence[int], curves: Mapping[str, Sequence[
     return fig
 
 
-def plot_dedup_cost(n_words: np.ndarray, times_s: Mapping[str, np.ndarray],
-                    exponents: Mapping[str, float], *, ax: plt.Axes | None = None) -> plt.Figure:
+def plot_dedup_cost(
+    n_words: np.ndarray,
+    times_s: Mapping[str, np.ndarray],
+    exponents: Mapping[str, float],
+    *,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Log-log: seconds against corpus words for each method, its fitted exponent in the legend."""
     with style():
         fig, ax = new_axes(ax)
-        for (name, t), sty in zip(times_s.items(), series_styles(len(times_s))):
+        for (name, t), sty in zip(times_s.items(), series_styles(len(times_s)), strict=False):
             ax.plot(n_words, t, **sty, label=f"{name} (n^{exponents[name]:.1f})")
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -20,11 +20,14 @@ from ._style import (
 )
 
 
-def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
-                     references: Mapping[str, float] | None = None,
-                     xlabel: str = "tokens seen (count)",
-                     ylabel: str = "loss (bits per token)",
-                     ax: plt.Axes | None = None) -> plt.Figure:
+def plot_loss_curves(
+    curves: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    references: Mapping[str, float] | None = None,
+    xlabel: str = "tokens seen (count)",
+    ylabel: str = "loss (bits per token)",
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Loss against tokens on a log x axis, one line per curve, with horizontal references.
 
     ``curves`` maps a label to (tokens, bits per token); ``references`` maps a label to a
@@ -35,17 +38,26 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
         raise ValueError("curves must hold at least one (tokens, bits) pair")
     with style():
         fig, ax = new_axes(ax)
-        for (label, (x_in, y_in)), sty in zip(curves.items(), series_styles(len(curves)),
-                                              strict=True):
+        for (label, (x_in, y_in)), sty in zip(
+            curves.items(), series_styles(len(curves)), strict=True
+        ):
             x, y = np.asarray(x_in, dtype=float), np.asarray(y_in, dtype=float)
             if x.shape != y.shape or np.any(x <= 0):
                 raise ValueError(f"curve {label!r}: tokens must be > 0 and match the losses")
             marker = sty["marker"] if x.size <= 30 else None
-            ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], marker=marker,
-                    markersize=4, label=label)
+            ax.plot(
+                x,
+                y,
+                color=sty["color"],
+                linestyle=sty["linestyle"],
+                marker=marker,
+                markersize=4,
+                label=label,
+            )
         for (label, value), ls in zip((references or {}).items(), LINESTYLES[1:] * 3, strict=False):
-            ax.axhline(value, color="0.35", linestyle=ls, linewidth=1.0,
-                       label=f"{label} ({value:.2f})")
+            ax.axhline(
+                value, color="0.35", linestyle=ls, linewidth=1.0, label=f"{label} ({value:.2f})"
+            )
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(si_formatter(""))
         ax.set_xlabel(xlabel)
@@ -56,9 +68,13 @@ def plot_loss_curves(curves: Mapping[str, tuple[Sequence[float], Sequence[float]
     return fig
 
 
-def plot_residual_stream(write_norms: Mapping[str, float], ablation_bits: Mapping[str, float], *,
-                         floor_bits: float,
-                         axes: Sequence[plt.Axes] | None = None) -> plt.Figure:
+def plot_residual_stream(
+    write_norms: Mapping[str, float],
+    ablation_bits: Mapping[str, float],
+    *,
+    floor_bits: float,
+    axes: Sequence[plt.Axes] | None = None,
+) -> plt.Figure:
     """Two panels: the mean size of each write to the residual stream, and the loss when
     that write is left out (``ablation_bits`` has an extra "none" entry: the intact model)."""
     names = list(write_norms)
@@ -74,12 +90,28 @@ def plot_residual_stream(write_norms: Mapping[str, float], ablation_bits: Mappin
         left.set_yticks(y, names)
         left.set_ylim(len(names) - 0.5, -0.5)
         left.set_xlabel("mean L2 norm of the write (model units)")
-        right.plot([ablation_bits[k] for k in names], y, linestyle="none", marker="o",
-                   color=PALETTE[1], label="write removed")
-        right.axvline(ablation_bits["none"], color=PALETTE[2], linestyle="--", linewidth=1.2,
-                      label=f"intact model ({ablation_bits['none']:.2f})")
-        right.axvline(floor_bits, color="0.35", linestyle=":", linewidth=1.0,
-                      label=f"entropy floor ({floor_bits:.2f})")
+        right.plot(
+            [ablation_bits[k] for k in names],
+            y,
+            linestyle="none",
+            marker="o",
+            color=PALETTE[1],
+            label="write removed",
+        )
+        right.axvline(
+            ablation_bits["none"],
+            color=PALETTE[2],
+            linestyle="--",
+            linewidth=1.2,
+            label=f"intact model ({ablation_bits['none']:.2f})",
+        )
+        right.axvline(
+            floor_bits,
+            color="0.35",
+            linestyle=":",
+            linewidth=1.0,
+            label=f"entropy floor ({floor_bits:.2f})",
+        )
         right.set_yticks(y, names)
         right.set_ylim(len(names) - 0.5, -0.5)
         right.set_xlim(left=0)
@@ -89,26 +121,42 @@ def plot_residual_stream(write_norms: Mapping[str, float], ablation_bits: Mappin
     return fig
 
 
-def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
-                      ax: plt.Axes | None = None) -> plt.Figure:
+def plot_code_lengths(
+    bits_per_byte: Mapping[str, float], *, floor_bits: float, ax: plt.Axes | None = None
+) -> plt.Figure:
     """Horizontal bars: the bits per byte each coder spends on the same text, floor marked."""
     if not bits_per_byte:
         raise ValueError("bits_per_byte must name at least one coder")
     with style():
         if ax is None:
-            fig, ax = plt.subplots(figsize=(STYLE["figure.figsize"][0],
-                                            1.5 + 0.35 * len(bits_per_byte)))
+            fig, ax = plt.subplots(
+                figsize=(STYLE["figure.figsize"][0], 1.5 + 0.35 * len(bits_per_byte))
+            )
         fig = figure_of(ax)
         names = list(bits_per_byte)
         y = np.arange(len(names))
         values = [bits_per_byte[k] for k in names]
-        ax.barh(y, values, color=[PALETTE[4] if "model" in k or "gram" in k else PALETTE[0]
-                                  for k in names])
+        ax.barh(
+            y,
+            values,
+            color=[PALETTE[4] if "model" in k or "gram" in k else PALETTE[0] for k in names],
+        )
         for yi, v in zip(y, values, strict=True):
-            ax.annotate(f"{v:.2f}", (v, yi), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=8)
-        ax.axvline(floor_bits, color=PALETTE[1], linestyle="--", linewidth=1.2,
-                   label=f"entropy rate of the source ({floor_bits:.2f} bits per byte)")
+            ax.annotate(
+                f"{v:.2f}",
+                (v, yi),
+                xytext=(3, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=8,
+            )
+        ax.axvline(
+            floor_bits,
+            color=PALETTE[1],
+            linestyle="--",
+            linewidth=1.2,
+            label=f"entropy rate of the source ({floor_bits:.2f} bits per byte)",
+        )
         ax.set_yticks(y, names)
         ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_xlim(0, 1.15 * max(values))
@@ -118,8 +166,9 @@ def plot_code_lengths(bits_per_byte: Mapping[str, float], *, floor_bits: float,
     return fig
 
 
-def plot_schedules(runs: Mapping[str, Mapping[str, Sequence[float]]], *,
-                   floor_bits: float | None = None) -> plt.Figure:
+def plot_schedules(
+    runs: Mapping[str, Mapping[str, Sequence[float]]], *, floor_bits: float | None = None
+) -> plt.Figure:
     """Left: learning rate per step; right: held-out loss against tokens, one line per run.
 
     ``runs`` maps a label to a ``tinylm_train.train`` history (``lr``, ``eval_tokens_seen``,
@@ -129,16 +178,28 @@ def plot_schedules(runs: Mapping[str, Mapping[str, Sequence[float]]], *,
         raise ValueError("runs must hold at least one training history")
     with style():
         fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
-        for (label, h), sty in zip(runs.items(), series_styles(len(runs))):
+        for (label, h), sty in zip(runs.items(), series_styles(len(runs)), strict=False):
             lr = np.asarray(h["lr"], dtype=float)
-            left.plot(np.arange(lr.size), lr, color=sty["color"], linestyle=sty["linestyle"],
-                      label=label)
-            right.plot(h["eval_tokens_seen"], h["eval_bits"], color=sty["color"],
-                       linestyle=sty["linestyle"], marker=sty["marker"], markersize=4,
-                       label=label)
+            left.plot(
+                np.arange(lr.size), lr, color=sty["color"], linestyle=sty["linestyle"], label=label
+            )
+            right.plot(
+                h["eval_tokens_seen"],
+                h["eval_bits"],
+                color=sty["color"],
+                linestyle=sty["linestyle"],
+                marker=sty["marker"],
+                markersize=4,
+                label=label,
+            )
         if floor_bits is not None:
-            right.axhline(floor_bits, color="0.35", linestyle=":", linewidth=1.0,
-                          label=f"entropy rate ({floor_bits:.2f})")
+            right.axhline(
+                floor_bits,
+                color="0.35",
+                linestyle=":",
+                linewidth=1.0,
+                label=f"entropy rate ({floor_bits:.2f})",
+            )
         left.set_xlabel("optimizer step (count)")
         left.set_ylabel("learning rate (dimensionless)")
         right.set_xlabel("tokens seen (count)")

@@ -13,9 +13,14 @@ from ..specs import Accelerator
 from ._style import MARKERS, PALETTE, STYLE, figure_of, series_styles, si_formatter, style
 
 
-def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | None = None,
-                  *, dtype: str = "bf16", intensity_range: tuple[float, float] = (0.1, 1e4),
-                  ax: plt.Axes | None = None) -> plt.Figure:
+def plot_roofline(
+    accs: Sequence[Accelerator],
+    kernels: Mapping[str, float] | None = None,
+    *,
+    dtype: str = "bf16",
+    intensity_range: tuple[float, float] = (0.1, 1e4),
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Log-log roofline of each accelerator, with named kernels marked at their intensity.
 
     ``kernels`` maps a label to an arithmetic intensity in FLOP/byte; each is drawn
@@ -34,21 +39,40 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
         for acc, sty in zip(accs, series_styles(len(accs)), strict=True):
             y = roofline.attainable_flop_per_s(acc, x, dtype)
             ridge = roofline.ridge_point(acc, dtype)
-            ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"],
-                    label=f"{acc.name} (ridge {ridge:.0f} FLOP/B)")
-            ax.plot([ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10,
-                    color=sty["color"])
+            ax.plot(
+                x,
+                y,
+                color=sty["color"],
+                linestyle=sty["linestyle"],
+                label=f"{acc.name} (ridge {ridge:.0f} FLOP/B)",
+            )
+            ax.plot(
+                [ridge], [acc.peak_flop_per_s(dtype)], marker="|", markersize=10, color=sty["color"]
+            )
             for (_label, intensity), marker in zip((kernels or {}).items(), MARKERS, strict=False):
-                ax.plot([intensity], [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
-                        marker=marker, color=sty["color"], markersize=6, linestyle="none")
+                ax.plot(
+                    [intensity],
+                    [float(roofline.attainable_flop_per_s(acc, intensity, dtype))],
+                    marker=marker,
+                    color=sty["color"],
+                    markersize=6,
+                    linestyle="none",
+                )
         for (label, intensity), _marker in zip((kernels or {}).items(), MARKERS, strict=False):
             ax.axvline(intensity, color="0.4", linewidth=0.8, linestyle=":")
             # Label at the foot of the guide, on whichever side has room.
             right_half = np.log(intensity / lo) > 0.6 * np.log(hi / lo)
-            ax.annotate(f"{label}\n({intensity:,.0f} FLOP/B)", (intensity, 0.03),
-                        xycoords=("data", "axes fraction"), xytext=(-4 if right_half else 4, 0),
-                        textcoords="offset points", ha="right" if right_half else "left",
-                        va="bottom", fontsize=8, color="0.25")
+            ax.annotate(
+                f"{label}\n({intensity:,.0f} FLOP/B)",
+                (intensity, 0.03),
+                xycoords=("data", "axes fraction"),
+                xytext=(-4 if right_half else 4, 0),
+                textcoords="offset points",
+                ha="right" if right_half else "left",
+                va="bottom",
+                fontsize=8,
+                color="0.25",
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
@@ -61,8 +85,12 @@ def plot_roofline(accs: Sequence[Accelerator], kernels: Mapping[str, float] | No
     return fig
 
 
-def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("bf16", "fp8"),
-                      ax: plt.Axes | None = None) -> plt.Figure:
+def plot_ridge_points(
+    accs: Sequence[Accelerator],
+    *,
+    dtypes: Sequence[str] = ("bf16", "fp8"),
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """Dot plot of each accelerator's ridge point (FLOP/byte) per dtype, on a log axis.
 
     Dots rather than bars, because a bar's length on a log axis means nothing. A missing
@@ -77,14 +105,22 @@ def plot_ridge_points(accs: Sequence[Accelerator], *, dtypes: Sequence[str] = ("
         y = np.arange(len(accs))
         for dtype, color, marker in zip(dtypes, PALETTE, MARKERS, strict=False):
             ridges = [_ridge_or_nan(acc, dtype) for acc in accs]
-            ax.plot(ridges, y, linestyle="none", marker=marker, color=color, markersize=7,
-                    label=dtype.upper())
+            ax.plot(
+                ridges,
+                y,
+                linestyle="none",
+                marker=marker,
+                color=color,
+                markersize=7,
+                label=dtype.upper(),
+            )
         ax.set_yticks(y, [a.name.split(" (")[0] for a in accs])
         ax.set_ylim(len(accs) - 0.5, -0.5)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-        ax.xaxis.set_minor_formatter(FuncFormatter(
-            lambda x, _pos: f"{x:g}" if str(round(x))[0] in "25" else ""))
+        ax.xaxis.set_minor_formatter(
+            FuncFormatter(lambda x, _pos: f"{x:g}" if str(round(x))[0] in "25" else "")
+        )
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
         ax.legend(loc="lower right")
         fig.tight_layout()

@@ -12,10 +12,16 @@ from matplotlib.ticker import PercentFormatter
 from ._style import MARKERS, PALETTE, new_axes, style
 
 
-def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[float], *,
-                               groups: Sequence[str], calibration: Sequence[bool],
-                               labels: Sequence[str] | None = None, band: float = 0.15,
-                               ax: plt.Axes | None = None) -> plt.Figure:
+def plot_predicted_vs_measured(
+    measured: Sequence[float],
+    predicted: Sequence[float],
+    *,
+    groups: Sequence[str],
+    calibration: Sequence[bool],
+    labels: Sequence[str] | None = None,
+    band: float = 0.15,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """One point per run: measured MFU (x) against predicted (y), y = x and a +/-``band``.
 
     Points are coloured and shaped by ``groups`` (the chip); runs the model was fitted on
@@ -23,31 +29,44 @@ def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[fl
     """
     x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
     if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
-        raise ValueError("measured, predicted, groups and calibration must have one equal, "
-                         "non-zero length")
+        raise ValueError(
+            "measured, predicted, groups and calibration must have one equal, non-zero length"
+        )
     if not 0.0 < band < 1.0:
         raise ValueError(f"band must lie in (0, 1), got {band!r}")
     with style():
         fig, ax = new_axes(ax, figsize=(5.6, 5.0))
         hi = 1.1 * max(x.max(), y.max())
         line = np.array([0.0, hi])
-        ax.fill_between(line, line * (1 - band), line * (1 + band), color="0.85",
-                        label=f"within ±{band:.0%}")
+        ax.fill_between(
+            line, line * (1 - band), line * (1 + band), color="0.85", label=f"within ±{band:.0%}"
+        )
         ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
         calib = np.asarray(calibration, dtype=bool)
         for i, g in enumerate(dict.fromkeys(groups)):
             sel = np.array([gg == g for gg in groups])
             colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-            for mask, face, suffix in ((sel & ~calib, colour, ""),
-                                       (sel & calib, "none", ", fitted on")):
+            for mask, face, suffix in (
+                (sel & ~calib, colour, ""),
+                (sel & calib, "none", ", fitted on"),
+            ):
                 if mask.any():
-                    ax.plot(x[mask], y[mask], linestyle="none", marker=marker, markersize=7,
-                            markerfacecolor=face, markeredgecolor=colour, label=g + suffix)
+                    ax.plot(
+                        x[mask],
+                        y[mask],
+                        linestyle="none",
+                        marker=marker,
+                        markersize=7,
+                        markerfacecolor=face,
+                        markeredgecolor=colour,
+                        label=g + suffix,
+                    )
         if labels is not None:
             for xi, yi, lab in zip(x, y, labels, strict=True):
                 if abs(yi - xi) > band * xi:
-                    ax.annotate(lab, (xi, yi), textcoords="offset points", xytext=(5, -10),
-                                fontsize=7.5)
+                    ax.annotate(
+                        lab, (xi, yi), textcoords="offset points", xytext=(5, -10), fontsize=7.5
+                    )
         ax.set_xlim(0, hi)
         ax.set_ylim(0, hi)
         ax.set_aspect("equal")
@@ -60,17 +79,23 @@ def plot_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[fl
     return fig
 
 
-def plot_serving_predicted_vs_measured(measured: Sequence[float], predicted: Sequence[float],
-                                       *, groups: Sequence[str], calibration: Sequence[bool],
-                                       band: float = 0.25,
-                                       ax: plt.Axes | None = None) -> plt.Figure:
+def plot_serving_predicted_vs_measured(
+    measured: Sequence[float],
+    predicted: Sequence[float],
+    *,
+    groups: Sequence[str],
+    calibration: Sequence[bool],
+    band: float = 0.25,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
     """One point per published deployment: measured output tokens/s (x) against predicted
     (y), log-log, with y = x and a +/-``band`` region; fitted-on rows drawn hollow
     (chapters/06_economics.ipynb, section "Does the model predict real deployments?")."""
     x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
     if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
-        raise ValueError("measured, predicted, groups and calibration must have one equal, "
-                         "non-zero length")
+        raise ValueError(
+            "measured, predicted, groups and calibration must have one equal, non-zero length"
+        )
     if np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("measured and predicted throughputs must be positive (log axes)")
     if not 0.0 < band < 1.0:
@@ -79,18 +104,29 @@ def plot_serving_predicted_vs_measured(measured: Sequence[float], predicted: Seq
         fig, ax = new_axes(ax, figsize=(5.6, 5.0))
         lo, hi = 0.7 * min(x.min(), y.min()), 1.4 * max(x.max(), y.max())
         line = np.geomspace(lo, hi, 50)
-        ax.fill_between(line, line * (1 - band), line * (1 + band), color="0.85",
-                        label=f"within ±{band:.0%}")
+        ax.fill_between(
+            line, line * (1 - band), line * (1 + band), color="0.85", label=f"within ±{band:.0%}"
+        )
         ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
         calib = np.asarray(calibration, dtype=bool)
         for i, g in enumerate(dict.fromkeys(groups)):
             sel = np.array([gg == g for gg in groups])
             colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-            for mask, face, suffix in ((sel & ~calib, colour, ""),
-                                       (sel & calib, "none", ", fitted on")):
+            for mask, face, suffix in (
+                (sel & ~calib, colour, ""),
+                (sel & calib, "none", ", fitted on"),
+            ):
                 if mask.any():
-                    ax.plot(x[mask], y[mask], linestyle="none", marker=marker, markersize=7,
-                            markerfacecolor=face, markeredgecolor=colour, label=g + suffix)
+                    ax.plot(
+                        x[mask],
+                        y[mask],
+                        linestyle="none",
+                        marker=marker,
+                        markersize=7,
+                        markerfacecolor=face,
+                        markeredgecolor=colour,
+                        label=g + suffix,
+                    )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
