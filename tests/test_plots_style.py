@@ -14,7 +14,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def test_save_dpi_is_twice_the_figure_dpi_so_a_phone_gets_two_pixels_per_css_pixel():
-    assert _style.SAVE_DPI == 2 * _style.STYLE["figure.dpi"]
+    assert _style.SAVE_DPI == 1.5 * _style.STYLE["figure.dpi"]
     assert _style.STYLE["savefig.dpi"] == _style.SAVE_DPI
 
 
@@ -38,9 +38,9 @@ def test_inline_backend_saves_figures_at_save_dpi_with_the_figure_size_unchanged
         fig.subplots_adjust(0, 0, 1, 1)
         ax.set_axis_off()
         png = print_figure(fig, "png", bbox_inches=None, dpi=cfg.print_figure_kwargs["dpi"])
-        # 6.4 in x 200 dpi = 1280 px: twice the 640 px that the figure's own dpi gives, and
+        # 6.4 in x 150 dpi = 960 px: 1.5 times the 640 px that the figure's own dpi gives, and
         # the figure still reports its 100-dpi size, so "<Figure size 640x380 ...>" is unchanged.
-        assert _png_size(png) == (1280, 760)
+        assert _png_size(png) == (960, 570)
         assert repr(fig).startswith("<Figure size 640x380")
         plt.close(fig)
     finally:
