@@ -27,40 +27,14 @@ def plot_predicted_vs_measured(
     Points are coloured and shaped by ``groups`` (the chip); runs the model was fitted on
     (``calibration``) are drawn hollow. ``labels`` name the points outside the band.
     """
-    x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
-    if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
-        raise ValueError(
-            "measured, predicted, groups and calibration must have one equal, non-zero length"
-        )
+    x, y = _checked(measured, predicted, groups, calibration)
     if not 0.0 < band < 1.0:
         raise ValueError(f"band must lie in (0, 1), got {band!r}")
     with style():
         fig, ax = new_axes(ax, figsize=(5.6, 5.0))
         hi = 1.1 * max(x.max(), y.max())
         line = np.array([0.0, hi])
-        ax.fill_between(
-            line, line * (1 - band), line * (1 + band), color="0.85", label=f"within ±{band:.0%}"
-        )
-        ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
-        calib = np.asarray(calibration, dtype=bool)
-        for i, g in enumerate(dict.fromkeys(groups)):
-            sel = np.array([gg == g for gg in groups])
-            colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-            for mask, face, suffix in (
-                (sel & ~calib, colour, ""),
-                (sel & calib, "none", ", fitted on"),
-            ):
-                if mask.any():
-                    ax.plot(
-                        x[mask],
-                        y[mask],
-                        linestyle="none",
-                        marker=marker,
-                        markersize=7,
-                        markerfacecolor=face,
-                        markeredgecolor=colour,
-                        label=g + suffix,
-                    )
+        _band_and_points(ax, x, y, line=line, band=band, groups=groups, calibration=calibration)
         if labels is not None:
             for xi, yi, lab in zip(x, y, labels, strict=True):
                 if abs(yi - xi) > band * xi:
@@ -91,11 +65,7 @@ def plot_serving_predicted_vs_measured(
     """One point per published deployment: measured output tokens/s (x) against predicted
     (y), log-log, with y = x and a +/-``band`` region; fitted-on rows drawn hollow
     (chapters/06_economics.ipynb, section "Does the model predict real deployments?")."""
-    x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
-    if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
-        raise ValueError(
-            "measured, predicted, groups and calibration must have one equal, non-zero length"
-        )
+    x, y = _checked(measured, predicted, groups, calibration)
     if np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("measured and predicted throughputs must be positive (log axes)")
     if not 0.0 < band < 1.0:
@@ -104,29 +74,7 @@ def plot_serving_predicted_vs_measured(
         fig, ax = new_axes(ax, figsize=(5.6, 5.0))
         lo, hi = 0.7 * min(x.min(), y.min()), 1.4 * max(x.max(), y.max())
         line = np.geomspace(lo, hi, 50)
-        ax.fill_between(
-            line, line * (1 - band), line * (1 + band), color="0.85", label=f"within ±{band:.0%}"
-        )
-        ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
-        calib = np.asarray(calibration, dtype=bool)
-        for i, g in enumerate(dict.fromkeys(groups)):
-            sel = np.array([gg == g for gg in groups])
-            colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
-            for mask, face, suffix in (
-                (sel & ~calib, colour, ""),
-                (sel & calib, "none", ", fitted on"),
-            ):
-                if mask.any():
-                    ax.plot(
-                        x[mask],
-                        y[mask],
-                        linestyle="none",
-                        marker=marker,
-                        markersize=7,
-                        markerfacecolor=face,
-                        markeredgecolor=colour,
-                        label=g + suffix,
-                    )
+        _band_and_points(ax, x, y, line=line, band=band, groups=groups, calibration=calibration)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
@@ -137,3 +85,41 @@ def plot_serving_predicted_vs_measured(
         ax.legend(loc="upper left", fontsize=7.5)
         fig.tight_layout()
     return fig
+
+
+def _checked(measured, predicted, groups, calibration) -> tuple[np.ndarray, np.ndarray]:
+    """``measured`` and ``predicted`` as float arrays, after checking the four lengths agree."""
+    x, y = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
+    if not (len(x) == len(y) == len(groups) == len(calibration)) or len(x) == 0:
+        raise ValueError(
+            "measured, predicted, groups and calibration must have one equal, non-zero length"
+        )
+    return x, y
+
+
+def _band_and_points(ax, x, y, *, line, band, groups, calibration) -> None:
+    """The y = x line with its +/-``band`` region, and one marker style per group; points the
+    model was fitted on (``calibration``) hollow. Shared by the training and serving figures."""
+    ax.fill_between(
+        line, line * (1 - band), line * (1 + band), color="0.85", label=f"within ±{band:.0%}"
+    )
+    ax.plot(line, line, color="0.3", linewidth=1.0, label="prediction = measurement")
+    calib = np.asarray(calibration, dtype=bool)
+    for i, g in enumerate(dict.fromkeys(groups)):
+        sel = np.array([gg == g for gg in groups])
+        colour, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+        for mask, face, suffix in (
+            (sel & ~calib, colour, ""),
+            (sel & calib, "none", ", fitted on"),
+        ):
+            if mask.any():
+                ax.plot(
+                    x[mask],
+                    y[mask],
+                    linestyle="none",
+                    marker=marker,
+                    markersize=7,
+                    markerfacecolor=face,
+                    markeredgecolor=colour,
+                    label=g + suffix,
+                )
