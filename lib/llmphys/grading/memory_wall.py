@@ -1,0 +1,3 @@
+"""Checks for the Implement exercises of chapter 4, the memory wall (see ``llmphys.grading``)."""
+
+__all__: list[str] = []

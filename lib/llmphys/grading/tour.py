@@ -1,0 +1,3 @@
+"""Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``)."""
+
+__all__: list[str] = []
