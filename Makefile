@@ -18,7 +18,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable lint unit chromium refresh clean bench
+.PHONY: book test test-portable lint unit chromium refresh clean bench student pdf
 
 book: $(STAMP)
 	rm -rf _build/html
@@ -33,10 +33,25 @@ test: $(STAMP) chromium
 	@echo "== 3/6 nbval: re-execute every chapter and compare with its stored outputs"
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=0 chapters/
-	@echo "== 4/6 site build, warnings as errors"
+	@echo "== 4/6 site build, warnings as errors, and the printable PDF"
 	$(MAKE) --no-print-directory book
-	@echo "== 5/6 + 6/6 browser test of the built site; Colab bootstrap in a fresh venv"
+	$(BIN)/python tools/make_pdf.py
+	@echo "== 5/6 + 6/6 browser test of the built site and the PDF; Colab bootstrap in a fresh venv"
 	LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
+
+# The student edition: every chapter as a Colab/JupyterLab notebook without the solutions (the
+# exercises and the Implement exercises' check cells stay), into student/chapters/ (not
+# committed; tests/test_student_edition.py proves nothing of a solution leaks into it).
+student: $(STAMP)
+	$(BIN)/python tools/reader_edition.py --student --out student
+	@echo "The student edition is in $(CURDIR)/student/chapters/ (hand-out: see the instructor guide)"
+
+# The printable book: every page of the built site in one PDF (Debian's Chromium through
+# Playwright), with contents, page numbers, chapter-numbered figures and exercises, the version
+# and build date; solutions omitted. Builds the site first if there is none.
+pdf: $(STAMP) chromium
+	test -f _build/html/index.html || $(MAKE) --no-print-directory book
+	$(BIN)/python tools/make_pdf.py
 
 # Lint and type check of the library, configured in lib/pyproject.toml ([tool.ruff] and
 # [tool.mypy]): seconds, so it runs first. Formatting is not checked here.
@@ -76,12 +91,14 @@ $(STAMP): requirements.txt lib/pyproject.toml
 		|| { tail -30 $(VENV)/pip.log; exit 1; }
 	touch $(STAMP)
 
-# Debian's chromium for the browser test (never a browser download by a test tool).
+# Debian's chromium for the browser test and the PDF (never a browser download by a test
+# tool), and poppler-utils, whose pdftotext reads the PDF back in tests/site/test_pdf.py.
 chromium:
-	@command -v chromium >/dev/null || { \
+	@{ command -v chromium && command -v pdftotext; } >/dev/null || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium poppler-utils \
+			>/dev/null; }
 
 # Authors: re-execute every chapter in place after changing it or the library, so the
 # stored outputs (which nbval checks and the site shows) are the library's numbers; then

@@ -1,0 +1,313 @@
+"""Build the printable book: one PDF of every page of the built site, in table-of-contents order.
+
+``make pdf`` runs this after ``make book``. Debian's Chromium (driven by Playwright, never a
+downloaded browser) prints one HTML document that holds every page's article, so page numbers run
+on across chapters and cross-references between pages become links inside the PDF. The document
+carries:
+
+- a title page with the version (``llmphys.__version__``), the build date (UTC) and the commit;
+- a table of contents with page numbers: the document is printed twice, and the second print
+  fills in the pages on which the first one put each chapter and section (read from the outline
+  Chromium writes, through pypdf), with placeholders of the same width so nothing moves;
+- chapter-numbered figures and exercises exactly as the site numbers them (the HTML is the site's);
+- page numbers in the footer, a PDF outline (bookmarks) and the version and date in the PDF's
+  metadata.
+
+Code the site folds away (a cell's hidden input) is left out too. Solutions are omitted: a printed handout without answers is what a course needs, and the worked
+solutions stay on the site and in the reader edition. Widgets print the setting they open with.
+
+Usage: ``python tools/make_pdf.py [--html _build/html] [--out _build/pdf/<name>.pdf]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import functools
+import html
+import http.server
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from reader_edition import toc_docs  # noqa: E402  (the one reading order)
+
+HTML_DIR = ROOT / "_build" / "html"
+OUT = ROOT / "_build" / "pdf" / "downstream-of-the-fab.pdf"
+COMBINED = "chapters/_print_book.html"  # inside the build, so every relative path still works
+PLACEHOLDER = "000"
+
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 15mm 18mm 15mm; }
+html, body { background: #fff !important; }
+body { font-size: 10pt; line-height: 1.4; }
+.solution, .llmphys-discuss, .headerlink, .copybtn, .bd-header-article, .prev-next-area,
+.llmphys-explore-note, .toggle-details__summary .tb-icon,
+details.above-input, details.below-input { display: none !important; }
+.print-page { break-before: page; }
+.print-cover { break-after: page; text-align: center; padding-top: 30%; }
+.print-cover .book-title { font-size: 28pt; font-weight: 600; margin-bottom: 0.3em; }
+.print-cover .meta { margin-top: 3em; font-size: 11pt; color: #333; }
+.print-toc { break-after: page; }
+.print-toc ol { list-style: none; padding-left: 0; }
+.print-toc li { display: flex; gap: 0.4em; margin: 0.15em 0; }
+.print-toc li.sec { padding-left: 1.6em; font-size: 9pt; }
+.print-toc .fill { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.3em; }
+.print-toc .pg { font-variant-numeric: tabular-nums; min-width: 2.2em; text-align: right; }
+h1, h2, h3, h4 { break-after: avoid; }
+.print-page h1 { display: block !important; font-size: 20pt; margin: 0 0 0.8em; }
+figure, img, table, .cell_output, .admonition, .exercise { break-inside: avoid; }
+img { max-width: 100% !important; height: auto; }
+pre { white-space: pre-wrap; word-break: break-word; font-size: 8pt; }
+a { color: inherit !important; text-decoration: none !important; }
+"""
+
+FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;">'
+          '<span class="pageNumber"></span></div>')
+
+
+class PdfError(RuntimeError):
+    pass
+
+
+def _article(page: str, doc: str) -> tuple[str, str, list[tuple[str, str]]]:
+    """(title, article HTML, [(section id, section title)]) of one built page."""
+    a, b = page.find("<article"), page.find("</article>")
+    if a < 0 or b < 0:
+        raise PdfError(f"{doc}.html: no <article> (is the site built?)")
+    body = page[page.index(">", a) + 1:b]
+    m = re.search(r"<h1>(.*?)</h1>", body, re.S)
+    if not m:
+        raise PdfError(f"{doc}.html: no <h1> title")
+    title = _text(m.group(1))
+    # a section's own id repeats across pages ("try-it"); its label (a <span id>) does not
+    sections = [(label or sid, _text(h)) for sid, label, h in re.findall(
+        r'<section id="([^"]+)">\s*(?:<span id="([^"]*)"></span>)?(?:\s*<span id="[^"]*"></span>)*'
+        r'\s*<h2>(.*?)</h2>', body, re.S)]
+    return title, body, sections
+
+
+def _text(fragment: str) -> str:
+    fragment = re.sub(r'<a class="headerlink".*?</a>', "", fragment, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment)).strip()
+
+
+def _local_links(body: str, docs: list[str]) -> str:
+    """Links to another page of the book become links inside the one document."""
+    names = {Path(d).name: d for d in docs if d.startswith("chapters/")}
+
+    def fix(m: re.Match[str]) -> str:
+        target, anchor = m.group(1), m.group(2)
+        if target not in names:
+            return m.group(0)
+        return f'href="#{anchor}"' if anchor else f'href="#print-{Path(names[target]).name}"'
+
+    return re.sub(r'href="([A-Za-z0-9_]+)\.html(?:#([^"]*))?"', fix, body)
+
+
+def _toc_html(entries: list[tuple[str, str, str, str]], pages: dict[int, int] | None) -> str:
+    rows = []
+    for i, (kind, anchor, title, _doc) in enumerate(entries):
+        pg = str(pages[i]) if pages and i in pages else (
+            "\u2013" if pages else PLACEHOLDER)
+        rows.append(f'<li class="{kind}"><a href="#{anchor}">{html.escape(title)}</a>'
+                    f'<span class="fill"></span><span class="pg">{pg}</span></li>')
+    return '<section class="print-toc"><h2>Contents</h2><ol>' + "".join(rows) + "</ol></section>"
+
+
+def combined_html(html_dir: Path, meta: dict[str, str],
+                  pages: dict[int, int] | None = None) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """The whole book as one HTML page, and its contents entries (kind, anchor, title, doc)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    docs = toc_docs(toc)
+    first = (html_dir / f"{docs[1] if len(docs) > 1 else docs[0]}.html").read_text(encoding="utf-8")
+    head = first[first.index("<head>") + 6:first.index("</head>")]
+    # keep stylesheets, MathJax and the widgets' script; drop the theme's navigation scripts
+    keep = re.findall(r"<link rel=\"stylesheet\"[^>]*>|<script>window\.MathJax.*?</script>|"
+                      r"<script[^>]*mathjax/startup\.js[^>]*></script>|"
+                      r"<script[^>]*explore\.js[^>]*></script>", head, re.S)
+    parts, entries = [], []
+    for doc in docs:
+        title, body, sections = _article((html_dir / f"{doc}.html").read_text(encoding="utf-8"),
+                                         doc)
+        anchor = f"print-{Path(doc).name}"
+        entries.append(("chap", anchor, title, doc))
+        entries += [("sec", sid, stitle, doc) for sid, stitle in sections]
+        parts.append(f'<div class="print-page" id="{anchor}">{_local_links(body, docs)}</div>')
+    cover = (f'<section class="print-cover"><p class="book-title">{html.escape(meta["title"])}</p>'
+             f'<p>{html.escape(meta["subtitle"])}</p><div class="meta">'
+             f'<p>Version {html.escape(meta["version"])}, built {meta["date"]}'
+             f'{" from commit " + meta["commit"] if meta["commit"] else ""}</p>'
+             f'<p>{html.escape(meta["author"])}</p>'
+             "<p>Solutions are omitted from the printed edition. They are folded under each "
+             "exercise on the website and in the reader notebooks.</p>"
+             f'<p>{html.escape(meta["url"])}</p></div></section>')
+    doc_html = (f'<!DOCTYPE html><html lang="en" data-theme="light" data-mode="light"><head>'
+                f'<meta charset="utf-8"><title>{html.escape(meta["title"])}</title>'
+                f'{"".join(keep)}<style>{PRINT_CSS}</style></head><body>'
+                f'<div class="print-book"><article class="bd-article">'
+                f'{cover}{_toc_html(entries, pages)}{"".join(parts)}'
+                "</article></div></body></html>")
+    return doc_html, entries
+
+
+def _serve(directory: Path):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _print(browser, url: str, out: Path) -> None:
+    page = browser.new_page()
+    page.goto(url, wait_until="load", timeout=180_000)
+    # MathJax typesets asynchronously; wait for it (pages without math resolve at once)
+    page.wait_for_function(
+        "() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)",
+        timeout=120_000)
+    page.evaluate("() => window.MathJax && window.MathJax.startup.promise")
+    page.emulate_media(media="print")
+    page.pdf(path=str(out), format="A4", print_background=False, outline=True, tagged=True,
+             display_header_footer=True, header_template="<span></span>",
+             footer_template=FOOTER, margin={"top": "16mm", "bottom": "18mm",
+                                             "left": "15mm", "right": "15mm"})
+    page.close()
+
+
+def _outline(pdf: Path) -> list[tuple[str, int]]:
+    """[(heading text, 1-based page)] of the outline Chromium wrote, in document order."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(pdf))
+    found: list[tuple[str, int]] = []
+
+    def walk(items):
+        for it in items:
+            if isinstance(it, list):
+                walk(it)
+            else:
+                found.append((" ".join(it.title.split()),
+                              reader.get_destination_page_number(it) + 1))
+
+    walk(reader.outline)
+    return found
+
+
+def page_map(entries: list[tuple[str, str, str, str]],
+             outline: list[tuple[str, int]]) -> dict[int, int]:
+    """{entry index: page} for the contents, matching entries to outline items in order (titles such
+    as "Exercises" repeat, so each entry takes the next matching item after the last one).
+
+    >>> page_map([("chap", "a", "A", "d"), ("sec", "x", "Ex", "d"), ("chap", "b", "B", "e"),
+    ...           ("sec", "y", "Ex", "e")], [("A", 3), ("Ex", 4), ("B", 6), ("Ex", 9)])
+    {0: 3, 1: 4, 2: 6, 3: 9}
+    """
+    pages: dict[int, int] = {}
+    pos = 0
+    for i, (kind, _anchor, title, doc) in enumerate(entries):
+        want = " ".join(title.split())
+        hit = next((i for i in range(pos, len(outline)) if outline[i][0] == want), None)
+        if hit is None:
+            if kind == "chap":
+                raise PdfError(f"{doc}: its title {title!r} is not in the PDF outline")
+            continue
+        pages[i] = outline[hit][1]
+        pos = hit + 1
+    return pages
+
+
+def metadata() -> dict[str, str]:
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    sys.path.insert(0, str(ROOT / "lib"))
+    import llmphys
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                                capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = ""
+    return {"title": config["title"], "author": config.get("author", ""),
+            "subtitle": "The physics and economics of large-language-model pretraining and serving",
+            "version": llmphys.__version__,
+            "date": dt.datetime.now(dt.UTC).date().isoformat(), "commit": commit,
+            "url": (config.get("html") or {}).get("baseurl", "")}
+
+
+def _quiet_pypdf() -> None:
+    import logging
+
+    # Chromium's PDFs declare a trailer size a little short of their object count; pypdf
+    # reads them correctly and warns on every open.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+def build(html_dir: Path = HTML_DIR, out: Path = OUT) -> Path:
+    from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader, PdfWriter
+
+    _quiet_pypdf()
+    if not (html_dir / "index.html").is_file():
+        raise PdfError(f"{html_dir}: no built site; run `make book` first")
+    chromium = shutil.which("chromium")
+    if not chromium:
+        raise PdfError("Debian's chromium is needed (make chromium installs it)")
+    meta = metadata()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    target = html_dir / COMBINED
+    first_pass = out.with_suffix(".pass1.pdf")
+    server = _serve(html_dir)
+    url = f"http://127.0.0.1:{server.server_address[1]}/{COMBINED}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            doc_html, entries = combined_html(html_dir, meta)
+            target.write_text(doc_html, encoding="utf-8")
+            _print(browser, url, first_pass)
+            pages = page_map(entries, _outline(first_pass))
+            doc_html, _ = combined_html(html_dir, meta, pages)
+            target.write_text(doc_html, encoding="utf-8")
+            _print(browser, url, out)
+            browser.close()
+    finally:
+        server.shutdown()
+        target.unlink(missing_ok=True)
+        first_pass.unlink(missing_ok=True)
+    writer = PdfWriter(clone_from=PdfReader(str(out)))
+    writer.add_metadata({"/Title": meta["title"], "/Author": meta["author"],
+                         "/Subject": f"{meta['subtitle']}. Version {meta['version']}, built "
+                                     f"{meta['date']}",
+                         "/Keywords": f"version {meta['version']}; built {meta['date']}"})
+    with out.open("wb") as fh:
+        writer.write(fh)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--html", type=Path, default=HTML_DIR, help="the built site")
+    parser.add_argument("--out", type=Path, default=OUT, help="the PDF to write")
+    args = parser.parse_args(argv)
+    try:
+        path = build(args.html, args.out)
+    except PdfError as exc:
+        print(f"make_pdf: {exc}", file=sys.stderr)
+        return 2
+    from pypdf import PdfReader
+
+    print(f"{path}: {len(PdfReader(str(path)).pages)} pages")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
