@@ -75,3 +75,41 @@ def model_flop_utilization(
     units.check_positive("n_chips", n_chips)
     units.check_positive("peak_flop_per_s", peak_flop_per_s)
     return train_flop / (time_s * n_chips * peak_flop_per_s)
+
+
+def step_flop(
+    n_matmul_params: float,
+    *,
+    n_layers: int,
+    n_heads: int,
+    d_head: int,
+    batch_size: int,
+    seq_len: int,
+) -> float:
+    """FLOP of one optimizer step on ``batch_size`` causal sequences of ``seq_len`` tokens.
+
+    3 B T (2 N + 2 L H d_head (T + 1)): per token the forward pass costs 2 FLOP per multiplied
+    weight (N excludes the embedding look-up) plus the scores QK^T and the weighted sum of V,
+    2 x 2 L H d_head FLOP per key over the (T + 1) / 2 keys the average token of a causal
+    sequence attends to; the backward pass costs twice the forward. The same count as
+    3 x ``accounting.forward_flop_per_token`` at context (T + 1) / 2 for a model without
+    sliding windows or MLA. Refs: Kaplan et al. 2020, table 1; Chowdhery et al. 2022, app. B
+    count every key for every token (12 L H d_head T), the non-causal convention of MFU.
+
+    >>> # Llama 3.1 405B (403.8e9 multiplied weights), 2,048 x 8,192 tokens; 6ND gives 4.065e19
+    >>> f = step_flop(403.8e9, n_layers=126, n_heads=128, d_head=128, batch_size=2048,
+    ...               seq_len=8192)
+    >>> f"{f:.3e}"
+    '4.235e+19'
+    """
+    units.check_positive("n_matmul_params", n_matmul_params)
+    for name, v in (
+        ("n_layers", n_layers),
+        ("n_heads", n_heads),
+        ("d_head", d_head),
+        ("batch_size", batch_size),
+        ("seq_len", seq_len),
+    ):
+        units.check_positive(name, v)
+    forward_per_token = 2.0 * n_matmul_params + 2.0 * n_layers * n_heads * d_head * (seq_len + 1)
+    return 3.0 * batch_size * seq_len * forward_per_token

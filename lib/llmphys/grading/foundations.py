@@ -1,3 +1,150 @@
 """Checks for the Implement exercises of chapter 1, foundations (see ``llmphys.grading``)."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from llmphys import training
+from llmphys.grading._core import Case, Feedback, Mistake, check_function
+
+__all__ = ["check_train_step_flop"]
+
+
+def _step_reference(
+    n_params: float, n_layers: int, n_heads: int, d_head: int, batch_size: int, seq_len: int
+) -> float:
+    return training.step_flop(
+        n_params,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        d_head=d_head,
+        batch_size=batch_size,
+        seq_len=seq_len,
+    )
+
+
+def _step_cases() -> list[Case]:
+    rng = np.random.default_rng(1)  # fixed: the stored feedback must not change
+    cases = []
+    for _ in range(12):
+        n_layers = int(rng.integers(2, 128))
+        n_heads = int(rng.choice([8, 16, 32, 64, 128]))
+        d_head = int(rng.choice([64, 128]))
+        cases.append(
+            Case(
+                args=(
+                    float(np.round(10 ** rng.uniform(8, 12), -6)),  # 100M to 1T weights
+                    n_layers,
+                    n_heads,
+                    d_head,
+                    int(rng.choice([1, 8, 64, 512, 2048])),
+                    int(rng.choice([512, 2048, 8192, 32_768, 131_072])),
+                )
+            )
+        )
+    cases += [
+        Case(
+            args=(403.8e9, 126, 128, 128, 2048, 8192),
+            label="Llama 3.1 405B: 403.8e9, 126, 128, 128, 2048, 8192",
+        ),
+        Case(
+            args=(17_504.0, 2, 2, 16, 64, 8),
+            label="the tiny model's shape: 17504.0, 2, 2, 16, 64, 8",
+        ),
+        Case(args=(1e9, 1, 8, 128, 1, 4096), label="one layer, batch 1: 1e9, 1, 8, 128, 1, 4096"),
+        Case(args=(1e9, 24, 16, 64, 1, 1), label="a single token: 1e9, 24, 16, 64, 1, 1"),
+    ]
+    return cases
+
+
+def _attn(n_layers: int, n_heads: int, d_head: int, seq_len: int) -> float:
+    """Forward attention FLOP per token at the causal mean context, 2 L H d (T + 1)."""
+    return 2.0 * n_layers * n_heads * d_head * (seq_len + 1)
+
+
+def _step_mistakes() -> list[Mistake]:
+    def forward_only(n, L, h, d, b, t):
+        return b * t * (2 * n + _attn(L, h, d, t))
+
+    def per_token(n, L, h, d, b, t):
+        return 3 * (2 * n + _attn(L, h, d, t))
+
+    def per_sequence(n, L, h, d, b, t):
+        return 3 * t * (2 * n + _attn(L, h, d, t))
+
+    def no_attention(n, L, h, d, b, t):
+        return 6 * n * b * t
+
+    def every_key(n, L, h, d, b, t):
+        return 3 * b * t * (2 * n + 4.0 * L * h * d * t)
+
+    def attention_forward_only(n, L, h, d, b, t):
+        return b * t * (6 * n + _attn(L, h, d, t))
+
+    def scores_only(n, L, h, d, b, t):
+        return 3 * b * t * (2 * n + _attn(L, h, d, t) / 2)
+
+    return [
+        Mistake(
+            implementation=forward_only,
+            message="this is the forward pass alone: the backward pass costs twice the forward "
+            "(the gradients with respect to the inputs and to the weights), so a step is 3 "
+            "forward passes",
+        ),
+        Mistake(
+            implementation=per_token,
+            message="this is the cost of one token: a step processes batch_size x seq_len tokens",
+        ),
+        Mistake(
+            implementation=per_sequence,
+            message="this is the cost of one sequence: did you multiply by batch_size?",
+        ),
+        Mistake(
+            implementation=no_attention,
+            message="this is 6ND alone: the attention scores and the weighted sum of V add "
+            "2 L H d_head (T + 1) FLOP per token forward, which 6N leaves out",
+        ),
+        Mistake(
+            implementation=every_key,
+            message="every token attends to all T keys here: under the causal mask token t "
+            "sees only t of them, (T + 1)/2 on average",
+        ),
+        Mistake(
+            implementation=attention_forward_only,
+            message="the backward pass triples the attention FLOP too, not only the 2N of the "
+            "weights",
+        ),
+        Mistake(
+            implementation=scores_only,
+            message="attention has two matmuls per layer, the scores Q K^T and the weighted sum "
+            "of V, each 2 d_head FLOP per head per key",
+        ),
+    ]
+
+
+def check_train_step_flop(fn: Any) -> Feedback:
+    """Check ``train_step_flop(n_params, n_layers, n_heads, d_head, batch_size, seq_len)``, the
+    FLOP of one training step on ``batch_size`` causal sequences of ``seq_len`` tokens.
+
+    Reference: :func:`llmphys.training.step_flop`, 3 B T (2 N + 2 L H d_head (T + 1)), on
+    seeded random shapes plus Llama 3.1 405B's step, the chapter's tiny model, one layer at
+    batch 1, and a single token.
+
+    >>> def train_step_flop(n_params, n_layers, n_heads, d_head, batch_size, seq_len):
+    ...     tokens = batch_size * seq_len
+    ...     attention = 2 * n_layers * n_heads * d_head * (seq_len + 1)
+    ...     return 3 * tokens * (2 * n_params + attention)
+    >>> print(check_train_step_flop(train_step_flop))  # doctest: +ELLIPSIS
+    PASS foundations-ex-step-flop (train_step_flop): all 16 cases match ...
+    >>> print(check_train_step_flop(lambda n, L, h, d, b, t: 6 * n * b * t))  # doctest: +ELLIPSIS
+    NOT YET foundations-ex-step-flop (<lambda>): 0 of 16 cases match: this is 6ND alone...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-step-flop",
+        reference=_step_reference,
+        cases=_step_cases(),
+        mistakes=_step_mistakes(),
+    )

@@ -1,3 +1,146 @@
 """Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``)."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from llmphys import roofline, specs
+from llmphys.grading._core import Case, Feedback, Mistake, check_function
+
+__all__ = ["check_decode_floor_s"]
+
+
+def _decode_floor_reference(
+    n_params: float,
+    bytes_per_element: float,
+    peak_flop_per_s: float,
+    hbm_bytes_per_s: float,
+    n_chips: int,
+) -> float:
+    """The library's roofline time for one single-stream decode step, weights split n ways."""
+    # A chip with exactly these two ceilings: the roofline reads nothing else from the spec.
+    chip = dataclasses.replace(
+        specs.accelerator("h100_sxm"),
+        peak_bf16_flop_per_s=peak_flop_per_s,
+        hbm_bytes_per_s=hbm_bytes_per_s,
+    )
+    return roofline.kernel_time_s(
+        chip, flop=2.0 * n_params / n_chips, bytes_moved=n_params * bytes_per_element / n_chips
+    )
+
+
+def _decode_floor_cases() -> list[Case]:
+    rng = np.random.default_rng(20)  # fixed: the stored feedback must not change
+    cases = []
+    for _ in range(12):
+        cases.append(
+            Case(
+                args=(
+                    float(np.round(10 ** rng.uniform(9, 12), -6)),  # 1B to 1T parameters
+                    float(rng.choice([0.5, 1.0, 2.0, 4.0])),  # fp4 to fp32
+                    float(np.round(10 ** rng.uniform(14, 15.7), -11)),  # 100 TFLOP/s to 5 PFLOP/s
+                    float(np.round(10 ** rng.uniform(12, 12.9), -9)),  # 1 to 8 TB/s
+                    int(rng.choice([1, 2, 4, 8, 16])),
+                )
+            )
+        )
+    cases += [
+        Case(args=(70.6e9, 2.0, 989.4e12, 3.35e12, 1), label="70.6e9, 2.0, 989.4e12, 3.35e12, 1"),
+        Case(args=(70.6e9, 0.5, 9e15, 8e12, 8), label="70.6e9, 0.5, 9e15, 8e12, 8 (fp4, 8 chips)"),
+        # a compute-poor chip (ridge 0.3 FLOP/byte, below 2/b): here the arithmetic binds
+        Case(args=(8e9, 2.0, 1e12, 3.35e12, 1), label="8e9, 2.0, 1e12, 3.35e12, 1 (ridge 0.3)"),
+        Case(args=(8e9, 4.0, 1e12, 3.35e12, 4), label="8e9, 4.0, 1e12, 3.35e12, 4 (ridge 0.3)"),
+    ]
+    return cases
+
+
+def _decode_floor_mistakes() -> list[Mistake]:
+    def summed(n, b, p, w, k):
+        return 2 * n / (k * p) + n * b / (k * w)
+
+    def smaller(n, b, p, w, k):
+        return min(2 * n / (k * p), n * b / (k * w))
+
+    def memory_only(n, b, p, w, k):
+        return n * b / (k * w)
+
+    def one_flop(n, b, p, w, k):
+        return max(n / (k * p), n * b / (k * w))
+
+    def one_chip(n, b, p, w, k):
+        return max(2 * n / p, n * b / w)
+
+    def times_chips(n, b, p, w, k):
+        return max(2 * n * k / p, n * b * k / w)
+
+    def bits(n, b, p, w, k):
+        return max(2 * n / (k * p), 8 * n * b / (k * w))
+
+    # memory_only before smaller: on the compute-bound cases, the only ones memory_only gets
+    # wrong, min() returns the same memory time
+    return [
+        Mistake(
+            implementation=summed,
+            message="the roofline assumes the arithmetic and the traffic overlap: the step "
+            "takes the larger of F/P and Q/W, not their sum",
+        ),
+        Mistake(
+            implementation=memory_only,
+            message="on a chip whose ridge is below 2/b FLOP per byte the arithmetic binds: "
+            "take the larger of the compute time and the memory time",
+        ),
+        Mistake(
+            implementation=smaller,
+            message="min picks the ceiling that does not bind: a step waits for the slower of "
+            "the two, so take the max",
+        ),
+        Mistake(
+            implementation=one_flop,
+            message="each weight costs a multiply and an add: 2 FLOP per parameter per token",
+        ),
+        Mistake(
+            implementation=one_chip,
+            message="did you split the weights over the n_chips chips? Each reads its "
+            "1/n_chips share in parallel",
+        ),
+        Mistake(
+            implementation=times_chips,
+            message="each chip reads a 1/n_chips share of the weights, so more chips make the "
+            "step faster: divide by n_chips",
+        ),
+        Mistake(
+            implementation=bits,
+            message="off by a factor of 8 in the memory time: bytes_per_element is already in "
+            "bytes, and the bandwidth in bytes/s",
+        ),
+    ]
+
+
+def check_decode_floor_s(fn: Any) -> Feedback:
+    """Check ``decode_floor_s(n_params, bytes_per_element, peak_flop_per_s, hbm_bytes_per_s,
+    n_chips)``, the seconds per token of a single-stream decode step on ``n_chips`` chips.
+
+    Reference: the roofline max(F / P, Q / W) of :func:`llmphys.roofline.kernel_time_s` with
+    F = 2 N / n FLOP and Q = N b / n bytes per chip (weights only, no KV cache, no
+    communication), on seeded random chips and models plus edge cases (one chip, FP4, a chip
+    so short of compute that the arithmetic binds).
+
+    >>> def decode_floor_s(n_params, bytes_per_element, peak_flop_per_s, hbm_bytes_per_s,
+    ...                    n_chips):
+    ...     return max(2 * n_params / peak_flop_per_s,
+    ...                n_params * bytes_per_element / hbm_bytes_per_s) / n_chips
+    >>> print(check_decode_floor_s(decode_floor_s))  # doctest: +ELLIPSIS
+    PASS tour-ex-variant (decode_floor_s): all 16 cases match ...
+    >>> print(check_decode_floor_s(lambda n, b, p, w, k: n * b / w / k))  # doctest: +ELLIPSIS
+    NOT YET tour-ex-variant (<lambda>): 14 of 16 cases match: on a chip whose ridge ...
+    """
+    return check_function(
+        fn,
+        exercise="tour-ex-variant",
+        reference=_decode_floor_reference,
+        cases=_decode_floor_cases(),
+        mistakes=_decode_floor_mistakes(),
+    )
