@@ -56,32 +56,32 @@ def exercises(stem: str, nb: dict | None = None) -> list[Exercise]:
     """
     nb = load(stem) if nb is None else nb
     out: list[Exercise] = []
-    current: Exercise | None = None  # the exercise whose prompt or solution we are in
-    in_solution = False
+    prompt_of: Exercise | None = None  # the exercise whose prompt (before its solution) is open
+    owner: Exercise | None = None  # the exercise whose solution is open
     for i, cell in enumerate(nb["cells"]):
         text = src(cell) if cell["cell_type"] == "markdown" else ""
         events = [(m.start(), "exercise", m) for m in EXERCISE.finditer(text)]
         events += [(m.start(), "start", m) for m in SOL_START.finditer(text)]
         events += [(m.start(), "end", None) for m in re.finditer(re.escape(SOL_END), text)]
-        touched_solution = in_solution
+        in_cell: list[Exercise] = [owner] if owner is not None else []
         for _, kind, m in sorted(events, key=lambda e: e[0]):
             if kind == "exercise":
                 assert m is not None
-                current = Exercise(notebook=stem, label=m["label"], title=m["title"].strip(),
-                                   prompt=m["body"], cell=i)
-                out.append(current)
+                prompt_of = Exercise(notebook=stem, label=m["label"], title=m["title"].strip(),
+                                     prompt=m["body"], cell=i)
+                out.append(prompt_of)
             elif kind == "start":
                 assert m is not None
                 label = m.group(1)
-                ex = next((e for e in out if e.label == label), None)
-                assert ex is not None, f"{stem}: solution-start {label} has no exercise"
-                current, in_solution, touched_solution = ex, True, True
+                owner = next((e for e in out if e.label == label), None)
+                assert owner is not None, f"{stem}: solution-start {label} has no exercise"
+                in_cell.append(owner)
+                prompt_of = None
             else:
-                in_solution = False
-        if touched_solution and current is not None:
-            current.solution.append(i)
-        elif current is not None and not events and not in_solution:
-            current.between.append(i)
-        if not in_solution and any(k == "end" for _, k, _ in events):
-            current = None
+                owner = None
+        for ex in in_cell:  # every solution open somewhere in this cell, once
+            if not ex.solution or ex.solution[-1] != i:
+                ex.solution.append(i)
+        if not events and owner is None and prompt_of is not None:
+            prompt_of.between.append(i)
     return out
