@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import inference, kv_cache, units
+from . import economics, inference, kv_cache, specs, units
 from .specs import Accelerator, Model
 
 
@@ -32,6 +32,31 @@ def scale_up_to_out_ratio(acc: Accelerator) -> float:
     9.0
     """
     return acc.scale_up_bytes_per_s_per_direction / acc.scale_out_bytes_per_s_per_direction
+
+
+def scale_out_gap() -> dict[str, float]:
+    """How many times slower scale-out is than scale-up, per direction per GPU, by system.
+
+    ``hopper``: HGX H100 (NVLink 4 over one 400 Gb/s ConnectX-7); ``blackwell_800g``: a B200's
+    NVLink 5 over the 800 Gb/s ConnectX-8 of GB300-class systems; ``b200_400g``: an HGX B200
+    that keeps the 400 Gb/s NIC; ``a100``: HGX A100; ``h800_measured``: the NVLink and
+    InfiniBand bandwidths DeepSeek measured on its export-limited H800s (DeepSeek-AI 2024,
+    arXiv:2412.19437, sec. 3.2.2). One computation for every claim about the gap
+    (dimensionless).
+
+    >>> {k: round(v, 1) for k, v in scale_out_gap().items()}
+    {'hopper': 9.0, 'blackwell_800g': 9.0, 'b200_400g': 18.0, 'a100': 12.0, 'h800_measured': 3.2}
+    """
+    b200 = specs.accelerator("b200")
+    return {
+        "hopper": scale_up_to_out_ratio(specs.accelerator("h100_sxm")),
+        "blackwell_800g": b200.scale_up_bytes_per_s_per_direction
+        / economics.price("link_bytes_per_s.connectx8_800g").value,
+        "b200_400g": scale_up_to_out_ratio(b200),
+        "a100": scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
+        "h800_measured": economics.price("link_bytes_per_s.h800_nvlink_achieved").value
+        / economics.price("link_bytes_per_s.h800_infiniband").value,
+    }
 
 
 def expert_all_to_all(

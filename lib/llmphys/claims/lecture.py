@@ -188,25 +188,8 @@ def l10() -> Check:
 
 @check
 def l12() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    b200 = specs.accelerator("b200")
-    blackwell_800g = (
-        b200.scale_up_bytes_per_s_per_direction
-        / economics.price("link_bytes_per_s.connectx8_800g").value
-    )
-    return Check(
-        value=(scale_up.scale_up_to_out_ratio(h100), blackwell_800g),
-        numbers={
-            "up_over_out_h100": scale_up.scale_up_to_out_ratio(h100),
-            "blackwell_800g": blackwell_800g,
-            "up_over_out_b200": scale_up.scale_up_to_out_ratio(b200),
-            "up_over_out_a100": scale_up.scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
-            "price_link_bytes_per_s_h800_nvlink_achieved": economics.price(
-                "link_bytes_per_s.h800_nvlink_achieved"
-            ).value
-            / economics.price("link_bytes_per_s.h800_infiniband").value,
-        },
-    )
+    gap = scale_up.scale_out_gap()
+    return Check(value=(gap["hopper"], gap["blackwell_800g"]), numbers=gap)
 
 
 @check
