@@ -250,6 +250,38 @@ def pipelining_ratio(quantity: str, *, n_stages: int = 4) -> float:
     return ps / p1
 
 
+def pipelining_against_wide(quantity: str, *, n_stages: int = 4) -> float:
+    """A pipelined decode's ``quantity`` over the same chips and sequences without pipelining.
+
+    Llama 3 70B on GB200s at 8,192 tokens: ``n_stages`` stages of 8 chips with micro-batches of
+    32 against one stage of 8 ``n_stages`` chips with all 32 ``n_stages`` sequences, whose
+    collectives' latency the roofline leaves out (a GB200 NVL72 domain spans them). Per chip the
+    cache is the same; a token crosses every stage, each reading its weights on 8 chips, where
+    the wide stage reads them on all. ``quantity`` as for :func:`pipelined_decode`.
+
+    >>> round(pipelining_against_wide("token_latency_s"), 2)
+    1.86
+    >>> pipelining_against_wide("kv_bytes_per_chip")
+    1.0
+    """
+    from . import specs
+
+    units.check_positive("n_stages", n_stages)
+    llama, gb200 = specs.model("llama3_70b"), specs.accelerator("gb200")
+    piped = pipelined_decode(
+        llama, gb200, n_stages=n_stages, chips_per_stage=8, batch_size=32, context_tokens=8192
+    )
+    wide = pipelined_decode(
+        llama,
+        gb200,
+        n_stages=1,
+        chips_per_stage=8 * n_stages,
+        batch_size=32 * n_stages,
+        context_tokens=8192,
+    )
+    return piped[quantity] / wide[quantity]
+
+
 def domain_growth(quantity: str) -> float:
     """Growth of a scale-up domain from an HGX H100 server (8 GPUs) to a GB200 NVL72 rack.
 
