@@ -74,3 +74,26 @@ def test_bad_arguments_are_named(h100):
                                    chips_per_domain=16)
     with pytest.raises(ValueError, match="weight_fraction"):
         scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0, weight_fraction=2.0)
+
+
+def test_scale_out_gap_is_the_datasheet_ratio_per_system():
+    # NVLink 4 (H100) 450 GB/s each way over ConnectX-7, 400 Gb/s = 50 GB/s: 9x. NVLink 5
+    # (B200) 900 GB/s over ConnectX-8, 800 Gb/s = 100 GB/s: 9x; over ConnectX-7: 18x. NVLink 3
+    # (A100) 300 GB/s over 200 Gb/s (25 GB/s): 12x. DeepSeek-V3 sec. 3.2.2: 160 / 50 = 3.2.
+    gap = scale_up.scale_out_gap()
+    assert gap == pytest.approx({"hopper": 9.0, "blackwell_800g": 9.0, "b200_400g": 18.0,
+                                 "a100": 12.0, "h800_measured": 3.2})
+
+
+def test_pipelining_against_one_wide_stage_is_the_weight_term_spread_four_ways():
+    # Both layouts are memory-bound at 8,192 tokens; per chip they hold the same cache, so the
+    # latency ratio is (W + 32 k) / (W / 4 + 32 k), W the weight bytes, k one sequence's cache.
+    gb200 = specs.accelerator("gb200")
+    w = inference.weight_bytes_read(LLAMA, batch_size=128)
+    k = inference.decode_step(LLAMA, gb200, batch_size=1, context_tokens=8192,
+                              n_chips=8)["kv_bytes"]
+    assert scale_up.pipelining_against_wide("token_latency_s") == pytest.approx(
+        (w + 32 * k) / (w / 4 + 32 * k), rel=1e-9)
+    assert scale_up.pipelining_against_wide("kv_bytes_per_chip") == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="n_stages"):
+        scale_up.pipelining_against_wide("token_latency_s", n_stages=0)

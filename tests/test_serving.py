@@ -155,3 +155,22 @@ def test_bad_arguments_are_named():
         serving.rl_token_share_pct("medium")
     with pytest.raises(KeyError):
         serving.at_max_batch("llama3_8b", "h100_sxm", context_tokens=1024)  # no serving dtype
+
+
+def test_expert_parallel_batch1_penalty_prices_the_one_expert_per_chip_floor():
+    # Same largest batch, same rack; only the batch-1 step time differs: the floor of
+    # batch1_latency_floor_s (experts whole on chips) against the routed weights over the rack's
+    # summed bandwidth. At batch 1 and 1K context both steps are memory-bound.
+    spread = serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)
+    ep = serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72, expert_parallel=True)
+    dsv3, gb200 = specs.model("deepseek_v3"), specs.accelerator("gb200")
+    step = inference.decode_step(dsv3, gb200, batch_size=1, context_tokens=1024, n_chips=72,
+                                 weight_dtype="fp8")
+    floor = serving.batch1_latency_floor_s(dsv3, gb200, n_chips=72, weight_dtype="fp8")
+    kv_s = step["kv_bytes"] / (72 * gb200.hbm_bytes_per_s)
+    assert ep["usd_per_token_max_batch"] == spread["usd_per_token_max_batch"]
+    assert ep["penalty"] / spread["penalty"] == pytest.approx(
+        (floor["weights_s"] + kv_s) / step["step_time_s"], rel=1e-9)
+    assert 1000 < ep["penalty"] < 2000
+    with pytest.raises(ValueError, match="expert_parallel"):
+        serving.batch1_penalty("llama3_70b", "h100_sxm", expert_parallel=True)

@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import inference, kv_cache, units
+from . import economics, inference, kv_cache, specs, units
 from .specs import Accelerator, Model
 
 
@@ -32,6 +32,31 @@ def scale_up_to_out_ratio(acc: Accelerator) -> float:
     9.0
     """
     return acc.scale_up_bytes_per_s_per_direction / acc.scale_out_bytes_per_s_per_direction
+
+
+def scale_out_gap() -> dict[str, float]:
+    """How many times slower scale-out is than scale-up, per direction per GPU, by system.
+
+    ``hopper``: HGX H100 (NVLink 4 over one 400 Gb/s ConnectX-7); ``blackwell_800g``: a B200's
+    NVLink 5 over the 800 Gb/s ConnectX-8 of GB300-class systems; ``b200_400g``: an HGX B200
+    that keeps the 400 Gb/s NIC; ``a100``: HGX A100; ``h800_measured``: the NVLink and
+    InfiniBand bandwidths DeepSeek measured on its export-limited H800s (DeepSeek-AI 2024,
+    arXiv:2412.19437, sec. 3.2.2). One computation for every claim about the gap
+    (dimensionless).
+
+    >>> {k: round(v, 1) for k, v in scale_out_gap().items()}
+    {'hopper': 9.0, 'blackwell_800g': 9.0, 'b200_400g': 18.0, 'a100': 12.0, 'h800_measured': 3.2}
+    """
+    b200 = specs.accelerator("b200")
+    return {
+        "hopper": scale_up_to_out_ratio(specs.accelerator("h100_sxm")),
+        "blackwell_800g": b200.scale_up_bytes_per_s_per_direction
+        / economics.price("link_bytes_per_s.connectx8_800g").value,
+        "b200_400g": scale_up_to_out_ratio(b200),
+        "a100": scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
+        "h800_measured": economics.price("link_bytes_per_s.h800_nvlink_achieved").value
+        / economics.price("link_bytes_per_s.h800_infiniband").value,
+    }
 
 
 def expert_all_to_all(
@@ -223,6 +248,38 @@ def pipelining_ratio(quantity: str, *, n_stages: int = 4) -> float:
         for s in (1, n_stages)
     )
     return ps / p1
+
+
+def pipelining_against_wide(quantity: str, *, n_stages: int = 4) -> float:
+    """A pipelined decode's ``quantity`` over the same chips and sequences without pipelining.
+
+    Llama 3 70B on GB200s at 8,192 tokens: ``n_stages`` stages of 8 chips with micro-batches of
+    32 against one stage of 8 ``n_stages`` chips with all 32 ``n_stages`` sequences, whose
+    collectives' latency the roofline leaves out (a GB200 NVL72 domain spans them). Per chip the
+    cache is the same; a token crosses every stage, each reading its weights on 8 chips, where
+    the wide stage reads them on all. ``quantity`` as for :func:`pipelined_decode`.
+
+    >>> round(pipelining_against_wide("token_latency_s"), 2)
+    1.86
+    >>> pipelining_against_wide("kv_bytes_per_chip")
+    1.0
+    """
+    from . import specs
+
+    units.check_positive("n_stages", n_stages)
+    llama, gb200 = specs.model("llama3_70b"), specs.accelerator("gb200")
+    piped = pipelined_decode(
+        llama, gb200, n_stages=n_stages, chips_per_stage=8, batch_size=32, context_tokens=8192
+    )
+    wide = pipelined_decode(
+        llama,
+        gb200,
+        n_stages=1,
+        chips_per_stage=8 * n_stages,
+        batch_size=32 * n_stages,
+        context_tokens=8192,
+    )
+    return piped[quantity] / wide[quantity]
 
 
 def domain_growth(quantity: str) -> float:

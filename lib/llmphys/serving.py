@@ -126,27 +126,49 @@ def at_max_batch(
 
 
 def batch1_penalty(
-    model_key: str, chip_key: str, *, context_tokens: float = 1024, n_chips: int | None = None
+    model_key: str,
+    chip_key: str,
+    *,
+    context_tokens: float = 1024,
+    n_chips: int | None = None,
+    expert_parallel: bool = False,
 ) -> dict[str, float]:
     """Cost per token at batch 1 over the cost at the largest batch whose cache fits.
 
     Returns ``n_chips``, ``max_batch``, ``usd_per_token_batch1``, ``usd_per_token_max_batch``
-    and their ratio ``penalty`` (dimensionless).
+    and their ratio ``penalty`` (dimensionless). By default the batch-1 step reads the weights
+    it touches at the chips' summed bandwidth, as if a token's routed experts were spread over
+    every chip. ``expert_parallel=True`` (mixtures of experts) places each routed expert whole
+    on one chip, so a batch-1 step takes at least :func:`batch1_latency_floor_s`'s weight time
+    plus its cache read: the penalty is then a lower bound for an expert-parallel deployment.
 
     >>> round(batch1_penalty("llama3_70b", "h100_sxm")["penalty"])
     290
+    >>> round(batch1_penalty("deepseek_v3", "gb200", n_chips=72, expert_parallel=True)["penalty"])
+    1380
     """
     best = at_max_batch(model_key, chip_key, context_tokens=context_tokens, n_chips=n_chips)
     m, a, dt = specs.model(model_key), specs.accelerator(chip_key), SERVING_DTYPE[model_key]
-    one = inference.cost_per_token_usd(
-        m,
-        a,
-        batch_size=1,
-        context_tokens=context_tokens,
-        n_chips=int(best["n_chips"]),
-        weight_dtype=dt,
-        usd_per_chip_hour=usd_per_chip_hour(chip_key),
-    )
+    n = int(best["n_chips"])
+    if expert_parallel:
+        if m.moe is None:
+            raise ValueError(f"expert_parallel needs a mixture of experts; {model_key!r} is dense")
+        floor_s = batch1_latency_floor_s(m, a, n_chips=n, weight_dtype=dt)["weights_s"]
+        step = inference.decode_step(
+            m, a, batch_size=1, context_tokens=context_tokens, n_chips=n, weight_dtype=dt
+        )
+        step_s = max(floor_s + step["kv_bytes"] / (n * a.hbm_bytes_per_s), step["compute_time_s"])
+        one = n * usd_per_chip_hour(chip_key) / units.HOUR * step_s
+    else:
+        one = inference.cost_per_token_usd(
+            m,
+            a,
+            batch_size=1,
+            context_tokens=context_tokens,
+            n_chips=n,
+            weight_dtype=dt,
+            usd_per_chip_hour=usd_per_chip_hour(chip_key),
+        )
     return {
         "n_chips": best["n_chips"],
         "max_batch": best["batch_size"],

@@ -46,12 +46,21 @@ def l01() -> Check:
 @check
 def l02() -> Check:
     gb200 = specs.accelerator("gb200")
+    b200 = specs.accelerator("b200")
     dsv3 = specs.model("deepseek_v3")
     return Check(
         value=inference.weight_bytes_read(dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0)
         / (72 * gb200.hbm_bytes_per_s)
         / units.MS,
-        numbers={"drain_gb200": inference.hbm_drain_time_s(gb200) / units.MS},
+        numbers={
+            "drain_gb200": inference.hbm_drain_time_s(gb200) / units.MS,
+            "min_b200_chips": inference.min_chips(dsv3, b200, weight_dtype="fp8"),
+            "min_b200_dsv3_ms": inference.weight_bytes_read(
+                dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0
+            )
+            / (inference.min_chips(dsv3, b200, weight_dtype="fp8") * b200.hbm_bytes_per_s)
+            / units.MS,
+        },
     )
 
 
@@ -115,6 +124,7 @@ def l05() -> Check:
             "balance_batch_range_deepseek_v3_1": balance_batch_range_deepseek_v3[1],
             "ridge_point_h100": 2000 / roofline.ridge_point(h100),
             "ridge_point_h100_2": 3000 / roofline.ridge_point(h100),
+            "bstar_mixtral_h100": inference.balance_batch(specs.model("mixtral_8x7b"), h100),
         },
     )
 
@@ -139,7 +149,16 @@ def l07() -> Check:
     rack_floor_ms_deepseek_v3_2 = serving.rack_floor_ms("deepseek_v3")
     return Check(
         value=(serving.rack_floor_ms("llama3_70b"), rack_floor_ms_deepseek_v3_2),
-        numbers={"rack_floor_ms_deepseek_v3": 20 / rack_floor_ms_deepseek_v3_2},
+        numbers={
+            "rack_floor_ms_deepseek_v3": 20 / rack_floor_ms_deepseek_v3_2,
+            "ep_floor_dsv3_ms": serving.batch1_latency_floor_s(
+                specs.model("deepseek_v3"),
+                specs.accelerator("gb200"),
+                n_chips=72,
+                weight_dtype="fp8",
+            )["weights_s"]
+            / units.MS,
+        },
     )
 
 
@@ -188,25 +207,8 @@ def l10() -> Check:
 
 @check
 def l12() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    b200 = specs.accelerator("b200")
-    blackwell_800g = (
-        b200.scale_up_bytes_per_s_per_direction
-        / economics.price("link_bytes_per_s.connectx8_800g").value
-    )
-    return Check(
-        value=(scale_up.scale_up_to_out_ratio(h100), blackwell_800g),
-        numbers={
-            "up_over_out_h100": scale_up.scale_up_to_out_ratio(h100),
-            "blackwell_800g": blackwell_800g,
-            "up_over_out_b200": scale_up.scale_up_to_out_ratio(b200),
-            "up_over_out_a100": scale_up.scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
-            "price_link_bytes_per_s_h800_nvlink_achieved": economics.price(
-                "link_bytes_per_s.h800_nvlink_achieved"
-            ).value
-            / economics.price("link_bytes_per_s.h800_infiniband").value,
-        },
-    )
+    gap = scale_up.scale_out_gap()
+    return Check(value=(gap["hopper"], gap["blackwell_800g"]), numbers=gap)
 
 
 @check
@@ -396,9 +398,11 @@ def l24() -> Check:
 @check
 def l25() -> Check:
     return Check(
-        value=scale_up.pipelining_ratio("token_latency_s"),
+        value=scale_up.pipelining_against_wide("token_latency_s"),
         numbers={
-            "pipeline_bubble_fraction_16_64": 100 * parallelism.pipeline_bubble_fraction(16, 64)
+            "throughput_ratio": scale_up.pipelining_against_wide("tokens_per_s_per_chip"),
+            "against_one_stage": scale_up.pipelining_ratio("token_latency_s"),
+            "pipeline_bubble_fraction_16_64": 100 * parallelism.pipeline_bubble_fraction(16, 64),
         },
     )
 

@@ -113,9 +113,17 @@ def m08() -> Check:
 
 @check
 def m09() -> Check:
+    h100 = specs.accelerator("h100_sxm")
+    train = roofline.matmul_intensity(16384, 16384, 16384, bytes_per_element=2)
+    decode = roofline.matmul_intensity(1, 8192, 8192, bytes_per_element=2)
     return Check(
-        value=100 * mfu.palm_540b_mfu(),
-        numbers={"llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b")},
+        value=None,
+        numbers={
+            "decode_tensor_pct": 100 * roofline.fraction_of_peak(h100, decode),
+            "train_hbm_pct": 100 * min(1.0, roofline.ridge_point(h100) / train),
+            "palm_mfu": 100 * mfu.palm_540b_mfu(),
+            "llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b"),
+        },
     )
 
 

@@ -53,9 +53,13 @@ def p02() -> Check:
     dsv3 = specs.model("deepseek_v3")
     batch1_penalty_range = serving.batch1_penalty_range()
     return Check(
-        value=batch1_penalty_range,
+        value=serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72, expert_parallel=True)[
+            "penalty"
+        ],
         numbers={
-            "rack_penalty": serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)["penalty"],
+            "rack_penalty_spread": serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)[
+                "penalty"
+            ],
             "batch1_penalty_range_0": batch1_penalty_range[0],
             "batch1_penalty_range_1": batch1_penalty_range[1],
             "batch1_penalty_deepseek_v3_h100_sxm_penalty": serving.batch1_penalty(
@@ -129,7 +133,7 @@ def p06() -> Check:
     h100 = specs.accelerator("h100_sxm")
     t_bal_llama70_h100 = inference.balanced_context_tokens(llama70, h100)
     return Check(
-        value=serving.slope_ratio("llama3_70b", "h100_sxm", context_tokens=t_bal_llama70_h100),
+        value=None,
         numbers={
             "t_bal_llama70_h100": t_bal_llama70_h100,
             "slope_ratio_llama3_70b_h100_sxm": serving.slope_ratio(
@@ -311,25 +315,8 @@ def p16() -> Check:
 
 @check
 def p17() -> Check:
-    h100 = specs.accelerator("h100_sxm")
-    b200 = specs.accelerator("b200")
-    blackwell_800g = (
-        b200.scale_up_bytes_per_s_per_direction
-        / economics.price("link_bytes_per_s.connectx8_800g").value
-    )
-    return Check(
-        value=(scale_up.scale_up_to_out_ratio(h100), blackwell_800g),
-        numbers={
-            "up_over_out_h100": scale_up.scale_up_to_out_ratio(h100),
-            "blackwell_800g": blackwell_800g,
-            "up_over_out_b200": scale_up.scale_up_to_out_ratio(b200),
-            "up_over_out_a100": scale_up.scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
-            "price_link_bytes_per_s_h800_nvlink_achieved": economics.price(
-                "link_bytes_per_s.h800_nvlink_achieved"
-            ).value
-            / economics.price("link_bytes_per_s.h800_infiniband").value,
-        },
-    )
+    gap = scale_up.scale_out_gap()
+    return Check(value=(gap["hopper"], gap["blackwell_800g"]), numbers=gap)
 
 
 @check
