@@ -14,6 +14,10 @@ rule "costs are minimised where they are equal" is the special case of two costs
 with equal and opposite elasticities; in general the cost-minimising shares equal
 the elasticities (a Cobb-Douglas result).
 
+The optimum itself and the overtraining factor D / D*(N) are ``inference_optimal``'s (one
+implementation, exact: a root of the first-order condition, or closed form at a given cost
+ratio); this module applies them with the book's default law and chapter 6's names.
+
 Home: chapters/06_economics.ipynb.
 """
 
@@ -23,9 +27,8 @@ import functools
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
 
-from . import scaling_laws, units
+from . import inference_optimal, scaling_laws, units
 from .scaling_laws import ParametricLaw
 
 # The loss law is the registry's (data/scaling_laws.toml), at the paper's own precision: by
@@ -38,10 +41,6 @@ DEFAULT_LAW = "besiroglu2024"
 
 def _law(fit: ParametricLaw | None) -> ParametricLaw:
     return scaling_laws.parametric_law(DEFAULT_LAW) if fit is None else fit
-
-
-# Hoffmann et al. 2022, table 3: compute-optimal models see about 20 tokens per parameter.
-CHINCHILLA_TOKENS_PER_PARAM = 20.0
 
 
 def loss(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) -> float:
@@ -72,66 +71,33 @@ def lifetime_optimum(
     fit: ParametricLaw | None = None,
     inference_cost_per_flop: float = 1.0,
 ) -> dict[str, float]:
-    """Model size and data that reach ``target_loss`` at least lifetime cost.
+    """Model size and data that reach ``target_loss`` at least lifetime cost 6ND + 2cN D_inf.
 
-    Minimises 6 N D(N) + 2 c N D_inf over N. Returns n_params, n_tokens, pretrain_flop,
-    inference_cost (in training-FLOP equivalents), cost_ratio = C_inf / C_pre,
-    tokens_per_param and overtraining: D/N over the compute-optimal D/N at the same loss.
+    :func:`llmphys.inference_optimal.inference_optimal` under the default law, with chapter
+    6's names: n_params, n_tokens, tokens_per_param, pretrain_flop, inference_cost (in
+    training-FLOP equivalents), cost_ratio = C_inf / C_pre and overtraining = D / D*(N)
+    (:func:`llmphys.inference_optimal.overtraining_factor`).
 
     >>> r = lifetime_optimum(target_loss=2.0, inference_tokens=0.0)
-    >>> round(r["tokens_per_param"], 1)  # compute-optimal: Besiroglu's fit gives ~20
-    18.7
+    >>> round(r["tokens_per_param"], 1), round(r["overtraining"], 6)  # Besiroglu's fit: ~20
+    (18.7, 1.0)
     """
-    fit = _law(fit)
-    if target_loss <= fit.E:
-        raise ValueError(
-            f"target_loss must exceed the irreducible loss E={fit.E}, got {target_loss!r}"
-        )
-    if inference_tokens < 0 or not math.isfinite(inference_tokens):
-        raise ValueError(f"inference_tokens must be >= 0 and finite, got {inference_tokens!r}")
-    c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
-    n_min = (fit.A / (target_loss - fit.E)) ** (1.0 / fit.alpha)  # D -> inf here
+    r = inference_optimal.inference_optimal(
+        _law(fit),
+        target_loss=target_loss,
+        n_inference_tokens=inference_tokens,
+        inference_cost_per_flop=inference_cost_per_flop,
+    )
+    return _chapter_names(r)
 
-    def log_cost(x: float) -> float:
-        n = math.exp(x)
-        return math.log(
-            6 * n * tokens_for_loss(n, target_loss=target_loss, fit=fit)
-            + 2 * c * n * inference_tokens
-        )
 
-    lo = math.log(n_min) + 1e-9
-    x = minimize_scalar(log_cost, bounds=(lo, lo + 25), method="bounded", options={"xatol": 1e-9}).x
-    n = math.exp(x)
-    d = tokens_for_loss(n, target_loss=target_loss, fit=fit)
-    if inference_tokens > 0:
-        d0 = lifetime_optimum(target_loss=target_loss, inference_tokens=0.0, fit=fit)
-        ratio0 = d0["tokens_per_param"]
-    else:
-        ratio0 = d / n
-    pre, inf = 6 * n * d, 2 * c * n * inference_tokens
+def _chapter_names(r: dict[str, float]) -> dict[str, float]:
+    keys = ("n_params", "n_tokens", "tokens_per_param", "inference_cost", "cost_ratio")
     return {
-        "n_params": n,
-        "n_tokens": d,
-        "pretrain_flop": pre,
-        "inference_cost": inf,
-        "cost_ratio": inf / pre,
-        "tokens_per_param": d / n,
-        "overtraining": d / n / ratio0,
+        **{k: r[k] for k in keys},
+        "pretrain_flop": r["train_flop"],
+        "overtraining": r["overtraining"],
     }
-
-
-def cost_ratio_at_optimum(
-    n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None
-) -> float:
-    """C_inf / C_pre implied by the first-order condition at (N, D): alpha X / (beta Y) - 1.
-
-    X = A N^-alpha and Y = B D^-beta are the two reducible loss terms. An independent
-    check of ``lifetime_optimum``, which finds the optimum numerically.
-    """
-    fit = _law(fit)
-    x = fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
-    y = fit.B * units.check_positive("n_tokens", n_tokens) ** -fit.beta
-    return fit.alpha * x / (fit.beta * y) - 1.0
 
 
 def cost_minimising_shares(elasticities: list[float] | np.ndarray) -> np.ndarray:
@@ -177,34 +143,20 @@ def optimum_at_cost_ratio(
 ) -> dict[str, float]:
     """The lifetime optimum whose inference-to-pretraining cost ratio is ``cost_ratio``.
 
-    Solves for the served tokens D_inf (the ratio rises monotonically with D_inf) and
-    returns ``lifetime_optimum``'s dict plus ``inference_tokens``.
+    :func:`llmphys.inference_optimal.optimum_at_cost_ratio` (closed form) under the default
+    law; returns :func:`lifetime_optimum`'s dict plus ``inference_tokens``.
 
     >>> r = optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)  # "one third each"
-    >>> round(r["overtraining"], 1)
-    6.9
+    >>> round(r["overtraining"], 2)  # 2^(1/beta)
+    6.65
     """
-    units.check_positive("cost_ratio", cost_ratio)
-
-    def gap(log_d: float) -> float:
-        opt = lifetime_optimum(
-            target_loss=target_loss,
-            inference_tokens=math.exp(log_d),
-            fit=fit,
-            inference_cost_per_flop=inference_cost_per_flop,
-        )
-        return opt["cost_ratio"] - cost_ratio
-
-    # xtol 1e-12, not 1e-6: at 1e-6 Brent stopped with the ratio at 1 + 4e-8 and the
-    # overtraining factor 4e-7 away from the root, a digit set by where it stopped.
-    log_d = brentq(gap, math.log(1e3), math.log(1e22), xtol=1e-12)
-    r = lifetime_optimum(
+    r = inference_optimal.optimum_at_cost_ratio(
+        _law(fit),
         target_loss=target_loss,
-        inference_tokens=math.exp(log_d),
-        fit=fit,
+        cost_ratio=units.check_positive("cost_ratio", cost_ratio),
         inference_cost_per_flop=inference_cost_per_flop,
     )
-    return {**r, "inference_tokens": math.exp(log_d)}
+    return {**_chapter_names(r), "inference_tokens": r["n_inference_tokens"]}
 
 
 @functools.cache
@@ -219,27 +171,6 @@ def optimum_grid(*, target_loss: float = 2.0, n_points: int = 41) -> tuple[dict[
     return tuple(
         lifetime_optimum(target_loss=target_loss, inference_tokens=d)
         for d in np.logspace(12, 16, n_points)
-    )
-
-
-def cost_ratio_for_overtraining(factor: float, *, target_loss: float = 2.0) -> float:
-    """Lifetime inference over pretraining cost at the optimum that is ``factor`` overtrained.
-
-    Interpolated in log-log on :func:`optimum_grid` (target loss 2.0, 1e12 to 1e16 served
-    tokens); dimensionless.
-
-    >>> cost_ratio_for_overtraining(100.0) > 1
-    True
-    """
-    grid = optimum_grid(target_loss=target_loss)
-    return float(
-        np.exp(
-            np.interp(
-                np.log(factor),
-                np.log([g["overtraining"] for g in grid]),
-                np.log([g["cost_ratio"] for g in grid]),
-            )
-        )
     )
 
 

@@ -19,7 +19,9 @@ forms follow, used throughout chapter 5:
 * the training share of lifetime compute at the optimum: 6ND / total = beta Y / (alpha X).
 
 Sardana et al. solve the first-order condition by Newton's method; we bracket it and use
-Brent's method. Home: chapter 5.
+Brent's method (``inference_optimal``); at a given cost ratio the optimum is closed-form
+(``optimum_at_cost_ratio``). ``compute_split`` (chapter 6) calls these, so the book has one
+lifetime optimum and one overtraining factor, D / D*(N). Home: chapter 5.
 """
 
 from __future__ import annotations
@@ -104,36 +106,17 @@ def break_even_inference_tokens(
     return 3.0 * d * (_ratio(law, n, d) - 1.0) / c
 
 
-def inference_optimal(
-    law: ParametricLaw, *, target_loss: float, n_inference_tokens: float
+def _check_demand(n_inference_tokens: float) -> float:
+    d_inf = float(n_inference_tokens)
+    if not d_inf >= 0 or not np.isfinite(d_inf):
+        raise ValueError(f"n_inference_tokens must be >= 0 and finite, got {n_inference_tokens!r}")
+    return d_inf
+
+
+def _optimum_parts(
+    law: ParametricLaw, n: float, d: float, d_inf: float, c: float
 ) -> dict[str, float]:
-    """N, D minimising 6ND + 2N D_inf at L(N, D) = target_loss (Sardana et al. 2024, sec. 2).
-
-    Returns n_params, n_tokens, tokens_per_param, train_flop, inference_flop, total_flop.
-
-    >>> from llmphys.scaling_laws import parametric_law
-    >>> opt = inference_optimal(parametric_law("sardana2024"), target_loss=2.0453,
-    ...                         n_inference_tokens=2e12)
-    >>> round(opt["n_params"] / 1e9, 1)
-    7.0
-    """
-    if n_inference_tokens < 0:
-        raise ValueError(f"n_inference_tokens must be >= 0, got {n_inference_tokens}")
-    if not target_loss > law.E:
-        raise ValueError(f"target_loss must exceed E = {law.E}, got {target_loss}")
-    n_min = (law.A / (target_loss - law.E)) ** (1.0 / law.alpha)  # infinite data needed here
-
-    def condition(log_n: float) -> float:
-        n = np.exp(log_n)
-        d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
-        return 6.0 * d * (1.0 - _ratio(law, n, d)) + 2.0 * n_inference_tokens
-
-    lo, hi = np.log(n_min) + 1e-9, np.log(n_min) + 1.0
-    while condition(hi) < 0:  # walk up until the bracket holds the root
-        hi += 1.0
-    n = float(np.exp(brentq(condition, lo, hi, xtol=1e-13, rtol=1e-13)))
-    d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
-    train, inference = 6.0 * n * d, 2.0 * n * n_inference_tokens
+    train, inference = 6.0 * n * d, 2.0 * n * d_inf
     return {
         "n_params": n,
         "n_tokens": d,
@@ -141,7 +124,83 @@ def inference_optimal(
         "train_flop": train,
         "inference_flop": inference,
         "total_flop": train + inference,
+        "inference_cost": c * inference,  # in training-FLOP equivalents
+        "cost_ratio": c * inference / train,
+        "overtraining": overtraining_factor(law, n_params=n, n_tokens=d),
     }
+
+
+def inference_optimal(
+    law: ParametricLaw,
+    *,
+    target_loss: float,
+    n_inference_tokens: float,
+    inference_cost_per_flop: float = 1.0,
+) -> dict[str, float]:
+    """N, D minimising 6ND + 2cN D_inf at L(N, D) = target_loss (Sardana et al. 2024, sec. 2).
+
+    The book's one lifetime optimum: Brent's method on the first-order condition
+    6 D (1 - alpha X / (beta Y)) + 2 c D_inf = 0 along the loss constraint, so the root is
+    exact to 1e-13 in log N. c is the cost of an inference FLOP in training FLOP
+    (``inference_flop_cost``; 1 prices them alike, as Sardana et al. do). Returns n_params,
+    n_tokens, tokens_per_param, train_flop, inference_flop, total_flop (FLOP),
+    inference_cost (c times inference_flop, in training-FLOP equivalents), cost_ratio
+    (inference_cost / train_flop) and overtraining (``overtraining_factor``, D / D*(N)).
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> opt = inference_optimal(parametric_law("sardana2024"), target_loss=2.0453,
+    ...                         n_inference_tokens=2e12)
+    >>> round(opt["n_params"] / 1e9, 1)
+    7.0
+    """
+    d_inf = _check_demand(n_inference_tokens)
+    c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
+    if not target_loss > law.E:
+        raise ValueError(f"target_loss must exceed E = {law.E}, got {target_loss}")
+    n_min = (law.A / (target_loss - law.E)) ** (1.0 / law.alpha)  # infinite data needed here
+
+    def condition(log_n: float) -> float:
+        n = np.exp(log_n)
+        d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
+        return 6.0 * d * (1.0 - _ratio(law, n, d)) + 2.0 * c * d_inf
+
+    lo, hi = np.log(n_min) + 1e-9, np.log(n_min) + 1.0
+    while condition(hi) < 0:  # walk up until the bracket holds the root
+        hi += 1.0
+    n = float(np.exp(brentq(condition, lo, hi, xtol=1e-13, rtol=1e-13)))
+    d = tokens_for_loss(law, n_params=n, target_loss=target_loss)
+    return _optimum_parts(law, n, d, d_inf, c)
+
+
+def optimum_at_cost_ratio(
+    law: ParametricLaw,
+    *,
+    target_loss: float,
+    cost_ratio: float,
+    inference_cost_per_flop: float = 1.0,
+) -> dict[str, float]:
+    """The lifetime optimum at C_inf / C_train = ``cost_ratio``, in closed form.
+
+    At the optimum alpha X / (beta Y) = 1 + r (r = C_inf / C_train), and X + Y = l - E, so
+    Y = (l - E) / (1 + (1 + r) beta / alpha), N = (A / X)^(1/alpha), D = (B / Y)^(1/beta)
+    and the demand is D_inf = 3 D r / c. Returns ``inference_optimal``'s dict plus
+    n_inference_tokens.
+
+    >>> from llmphys.scaling_laws import parametric_law
+    >>> r = optimum_at_cost_ratio(parametric_law("besiroglu2024"), target_loss=2.0, cost_ratio=1.0)
+    >>> round(r["tokens_per_param"]), round(r["overtraining"], 2)  # "a third each" for two
+    (130, 6.65)
+    """
+    if not cost_ratio >= 0 or not np.isfinite(cost_ratio):
+        raise ValueError(f"cost_ratio must be >= 0 and finite, got {cost_ratio!r}")
+    c = units.check_positive("inference_cost_per_flop", inference_cost_per_flop)
+    if not target_loss > law.E:
+        raise ValueError(f"target_loss must exceed E = {law.E}, got {target_loss}")
+    y = (target_loss - law.E) / (1.0 + (1.0 + cost_ratio) * law.beta / law.alpha)
+    x = target_loss - law.E - y
+    n, d = (law.A / x) ** (1.0 / law.alpha), (law.B / y) ** (1.0 / law.beta)
+    d_inf = 3.0 * d * cost_ratio / c
+    return {**_optimum_parts(law, n, d, d_inf, c), "n_inference_tokens": d_inf}
 
 
 def versus_chinchilla(

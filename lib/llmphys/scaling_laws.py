@@ -137,6 +137,23 @@ def compute_optimal(law: ParametricLaw, *, train_flop: float) -> dict[str, float
     }
 
 
+def size_at_ratio(*, train_flop: float, tokens_per_param: float) -> tuple[float, float]:
+    """(N, D) that spend ``train_flop`` at a fixed D/N = r: N = sqrt(C / (6 r)), D = r N.
+
+    The rule-of-thumb sizing from C = 6ND (forward and backward, Kaplan et al. 2020 sec. 2.1)
+    and Hoffmann et al. 2022's ~20 tokens per parameter (table 3); the law's own optimum is
+    :func:`compute_optimal`. Returns (n_params, n_tokens).
+
+    >>> n, d = size_at_ratio(train_flop=5.76e23, tokens_per_param=20.0)  # Chinchilla's budget
+    >>> round(n / 1e9, 1), round(d / 1e12, 2)
+    (69.3, 1.39)
+    """
+    c = units.check_positive("train_flop", train_flop)
+    r = units.check_positive("tokens_per_param", tokens_per_param)
+    n = (c / (6.0 * r)) ** 0.5
+    return n, r * n
+
+
 def compute_optimal_tokens(law: ParametricLaw, *, n_params: float) -> float:
     """Tokens D for which a model of N parameters is compute-optimal (inverts N*(C)).
 

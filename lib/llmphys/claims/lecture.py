@@ -14,11 +14,13 @@ from llmphys import (
     compute_split,
     economics,
     inference,
+    inference_optimal,
     kv_cache,
     kv_tiers,
     parallelism,
     roofline,
     scale_up,
+    scaling_laws,
     serving,
     specs,
     trends,
@@ -338,9 +340,11 @@ def l21() -> Check:
     return Check(
         value=None,
         numbers={
-            "optimum_at_cost_ratio_2p0_1p0_overtraining": compute_split.optimum_at_cost_ratio(
-                target_loss=2.0, cost_ratio=1.0
-            )["overtraining"]
+            "optimum_at_cost_ratio_2p0_1p0_overtraining": (
+                inference_optimal.overtraining_at_cost_ratio(
+                    scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
+                )
+            )
         },
     )
 
@@ -351,15 +355,18 @@ def l22() -> Check:
     optimum_at_cost_ratio_2p0_1p0 = compute_split.optimum_at_cost_ratio(
         target_loss=2.0, cost_ratio=1.0
     )
+    besiroglu = scaling_laws.parametric_law("besiroglu2024")
     return Check(
-        value=optimum_at_cost_ratio_2p0_1p0["overtraining"],
+        value=inference_optimal.overtraining_at_cost_ratio(besiroglu, cost_ratio=1.0),
         numbers={
             "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
                 "tokens_per_param"
             ],
-            "n_active_params_llama8": specs.recorded(llama8, "n_training_tokens")
-            / accounting.n_active_params(llama8)
-            / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
+            "overtraining_llama8": inference_optimal.overtraining_factor(
+                besiroglu,
+                n_params=accounting.n_active_params(llama8),
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
+            ),
         },
     )
 

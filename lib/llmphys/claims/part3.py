@@ -14,10 +14,12 @@ from llmphys import (
     comms,
     compute_split,
     economics,
+    inference_optimal,
     kv_cache,
     mfu,
     precision,
     roofline,
+    scaling_laws,
     specs,
     trends,
     units,
@@ -637,17 +639,20 @@ def m41() -> Check:
     llama70 = specs.model("llama3_70b")
     llama405 = specs.model("llama31_405b")
     llama8 = specs.model("llama3_8b")
+    besiroglu = scaling_laws.parametric_law("besiroglu2024")
+
+    def overtraining(m: specs.Model) -> float:
+        return inference_optimal.overtraining_factor(
+            besiroglu,
+            n_params=accounting.n_active_params(m),
+            n_tokens=specs.recorded(m, "n_training_tokens"),
+        )
+
     return Check(
-        value=specs.recorded(llama8, "n_training_tokens")
-        / accounting.n_active_params(llama8)
-        / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
+        value=overtraining(llama8),
         numbers={
-            "n_active_params_llama70": specs.recorded(llama70, "n_training_tokens")
-            / accounting.n_active_params(llama70)
-            / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
-            "n_active_params_llama405": specs.recorded(llama405, "n_training_tokens")
-            / accounting.n_active_params(llama405)
-            / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
+            "overtraining_llama70": overtraining(llama70),
+            "overtraining_llama405": overtraining(llama405),
         },
     )
 
@@ -658,7 +663,9 @@ def m42() -> Check:
         target_loss=2.0, cost_ratio=1.0
     )
     return Check(
-        value=optimum_at_cost_ratio_2p0_1p0["overtraining"],
+        value=inference_optimal.overtraining_at_cost_ratio(
+            scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
+        ),
         numbers={
             "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
                 "tokens_per_param"

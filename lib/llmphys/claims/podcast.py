@@ -15,11 +15,13 @@ from llmphys import (
     critical_batch,
     economics,
     inference,
+    inference_optimal,
     kv_cache,
     kv_tiers,
     parallelism,
     roofline,
     scale_up,
+    scaling_laws,
     serving,
     specs,
     trends,
@@ -458,7 +460,9 @@ def p27() -> Check:
 def p28() -> Check:
     cost_ratio_range = compute_split.cost_ratio_range()
     return Check(
-        value=compute_split.cost_ratio_for_overtraining(100.0),
+        value=inference_optimal.cost_ratio_for_overtraining(
+            scaling_laws.parametric_law("besiroglu2024"), overtraining=100.0
+        ),
         numbers={
             "cost_ratio_range_0": cost_ratio_range[0],
             "cost_ratio_range_1": cost_ratio_range[1],
@@ -474,9 +478,11 @@ def p29() -> Check:
     return Check(
         value=None,
         numbers={
-            "optimum_at_cost_ratio_2p0_1p0_overtraining": optimum_at_cost_ratio_2p0_1p0[
-                "overtraining"
-            ],
+            "optimum_at_cost_ratio_2p0_1p0_overtraining": (
+                inference_optimal.overtraining_at_cost_ratio(
+                    scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
+                )
+            ),
             "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
                 "tokens_per_param"
             ],
@@ -500,16 +506,21 @@ def p30() -> Check:
 @check
 def p31() -> Check:
     llama8 = specs.model("llama3_8b")
+    besiroglu = scaling_laws.parametric_law("besiroglu2024")
     return Check(
         value=None,
         numbers={
-            "over_at_equal": compute_split.optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)[
-                "overtraining"
-            ],
-            "cost_ratio_for_overtraining_100p0": compute_split.cost_ratio_for_overtraining(100.0),
-            "n_active_params_llama8": specs.recorded(llama8, "n_training_tokens")
-            / accounting.n_active_params(llama8)
-            / compute_split.CHINCHILLA_TOKENS_PER_PARAM,
+            "over_at_equal": inference_optimal.overtraining_at_cost_ratio(
+                besiroglu, cost_ratio=1.0
+            ),
+            "cost_ratio_for_overtraining_100p0": inference_optimal.cost_ratio_for_overtraining(
+                besiroglu, overtraining=100.0
+            ),
+            "overtraining_llama8": inference_optimal.overtraining_factor(
+                besiroglu,
+                n_params=accounting.n_active_params(llama8),
+                n_tokens=specs.recorded(llama8, "n_training_tokens"),
+            ),
         },
     )
 

@@ -1,3 +1,177 @@
-"""Checks for the Implement exercises of chapter 5, scaling laws (see ``llmphys.grading``)."""
+"""Checks for the Implement exercises of chapter 5, scaling laws (see ``llmphys.grading``).
 
-__all__: list[str] = []
+* :func:`check_size_at_ratio` (``scaling-ex-size``): N and D for a compute budget at a fixed
+  tokens-per-parameter ratio, against :func:`llmphys.scaling_laws.size_at_ratio`;
+* :func:`check_chinchilla_loss` (``scaling-ex-loss``): the parametric loss
+  E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from llmphys import scaling_laws
+from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
+
+__all__ = ["check_chinchilla_loss", "check_size_at_ratio"]
+
+
+def _short(x: float) -> float:
+    """A seeded draw to 4 significant digits, so the feedback names a case a reader can type."""
+    return float(f"{float(x):.4g}")
+
+
+def _size_reference(train_flop: float, tokens_per_param: float) -> np.ndarray:
+    return np.asarray(
+        scaling_laws.size_at_ratio(train_flop=train_flop, tokens_per_param=tokens_per_param)
+    )
+
+
+def _as_pair(fn: Any) -> Any:
+    """``fn`` with its (N, D) answer as an array, so the feedback prints 6 significant digits."""
+    if not callable(fn):
+        return fn  # check_function names the argument
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any) -> Any:
+        out = fn(*args)
+        try:
+            return np.asarray(out, dtype=float)
+        except (TypeError, ValueError):
+            return out
+
+    return wrapped
+
+
+def _size_cases() -> list[Case]:
+    rng = np.random.default_rng(505)
+    flop = 10.0 ** rng.uniform(18, 26, size=6)
+    ratio = rng.uniform(10, 200, size=6)
+    cases = [Case(args=(_short(c), _short(r))) for c, r in zip(flop, ratio, strict=True)]
+    return [
+        *cases,
+        Case(args=(5.76e23, 20.0), label="Chinchilla's budget, 5.76e23 FLOP at 20 tokens/param"),
+        Case(args=(120.0, 20.0), label="C = 120 FLOP at 20 tokens/param (N = 1)"),
+        Case(args=(7.2e23, 1868.0), label="Llama 3 8B-like: 7.2e23 FLOP at 1868 tokens/param"),
+    ]
+
+
+_SIZE_MISTAKES = [
+    Mistake(
+        implementation=lambda c, r: np.array([(c / (2 * r)) ** 0.5, r * (c / (2 * r)) ** 0.5]),
+        message="did you use C = 2ND? That is the forward pass only; training also runs the "
+        "backward pass (about twice the forward), so C = 6ND",
+    ),
+    Mistake(
+        # (r N*, N*) is also what N = r D gives: sqrt(C r / 6) parameters on sqrt(C / (6 r)) tokens
+        implementation=lambda c, r: np.array([r * (c / (6 * r)) ** 0.5, (c / (6 * r)) ** 0.5]),
+        message="N and D are swapped, or the ratio is read as N / D: tokens_per_param is D / N, "
+        "so D = r N and there are more tokens than parameters; return (n_params, n_tokens)",
+    ),
+    Mistake(
+        implementation=lambda c, r: np.array([(c / 120) ** 0.5, 20 * (c / 120) ** 0.5]),
+        message="the answer is right only at 20 tokens per parameter: use the tokens_per_param "
+        "argument, not a fixed 20",
+    ),
+]
+
+
+def check_size_at_ratio(fn: Any) -> Feedback:
+    """Check ``fn(train_flop, tokens_per_param) -> (n_params, n_tokens)`` (scaling-ex-size).
+
+    Nine cases: six seeded (C from 1e18 to 1e26 FLOP, r from 10 to 200) and three edges
+    (Chinchilla's budget, N = 1, a heavily overtrained ratio). Swapping N and D and reading
+    the ratio as N = r D give the same numbers, so one hint names both.
+
+    >>> def size(train_flop, tokens_per_param):
+    ...     n = (train_flop / (6 * tokens_per_param)) ** 0.5
+    ...     return n, tokens_per_param * n
+    >>> check_size_at_ratio(size).passed
+    True
+    """
+    return check_function(
+        _as_pair(fn),
+        exercise="scaling-ex-size",
+        reference=_size_reference,
+        cases=_size_cases(),
+        mistakes=_SIZE_MISTAKES,
+        factors=common_factors(quantity="count"),
+    )
+
+
+def _loss_reference(
+    n_params: float, n_tokens: float, E: float, A: float, B: float, alpha: float, beta: float
+) -> float:
+    law = scaling_laws.ParametricLaw(
+        key="student", name="student", E=E, A=A, B=B, alpha=alpha, beta=beta
+    )
+    return float(scaling_laws.loss(law, n_params=n_params, n_tokens=n_tokens))
+
+
+def _loss_cases() -> list[Case]:
+    rng = np.random.default_rng(2022)
+    cases = []
+    for _ in range(6):
+        n, d = 10.0 ** rng.uniform(7, 12), 10.0 ** rng.uniform(9, 14)
+        e, a, b = rng.uniform(1.5, 2.0), rng.uniform(300, 600), rng.uniform(400, 2500)
+        alpha, beta = rng.uniform(0.25, 0.40), rng.uniform(0.25, 0.40)
+        cases.append(Case(args=tuple(_short(x) for x in (n, d, e, a, b, alpha, beta))))
+    for key in ("hoffmann2022", "besiroglu2024"):
+        law = scaling_laws.parametric_law(key)
+        cases.append(
+            Case(
+                args=(70e9, 1.4e12, law.E, law.A, law.B, law.alpha, law.beta),
+                label=f"Chinchilla (70B, 1.4T tokens) under {key}",
+            )
+        )
+    law = scaling_laws.parametric_law("besiroglu2024")
+    cases.append(
+        Case(
+            args=(1e9, 1e9, law.E, law.A, law.B, law.alpha, law.beta),
+            label="N = D = 1e9 under besiroglu2024",
+        )
+    )
+    return cases
+
+
+_LOSS_MISTAKES = [
+    Mistake(
+        implementation=lambda n, d, e, a, b, al, be: e + a / n**be + b / d**al,
+        message="the exponents are swapped: alpha belongs to the parameter term A/N^alpha, "
+        "beta to the data term B/D^beta",
+    ),
+    Mistake(
+        implementation=lambda n, d, e, a, b, al, be: a / n**al + b / d**be,
+        message="the irreducible loss E is missing: the two power laws fall to E, not to 0",
+    ),
+    Mistake(
+        implementation=lambda n, d, e, a, b, al, be: e + a * n**al + b * d**be,
+        message="the powers have the wrong sign: loss falls with N and D, A/N^alpha = A N^-alpha",
+    ),
+    Mistake(
+        implementation=lambda n, d, e, a, b, al, be: e + b / n**al + a / d**be,
+        message="A and B are swapped: A multiplies the parameter term, B the data term",
+    ),
+]
+
+
+def check_chinchilla_loss(fn: Any) -> Feedback:
+    """Check ``fn(n_params, n_tokens, E, A, B, alpha, beta) -> loss`` (exercise scaling-ex-loss).
+
+    Nine cases: six seeded laws and sizes, Chinchilla under the printed and refit constants,
+    and N = D.
+
+    >>> check_chinchilla_loss(lambda n, d, E, A, B, a, b: E + A / n**a + B / d**b).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-loss",
+        reference=_loss_reference,
+        cases=_loss_cases(),
+        mistakes=_LOSS_MISTAKES,
+        factors=common_factors(quantity="loss"),
+    )
