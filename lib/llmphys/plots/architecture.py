@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from .. import accounting, kv_cache, rope_scaling, units
@@ -205,6 +206,10 @@ def plot_norm_placement(study: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Fi
         right.plot(depths, ref, "--", color="0.35", linewidth=1.0, label="∝ √L (Theorem 1)")
         right.set_xscale("log", base=2)
         right.set_yscale("log")
+        right.set_xticks(depths, [f"{d:g}" for d in depths])
+        for axis in (left.yaxis, right.yaxis):  # narrow log ranges: plain numbers, not 6x10^0
+            axis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+            axis.set_minor_formatter(mticker.FormatStrFormatter("%g"))
         right.set_xlabel("depth L (layers)")
         right.set_ylabel("top-layer gradient, post / pre (ratio)")
         right.legend()
