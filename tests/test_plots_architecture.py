@@ -64,3 +64,18 @@ def test_rope_scaling_figure_has_a_log_wavelength_panel_and_a_score_panel():
     plt.close(fig)
     with pytest.raises(ValueError, match="freqs"):
         plots.plot_rope_scaling({}, trained_context_tokens=64, distances=np.arange(3.0))
+
+
+def test_norm_placement_figure_draws_both_placements_and_the_sqrt_reference():
+    from llmphys import norm_placement
+    study = norm_placement.depth_study((2, 4), seeds=(0,))
+    fig = plots.plot_norm_placement(study)
+    left, right = fig.axes
+    assert len(left.lines) == 2 and len(left.lines[0].get_ydata()) == 4  # the 4-layer stack
+    ref = right.lines[1].get_ydata()
+    assert ref[1] / ref[0] == pytest.approx(np.sqrt(2.0), rel=1e-12)
+    assert left.get_yscale() == "log" and right.get_xscale() == "log"
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="study"):
+        plots.plot_norm_placement({"pre": {}})

@@ -1,11 +1,13 @@
 """Figures of the architecture chapter: KV cache by attention variant, decode ceilings,
-attention vs weight FLOP, router balance, RoPE scaling. Home: chapters/03_architecture.ipynb."""
+attention vs weight FLOP, router balance, RoPE scaling, norm placement.
+Home: chapters/03_architecture.ipynb."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from .. import accounting, kv_cache, rope_scaling, units
@@ -177,5 +179,39 @@ def plot_rope_scaling(
         right.set_ylabel("mean score, q = k (fraction of |q|²)")
         right.xaxis.set_major_formatter(si_formatter(""))
         left.legend(loc="upper left", fontsize=8)
+        fig.tight_layout()
+    return fig
+
+
+def plot_norm_placement(study: Mapping[str, Mapping[str, np.ndarray]]) -> plt.Figure:
+    """Left: gradient norm of each layer's W2 at initialisation (log), pre- against post-norm,
+    at the deepest stack of ``norm_placement.depth_study``; right: post/pre ratio of the top
+    layer's gradient against depth (log-log) with the sqrt(L) of Xiong et al.'s Theorem 1."""
+    for key in ("pre", "post", "post_over_pre"):
+        if key not in study:
+            raise ValueError(f"study must be norm_placement.depth_study's result; no {key!r}")
+    with style():
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.4))
+        for pl, st in zip(("pre", "post"), series_styles(2), strict=True):
+            prof = np.asarray(study[pl]["profile"])
+            left.plot(np.arange(1, prof.size + 1), prof, label=f"{pl}-norm", markevery=4, **st)
+        left.set_yscale("log")
+        left.set_xlabel(f"layer index (1 = bottom, of {prof.size})")
+        left.set_ylabel("‖∂loss/∂W2‖ at init (1/nat)")
+        left.legend()
+        r = study["post_over_pre"]
+        depths, ratio = np.asarray(r["depths"], dtype=float), np.asarray(r["top_ratio"])
+        right.plot(depths, ratio, "o-", color=PALETTE[0], label="measured")
+        ref = ratio[0] * np.sqrt(depths / depths[0])
+        right.plot(depths, ref, "--", color="0.35", linewidth=1.0, label="∝ √L (Theorem 1)")
+        right.set_xscale("log", base=2)
+        right.set_yscale("log")
+        right.set_xticks(depths, [f"{d:g}" for d in depths])
+        for axis in (left.yaxis, right.yaxis):  # narrow log ranges: plain numbers, not 6x10^0
+            axis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+            axis.set_minor_formatter(mticker.FormatStrFormatter("%g"))
+        right.set_xlabel("depth L (layers)")
+        right.set_ylabel("top-layer gradient, post / pre (ratio)")
+        right.legend()
         fig.tight_layout()
     return fig
