@@ -10,6 +10,7 @@ import numpy as np
 
 from llmphys import (
     accounting,
+    activation_memory,
     batching,
     compute_split,
     critical_batch,
@@ -623,9 +624,13 @@ def p36() -> Check:
 
 @check
 def p39() -> Check:
+    rev = activation_memory.reversible_reconstruction(n_blocks=32, d_model=128)
     return Check(
-        value=None,
+        value=rev["n_rebuilt"],
         numbers={
+            "rev_blocks": 32,
+            "rev_rtol": activation_memory.REVERSIBLE_RTOL,
+            "rev_ratio": rev["stored_bytes_plain"] / rev["stored_bytes_reversible"],
             "llama405_activation_bytes_none": parallelism.llama405_activation_bytes("none")
             / units.GB,
             "llama405_activation_bytes_full": parallelism.llama405_activation_bytes("full")
