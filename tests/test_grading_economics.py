@@ -6,7 +6,7 @@ exercise's formula), as a student would write it.
 
 import pytest
 
-from llmphys import economics, grading
+from llmphys import accounting, economics, grading, specs, units
 
 HOURS_PER_YEAR = 365.25 * 24  # the Julian year the exercise states
 
@@ -111,4 +111,48 @@ def test_cost_per_mtok_bad_input_and_library_validation():
 
 def test_checks_are_registered():
     checks = grading.checks()
-    assert {"check_owned_gpu_hour_usd", "check_usd_per_million_output_tokens"} <= set(checks)
+    assert {"check_owned_gpu_hour_usd", "check_usd_per_million_output_tokens",
+            "check_batch1_decode_floor_s"} <= set(checks)
+
+
+# -- econ-ex-decode-floor: (active - embedding params) * bytes / (n chips * HBM bandwidth) ------
+
+def floor(model, acc, n_chips, bytes_per_param):
+    streamed = accounting.n_active_params(model) - accounting.embedding_params(model)
+    return streamed * bytes_per_param / (n_chips * acc.hbm_bytes_per_s)
+
+
+def test_decode_floor_independent_solution_passes():
+    fb = grading.check_batch1_decode_floor_s(floor)
+    assert fb.passed and fb.n_matched == fb.n_cases == 11
+    assert str(fb).startswith("PASS econ-ex-decode-floor (floor)")
+
+
+def test_decode_floor_llama3_70b_on_one_h100_is_about_41_ms():
+    # 70.6B parameters (Meta's model card), 1.05B of them the input embedding (128,256 x 8,192),
+    # in BF16 over the H100 SXM's 3.35 TB/s (datasheet): 139 GB / 3.35 TB/s = 41.5 ms.
+    t = floor(specs.model("llama3_70b"), specs.accelerator("h100_sxm"), 1, 2.0)
+    assert t == pytest.approx((70.55e9 - 128_256 * 8192) * 2 / 3.35e12, rel=2e-3)
+    assert t == pytest.approx(0.0415, rel=5e-3)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda m, a, n, b: accounting.n_params(m) * b / (n * a.hbm_bytes_per_s), "every parameter"),
+    (lambda m, a, n, b: (accounting.n_params(m) - accounting.embedding_params(m)) * b
+     / (n * a.hbm_bytes_per_s), "count the active parameters"),
+    (lambda m, a, n, b: accounting.n_active_params(m) * b / (n * a.hbm_bytes_per_s),
+     "input embedding table"),
+    (lambda m, a, n, b: 2 * (accounting.n_active_params(m) - accounting.embedding_params(m))
+     / (n * a.peak_bf16_flop_per_s), "not to read them"),
+    (lambda m, a, n, b: floor(m, a, 1, b), "divide by n_chips"),
+    (lambda m, a, n, b: floor(m, a, n, b) * units.GB / units.GiB, "GiB"),
+    (lambda m, a, n, b: floor(m, a, n, b) * 8, "bits where bytes"),
+])
+def test_decode_floor_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_batch1_decode_floor_s(wrong)
+    assert not fb.passed and hint in fb.message
+
+
+def test_decode_floor_bad_input():
+    with pytest.raises(TypeError, match="fn: pass the function itself"):
+        grading.check_batch1_decode_floor_s(0.0415)

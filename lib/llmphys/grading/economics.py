@@ -5,7 +5,10 @@
   :func:`llmphys.economics.usd_per_gpu_hour_owned`;
 - :func:`check_usd_per_million_output_tokens` (exercise ``econ-ex-cost-per-mtok``): the cost of
   a million output tokens from a GPU-hour price, a token rate and a utilisation, against
-  :func:`llmphys.economics.usd_per_million_tokens`.
+  :func:`llmphys.economics.usd_per_million_tokens`;
+- :func:`check_batch1_decode_floor_s` (exercise ``econ-ex-decode-floor``): the time a batch-1
+  decode step needs to stream its weights, against :func:`llmphys.inference.weight_bytes_read`
+  over the chips' HBM bandwidth.
 """
 
 from __future__ import annotations
@@ -14,10 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import economics, units
+from llmphys import accounting, economics, inference, specs, units
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_owned_gpu_hour_usd", "check_usd_per_million_output_tokens"]
+__all__ = [
+    "check_batch1_decode_floor_s",
+    "check_owned_gpu_hour_usd",
+    "check_usd_per_million_output_tokens",
+]
 
 OWNED_HOUR_ARGS = (
     "capex_usd",
@@ -228,4 +235,102 @@ def check_usd_per_million_output_tokens(fn: Any) -> Feedback:
         reference=_mtok_reference,
         cases=_mtok_cases(),
         mistakes=COST_PER_MTOK_MISTAKES,
+    )
+
+
+# -- econ-ex-decode-floor -----------------------------------------------------------------------
+
+
+def _floor_reference(model, acc, n_chips, bytes_per_param) -> float:
+    streamed = inference.weight_bytes_read(
+        model, batch_size=1, weight_bytes_per_param=bytes_per_param
+    )
+    return float(streamed) / (n_chips * acc.hbm_bytes_per_s)
+
+
+def _streamed(model) -> float:
+    return accounting.n_active_params(model) - accounting.embedding_params(model)
+
+
+DECODE_FLOOR_MISTAKES = (
+    Mistake(
+        implementation=lambda m, a, n, b: accounting.n_params(m) * b / (n * a.hbm_bytes_per_s),
+        message="every parameter is counted: at batch 1 a token reads only the experts its "
+        "router picks (the active parameters), and the input embedding table is looked up, "
+        "not streamed",
+    ),
+    Mistake(
+        implementation=lambda m, a, n, b: (
+            (accounting.n_params(m) - accounting.embedding_params(m)) * b / (n * a.hbm_bytes_per_s)
+        ),
+        message="the total parameters of a mixture of experts are counted: at batch 1 a token "
+        "reads only the experts its router picks, so count the active parameters",
+    ),
+    Mistake(
+        implementation=lambda m, a, n, b: (
+            accounting.n_active_params(m) * b / (n * a.hbm_bytes_per_s)
+        ),
+        message="the input embedding table is counted: a token looks up one row of it rather "
+        "than streaming it, so leave it out",
+    ),
+    Mistake(
+        implementation=lambda m, a, n, b: 2 * _streamed(m) / (n * a.peak_bf16_flop_per_s),
+        message="this is the time to multiply the weights (2 FLOP per parameter over the "
+        "peak), not to read them: at batch 1 the step waits on bytes over HBM bandwidth",
+    ),
+    Mistake(
+        implementation=lambda m, a, n, b: _streamed(m) * b / a.hbm_bytes_per_s,
+        message="the weights are spread over n_chips chips that read their shares at the same "
+        "time: divide by n_chips",
+    ),
+)
+"""Typical wrong implementations of ``econ-ex-decode-floor``, with the hint each deserves."""
+
+
+def _floor_case(model_key: str, acc_key: str, n_chips: int, bytes_per_param: float) -> Case:
+    return Case(
+        args=(specs.model(model_key), specs.accelerator(acc_key), n_chips, bytes_per_param),
+        label=f"{model_key}, {acc_key}, n_chips={n_chips}, bytes_per_param={bytes_per_param:g}",
+    )
+
+
+def _floor_cases() -> list[Case]:
+    rng = np.random.default_rng(6061)
+    models, chips = sorted(specs.models()), sorted(specs.accelerators())
+    cases = [
+        _floor_case(
+            str(rng.choice(models)),
+            str(rng.choice(chips)),
+            int(rng.choice([1, 2, 4, 8, 16, 72])),
+            float(rng.choice([2.0, 1.0, 0.5])),
+        )
+        for _ in range(8)
+    ]
+    # edge cases: one chip, a rack of 72 for a large MoE, 4-bit weights on one GPU
+    cases.append(_floor_case("llama3_70b", "h100_sxm", 1, 2.0))
+    cases.append(_floor_case("deepseek_v3", "gb200", 72, 1.0))
+    cases.append(_floor_case("mixtral_8x7b", "h200", 1, 0.5))
+    return cases
+
+
+def check_batch1_decode_floor_s(fn: Any) -> Feedback:
+    """Check ``fn(model, acc, n_chips, bytes_per_param)``, seconds, for ``econ-ex-decode-floor``.
+
+    Reference: the weights one batch-1 decode step streams
+    (:func:`llmphys.inference.weight_bytes_read`: active parameters less the input embeddings,
+    times bytes per parameter) over the n chips' HBM bandwidth.
+
+    >>> from llmphys import accounting
+    >>> def floor(model, acc, n_chips, b):
+    ...     n = accounting.n_active_params(model) - accounting.embedding_params(model)
+    ...     return n * b / (n_chips * acc.hbm_bytes_per_s)
+    >>> check_batch1_decode_floor_s(floor).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="econ-ex-decode-floor",
+        reference=_floor_reference,
+        cases=_floor_cases(),
+        mistakes=DECODE_FLOOR_MISTAKES,
     )
