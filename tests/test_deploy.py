@@ -223,3 +223,34 @@ def test_cli_bad_input_exits_2_naming_the_argument(args, word):
     out = _cli(*args)
     assert out.returncode == 2
     assert word in out.stderr.replace("\n", " ").replace("  ", " ")
+
+
+LATENCY_KW = dict(n_chips=8, tp=8, input_tokens=2000, output_tokens=500, weight_dtype="fp8",
+                  kv_dtype="fp8")
+
+
+def test_largest_batch_within_tpot_is_the_edge_of_the_target():
+    # bisection against the definition: the returned batch meets 50 ms, one sequence more misses
+    s = deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0.05, **LATENCY_KW)
+    assert s.tpot_s <= 0.05
+    more = deploy.serve("llama3_70b", "h100_sxm", batch_size=s.batch_size + 1, **LATENCY_KW)
+    assert more.tpot_s > 0.05
+    # two replicas of TP4: the batch is a whole multiple of the replicas, and so is the edge
+    kw = dict(LATENCY_KW, tp=4)
+    s2 = deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0.05, **kw)
+    assert s2.n_replicas == 2 and s2.batch_size % 2 == 0 and s2.tpot_s <= 0.05
+    assert deploy.serve("llama3_70b", "h100_sxm", batch_size=s2.batch_size + 2, **kw).tpot_s > 0.05
+
+
+def test_largest_batch_within_tpot_limits():
+    # a loose target returns max-throughput mode; one below the batch-1 floor returns None
+    loose = deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=10.0, **LATENCY_KW)
+    full = deploy.serve("llama3_70b", "h100_sxm", batch_size=None, **LATENCY_KW)
+    assert loose.batch_size == full.batch_size
+    assert deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=1e-4,
+                                            **LATENCY_KW) is None
+    with pytest.raises(ValueError, match="tpot_s"):
+        deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0, **LATENCY_KW)
+    with pytest.raises(ValueError, match="batch_size"):
+        deploy.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0.05, batch_size=8,
+                                         **LATENCY_KW)

@@ -590,3 +590,38 @@ def format_budget(s: Serve) -> str:
         ),
     ]
     return "\n".join(lines)
+
+
+def largest_batch_within_tpot(
+    model: Model | str, accelerator: Accelerator | str, *, tpot_s: float, **kwargs: Any
+) -> Serve | None:
+    """The deployment at the largest batch whose mean time per output token is <= ``tpot_s``.
+
+    A latency target caps the batch: TPOT grows with the batch, so bisect the per-replica batch
+    between 1 and the largest whose cache fits (:func:`serve` with ``batch_size=None``).
+    ``kwargs`` are :func:`serve`'s other arguments (``n_chips``, ``tp``, ``input_tokens``, ...).
+    None when even batch 1 misses the target; raises ``predict.LayoutDoesNotFit`` when the
+    weights do not fit.
+
+    >>> s = largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0.05, n_chips=8, tp=8,
+    ...                               input_tokens=2000, output_tokens=500, weight_dtype="fp8",
+    ...                               kv_dtype="fp8")
+    >>> s.batch_size, round(s.tpot_s * 1e3, 1)  # sequences, ms
+    (257, 49.8)
+    """
+    units.check_positive("tpot_s", tpot_s)
+    if "batch_size" in kwargs:
+        raise ValueError("batch_size: chosen by largest_batch_within_tpot; do not pass it")
+    top = serve(model, accelerator, batch_size=None, **kwargs)
+    if top.tpot_s <= tpot_s:
+        return top
+    n_rep = top.n_replicas
+    best = serve(model, accelerator, batch_size=n_rep, **kwargs)
+    if best.tpot_s > tpot_s:
+        return None
+    lo, hi = 1, top.batch_size // n_rep  # per replica: lo meets the target, hi misses it
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        s = serve(model, accelerator, batch_size=mid * n_rep, **kwargs)
+        lo, hi, best = (mid, hi, s) if s.tpot_s <= tpot_s else (lo, mid, best)
+    return best

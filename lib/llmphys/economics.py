@@ -150,19 +150,24 @@ def usd_per_gpu_hour_owned(
 
 
 def usd_per_million_tokens(
-    *, usd_per_chip_hour: float, n_chips: float, tokens_per_s: float
+    *, usd_per_chip_hour: float, n_chips: float, tokens_per_s: float, utilization: float = 1.0
 ) -> float:
     """USD per 1e6 tokens from the chips' hourly price and their joint token rate.
 
-    n * price / 3600 / (tokens/s) * 1e6.
+    n * price / 3600 / (u * tokens/s) * 1e6, where ``tokens_per_s`` is the rate while serving
+    and ``utilization`` u the fraction of the paid hours spent serving (idle hours are paid too).
 
     >>> round(usd_per_million_tokens(usd_per_chip_hour=3.0, n_chips=8, tokens_per_s=4000), 3)
     1.667
+    >>> round(usd_per_million_tokens(usd_per_chip_hour=3.0, n_chips=8, tokens_per_s=4000,
+    ...                              utilization=0.5), 3)
+    3.333
     """
     units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
     units.check_positive("n_chips", n_chips)
     units.check_positive("tokens_per_s", tokens_per_s)
-    return n_chips * usd_per_chip_hour / units.HOUR / tokens_per_s * units.MEGA
+    units.check_fraction("utilization", utilization)
+    return n_chips * usd_per_chip_hour / units.HOUR / (utilization * tokens_per_s) * units.MEGA
 
 
 def earning_power_fraction(age_years: float, *, doubling_years: float) -> float:
