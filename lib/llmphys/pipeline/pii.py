@@ -22,7 +22,7 @@ import collections
 import numpy as np
 import regex
 
-from . import crawl as crawl_mod
+from .words import sample_words
 
 PATTERNS: dict[str, regex.Pattern] = {
     "email": regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
@@ -69,7 +69,7 @@ def fake_pii(kind: str, fmt: str, rng: np.random.Generator) -> str:
     """
     if kind not in FORMATS or fmt not in FORMATS[kind]:
         raise ValueError(f"(kind, fmt)=({kind!r}, {fmt!r}) is not known; allowed: {FORMATS}")
-    a, b = crawl_mod.sample_words("en", 2, rng)
+    a, b = sample_words("en", 2, rng)
     n = rng.integers(0, 10, size=12)
     d = "".join(map(str, n))
     if kind == "email":
