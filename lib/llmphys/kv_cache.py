@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import accounting, roofline, tables, units
+from . import accounting, roofline, units
 from .specs import MLA, Accelerator, Model
 
 
@@ -185,37 +185,6 @@ def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
         "naive_attention": 2.0 * h * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim),
         "absorbed_attention": 2.0 * h * (2 * a.kv_lora_rank + a.qk_rope_head_dim),
     }
-
-
-def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
-    """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
-    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
-    rows = []
-    for m in models:
-        per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
-        seq = kv_cache_bytes(m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element)
-        weights = accounting.n_params(m) * bytes_per_element
-        rows.append(
-            [
-                f"`{m.key}`",
-                m.attention.upper(),
-                f"{per_token / units.KiB:,.1f}",
-                f"{m.max_context_tokens:,}",
-                f"{seq / units.GB:,.1f}",
-                f"{weights / units.GB:,.0f}",
-                f"{seq / weights:.2f}",
-            ]
-        )
-    header = [
-        "model",
-        "attention",
-        "KV per token (KiB)",
-        "max context (tokens)",
-        "KV at max context (GB)",
-        "weights (GB)",
-        "KV / weights",
-    ]
-    return tables.markdown_table(header, rows)
 
 
 def fraction_of_mha(model: Model, variant: str, *, n_tokens: int) -> float:
