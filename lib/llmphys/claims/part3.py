@@ -14,6 +14,7 @@ from llmphys import (
     comms,
     compute_split,
     economics,
+    inference,
     kv_cache,
     mfu,
     precision,
@@ -177,11 +178,11 @@ def m14() -> Check:
     h100 = specs.accelerator("h100_sxm")
     with_attention_llama70_mha = kv_cache.with_attention(llama70, "mha")
     return Check(
-        value=kv_cache.decode_tokens_per_s(
+        value=inference.decode_tokens_per_s(
             with_attention_llama70_mha, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_mha, h100, context_tokens=128000
             )
         },
@@ -207,14 +208,14 @@ def m16() -> Check:
     h200 = specs.accelerator("h200")
     with_attention_llama70_gqa = kv_cache.with_attention(llama70, "gqa")
     return Check(
-        value=kv_cache.decode_tokens_per_s(
+        value=inference.decode_tokens_per_s(
             with_attention_llama70_gqa, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h100, context_tokens=128000
             ),
-            "tokens_per_s_h200_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h200_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h200, context_tokens=128000, include_weights=False
             ),
         },
