@@ -24,22 +24,10 @@ import dataclasses
 
 import numpy as np
 
+from .nn import rms_norm, softmax
 from .specs import Model
 
 ROPE_BASE = 10_000.0  # RoFormer's and Llama 2's base; Llama 3 uses 500,000
-NORM_EPS = 1e-6
-
-
-def rms_norm(x: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """x / rms(x) * gain over the last axis (Zhang and Sennrich 2019, sec. 3; arXiv:1910.07467)."""
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + NORM_EPS) * gain
-
-
-def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax; rows that are all -inf never occur under a causal mask."""
-    z = z - np.max(z, axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = ROPE_BASE) -> np.ndarray:
