@@ -14,7 +14,7 @@ token (one multiply, one add), plus attention's context-dependent term.
 Refs: Kaplan et al. 2020, sec. 2.1 (arXiv:2001.08361); Hoffmann et al. 2022,
 app. F (arXiv:2203.15556); DeepSeek-AI 2024, sec. 2.1 (arXiv:2412.19437).
 
-Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapter.
+Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations

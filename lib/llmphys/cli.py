@@ -19,6 +19,8 @@ The ``*_report`` functions compute what each subcommand prints, as a dict, so a
 notebook can call them directly; ``main`` only parses, formats and exits.
 
 Introduced in chapters/your_own_model.ipynb.
+
+Home: chapters/your_own_model.ipynb.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ RoPE variant or activation. Keys the count does not depend on (token ids,
 dropout, dtype) are ignored, as are keys that start with ``_`` (``_source``).
 
 Introduced in chapters/your_own_model.ipynb.
+
+Home: chapters/your_own_model.ipynb.
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ forms follow, used throughout chapter 5:
 * the training share of lifetime compute at the optimum: 6ND / total = beta Y / (alpha X).
 
 Sardana et al. solve the first-order condition by Newton's method; we bracket it and use
-Brent's method. Home: chapter 5.
+Brent's method.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

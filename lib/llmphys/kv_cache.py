@@ -13,7 +13,7 @@ tokens caps the cache at W positions per sequence (Mistral 7B, arXiv:2310.06825)
 Refs: Shazeer 2019 (MQA, arXiv:1911.02150); Ainslie et al. 2023 (GQA,
 arXiv:2305.13245); Pope et al. 2022 (arXiv:2211.05102), sec. 3.
 
-Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapter.
+Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations

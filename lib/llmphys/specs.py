@@ -9,8 +9,10 @@ file, the entry and the field. Make variants with ``dataclasses.replace``::
 
     h100 = specs.accelerator("h100_sxm")
     h100_fast = dataclasses.replace(h100, hbm_bytes_per_s=4.8e12)
+Field meanings: chapters/notation.md.
+Field meanings: chapters/notation.md.
 
-Introduced in chapters/00_hardware_tour.ipynb; field meanings in chapters/notation.md.
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Functions here format; they compute nothing that the model modules do not
 already compute. Each returns a string (GitHub-flavoured Markdown) so that the
 same table shows in JupyterLab, Colab and the built book, and so that nbval can
 compare it as text.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

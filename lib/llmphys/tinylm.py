@@ -18,7 +18,7 @@ every entry (checked against finite differences in tests/test_tinylm.py), and
 ``adamw_update`` is Loshchilov & Hutter's decoupled-weight-decay Adam (arXiv:1711.05101,
 alg. 2). The training loop and the corpus live in ``tinylm_train``.
 
-Home chapter: chapters/01_foundations.ipynb.
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations

@@ -3,7 +3,10 @@
 The claims themselves (statement, stated figure, grading, assumptions, notes) are data, in
 ``data/claims/part3.toml``; each function here recomputes one of them with the library's study
 functions, and returns the value to grade and the numbers its notes quote (see
-:mod:`llmphys.claims`)."""
+:mod:`llmphys.claims`).
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 

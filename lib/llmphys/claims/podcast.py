@@ -2,7 +2,10 @@
 
 The claims themselves are data, in ``data/claims/podcast.toml``; each function here recomputes
 one of them with the library's study functions (mostly :mod:`llmphys.serving` and
-:mod:`llmphys.scale_up`), and returns the value to grade and the numbers its notes quote."""
+:mod:`llmphys.scale_up`), and returns the value to grade and the numbers its notes quote.
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,3 +1,6 @@
-"""Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``)."""
+"""Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``).
+
+Home: chapters/hardware_tour.ipynb.
+"""
 
 __all__: list[str] = []

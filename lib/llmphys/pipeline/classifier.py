@@ -19,7 +19,7 @@ arXiv:1607.01759): unigrams (optionally bigrams) hashed into B buckets, each pag
 scaled to unit length, and a logistic regression p = sigmoid(w . x + b) fitted by
 full-batch Adam on the L2-regularised log loss. All of it is numpy on a CSR matrix.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

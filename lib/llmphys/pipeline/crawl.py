@@ -18,7 +18,7 @@ Word salad has the right statistics for every stage here (word lengths, stop wor
 n-gram collisions, bytes per character), not the meaning of real text; a quality
 classifier trained on meaning could not be tested on it.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Every planted address uses reserved names and numbers: the ``.example`` domain (
 the 192.0.2.0/24 and 203.0.113.0/24 documentation blocks (RFC 5737), 2001:db8::/32
 (RFC 3849) and the 555-01xx fictional telephone range.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

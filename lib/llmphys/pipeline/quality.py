@@ -15,7 +15,7 @@ Outside English the stop-word list here is the language's eight most frequent wo
 (wordfreq), the adaptation FineWeb-2 makes per language; the thresholds stay Gopher's,
 which is exactly what the chapter shows to be wrong for some scripts.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

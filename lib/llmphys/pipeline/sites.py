@@ -7,7 +7,7 @@ on tags. Some sites put an English consent notice or a share bar inside the arti
 container after a related-links box (extraction may drop it: a recall loss). All the
 boilerplate wording below was written for this book.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ pages for using ordinary words. The crawl draws words at their real frequencies 
 so its pages carry listed words at their natural rate q; planted toxic pages carry them at
 a higher, chosen rate, which gives the filter something to find.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The ``n`` most frequent words of each language, as shipped inside the ``wordfreq
 crawl generator writes pages with them and the quality filter takes its non-English stop
 words from them; neither needs the other.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

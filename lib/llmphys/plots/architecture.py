@@ -1,5 +1,8 @@
 """Figures of the architecture chapter: KV cache by attention variant, decode ceilings,
-attention vs weight FLOP, router balance, RoPE scaling. Home: chapters/03_architecture.ipynb."""
+attention vs weight FLOP, router balance, RoPE scaling.
+
+Home: chapters/03_architecture.ipynb.
+"""
 
 from __future__ import annotations
 
