@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from llmphys import attention
+from llmphys import attention, nn
 
 
 @pytest.mark.parametrize("shift", [1, 17, 1000])
@@ -45,5 +45,5 @@ def test_first_token_attends_only_to_itself(rng):
 
 
 def test_rms_norm_output_has_unit_rms(rng):
-    y = attention.rms_norm(rng.standard_normal((4, 64)) * 7.0, np.ones(64))
+    y = nn.rms_norm(rng.standard_normal((4, 64)) * 7.0, np.ones(64))
     np.testing.assert_allclose(np.sqrt(np.mean(y * y, axis=-1)), 1.0, rtol=1e-6)  # eps = 1e-6

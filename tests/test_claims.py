@@ -8,6 +8,7 @@ the two cannot drift apart.
 import ast
 import json
 import re
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -157,11 +158,25 @@ def test_ids_are_unique_and_cover_every_document():
     assert len(ALL) >= 150
 
 
-def test_cross_references_are_mutual():
-    by_id = {c.id: c for c in ALL}
-    for c in ALL:
-        for other in c.see_also:
-            assert c.id in by_id[other].see_also, f"{other} should refer back to {c.id}"
+def _typed_links() -> dict[str, list[str]]:
+    """Each claim's ``see_also`` as typed in data/claims/*.toml, read without the library's join."""
+    out = {}
+    for letter in claims.SOURCES:
+        with open(claims.data_file(letter), "rb") as f:
+            table = tomllib.load(f)
+        out |= {k: list(v.get("see_also", [])) for k, v in table.items() if isinstance(v, dict)}
+    return out
+
+
+def test_typed_links_stay_inside_their_document_and_are_mutual():
+    # claims() adds both directions of every CROSS pair, so only the links typed in the data
+    # files can break mutuality; test those, before the join.
+    typed = _typed_links()
+    assert set(typed) == set(IDS)
+    for a, others in typed.items():
+        for b in others:
+            assert b[0] == a[0], f"{a} -> {b}: a cross-document link belongs in claims.CROSS"
+            assert a in typed[b], f"{b} should refer back to {a} in its data file"
 
 
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the source documents are outside this clone")
@@ -228,4 +243,27 @@ def test_cross_document_pairs_join_two_documents_once():
         assert a in IDS and b in IDS and a[0] != b[0] and relation, (a, b)
         assert frozenset((a, b)) not in seen, (a, b)
         seen.add(frozenset((a, b)))
-        assert b in claims.claim(a).see_also and a in claims.claim(b).see_also
+
+
+def test_each_claim_links_its_typed_and_cross_document_partners_once_on_the_page():
+    # What the reader sees: the ledger's details list links each claim to exactly its typed
+    # partners plus its CROSS partners, each once, so a pair dropped, duplicated or pointing
+    # one way only shows up here.
+    partners = {i: list(links) for i, links in _typed_links().items()}
+    for a, b, _ in claims.CROSS:
+        partners[a].append(b)
+        partners[b].append(a)
+    page = claims.details_markdown(claims.ledger())
+    blocks = re.split(r'\n\n(?=<a href="#claim-)', page)
+    shown = {}
+    for block in blocks:
+        head = re.match(r'<a href="#claim-(\w+)">(\w+)</a> \(', block)
+        assert head, block[:80]
+        text = block.split("\n\n  The call:")[0]
+        see = re.search(r"See also (.*?)\.(?: |$)", text, re.M)
+        shown[head[2]] = re.findall(r'<a href="#claim-\w+">(\w+)</a>', see[1]) if see else []
+    assert set(shown) == set(IDS)
+    assert sorted(shown["M01"]) == ["L26", "P09"]  # the parser reads what the page shows
+    for i in IDS:
+        assert sorted(shown[i]) == sorted(partners[i]), i
+        assert len(set(shown[i])) == len(shown[i]), f"{i} links a claim twice: {shown[i]}"

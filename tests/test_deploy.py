@@ -36,7 +36,7 @@ def test_every_row_quotes_its_figure_exactly_and_names_what_is_unstated():
     for key, r in deploy.serving_runs().items():
         assert f"{r.measured_output_tokens_per_s:,.0f}" in r.quote, key
         assert r.unstated and r.source and r.table, key
-        specs.accelerator(r.accelerator), predict.model_spec(r.model)
+        specs.accelerator(r.accelerator), specs.model_spec(r.model)
 
 
 def test_a_call_takes_under_ten_milliseconds_benchmark():
@@ -168,10 +168,6 @@ def test_bad_input_is_named(kw, match):
     args.update(kw)
     with pytest.raises(ValueError, match=match):
         deploy.serve("llama3_70b", "h100_sxm", **args)
-
-
-def test_predict_serve_is_the_serving_function():
-    assert predict.serve is deploy.serve and predict.Serve is deploy.Serve
 
 
 def test_kv_bytes_in_memory_are_the_cache_of_the_batch_at_mean_length():

@@ -95,7 +95,7 @@ ACTIVE = [
 
 @pytest.mark.parametrize("name, active_b, decimals, source", ACTIVE, ids=[a[0] for a in ACTIVE])
 def test_active_count_matches_the_published_rounding(name, active_b, decimals, source):
-    m = specs.model_from_hf_config(_config(name))
+    m = hf_config.model_from_hf_config(_config(name))
     n = accounting.n_active_params(m)
     if name.startswith("DeepSeek"):
         n -= accounting.embedding_params(m)
@@ -118,7 +118,7 @@ ARCHITECTURE = ("n_layers", "d_model", "n_heads", "n_kv_heads", "d_head", "d_ff"
 
 @pytest.mark.parametrize("key", REGISTRY)
 def test_registry_entry_and_its_config_agree_field_by_field(key):
-    reg, hf = specs.model(key), specs.model_from_hf_config(_config(REGISTRY[key]))
+    reg, hf = specs.model(key), hf_config.model_from_hf_config(_config(REGISTRY[key]))
     for field in ARCHITECTURE:
         assert getattr(hf, field) == getattr(reg, field), field
     if reg.moe is None:
@@ -135,7 +135,7 @@ def test_registry_entry_and_its_config_agree_field_by_field(key):
 
 
 def test_config_context_differs_from_the_registry_only_where_its_notes_say_so():
-    differ = {k for k in REGISTRY if specs.model_from_hf_config(_config(REGISTRY[k]))
+    differ = {k for k in REGISTRY if hf_config.model_from_hf_config(_config(REGISTRY[k]))
               .max_context_tokens != specs.model(k).max_context_tokens}
     assert differ == {"mistral_7b", "deepseek_v3"}
     for key in differ:
@@ -145,16 +145,16 @@ def test_config_context_differs_from_the_registry_only_where_its_notes_say_so():
 def test_dict_file_and_folder_give_the_same_frozen_model():
     folder = _config("Qwen2.5-0.5B")
     raw = json.loads((folder / "config.json").read_text())
-    a = specs.model_from_hf_config(raw, key="q", name="Qwen2.5-0.5B")
-    b = specs.model_from_hf_config(folder / "config.json", key="q", name="Qwen2.5-0.5B")
-    c = specs.model_from_hf_config(folder, key="q", name="Qwen2.5-0.5B")
+    a = hf_config.model_from_hf_config(raw, key="q", name="Qwen2.5-0.5B")
+    b = hf_config.model_from_hf_config(folder / "config.json", key="q", name="Qwen2.5-0.5B")
+    c = hf_config.model_from_hf_config(folder, key="q", name="Qwen2.5-0.5B")
     assert a == b == c and isinstance(a, specs.Model)
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.n_layers = 1
 
 
 def test_the_rest_of_the_library_works_on_an_imported_model():
-    m = specs.model_from_hf_config(_config("Qwen3-30B-A3B"))
+    m = hf_config.model_from_hf_config(_config("Qwen3-30B-A3B"))
     # 48 layers x 4 KV heads x 128 x (K and V) x 2 bytes (bf16)
     assert kv_cache.kv_bytes_per_token(m) == 48 * 4 * 128 * 2 * 2
     assert accounting.forward_flop_per_token(m, context_tokens=1) > 2 * 3.0e9
@@ -164,51 +164,51 @@ def test_defaults_follow_the_reference_implementation():
     llama = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
              "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
              "max_position_embeddings": 32}
-    m = specs.model_from_hf_config(llama)
+    m = hf_config.model_from_hf_config(llama)
     assert (m.n_kv_heads, m.d_head, m.tied_embeddings, m.sliding_window_tokens) == (4, 16, False, 0)
-    assert specs.model_from_hf_config({**llama, "model_type": "gemma"}).tied_embeddings
-    assert specs.model_from_hf_config({**llama, "model_type": "gemma"}).d_head == 256
-    assert specs.model_from_hf_config({**llama, "model_type": "qwen3"}).d_head == 128
-    assert specs.model_from_hf_config({**llama, "model_type": "mistral"}).sliding_window_tokens \
+    assert hf_config.model_from_hf_config({**llama, "model_type": "gemma"}).tied_embeddings
+    assert hf_config.model_from_hf_config({**llama, "model_type": "gemma"}).d_head == 256
+    assert hf_config.model_from_hf_config({**llama, "model_type": "qwen3"}).d_head == 128
+    assert hf_config.model_from_hf_config({**llama, "model_type": "mistral"}).sliding_window_tokens \
         == 4096
     gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 100,
             "n_positions": 32}
-    assert specs.model_from_hf_config(gpt2).d_ff == 256  # n_inner absent: 4 d
+    assert hf_config.model_from_hf_config(gpt2).d_ff == 256  # n_inner absent: 4 d
 
 
 def test_llama_attention_bias_puts_a_bias_on_q_k_v_and_o():
     base = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
             "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
             "vocab_size": 100, "max_position_embeddings": 32}
-    plain = accounting.n_params(specs.model_from_hf_config(base))
-    biased = accounting.n_params(specs.model_from_hf_config({**base, "attention_bias": True}))
+    plain = accounting.n_params(hf_config.model_from_hf_config(base))
+    biased = accounting.n_params(hf_config.model_from_hf_config({**base, "attention_bias": True}))
     assert biased - plain == 64 + 2 * 32 + 64  # q (4x16), k and v (2x16 each), o (64)
-    mlp = accounting.n_params(specs.model_from_hf_config({**base, "mlp_bias": True}))
+    mlp = accounting.n_params(hf_config.model_from_hf_config({**base, "mlp_bias": True}))
     assert mlp - plain == 2 * 128 + 64  # gate and up (128 each), down (64)
 
 
 def test_attention_bias_counts_only_where_the_modeling_file_reads_it():
     # modeling_mistral.py builds q/k/v/o without biases whatever the config says
     cfg = json.loads((_config("Mistral-7B-v0.1") / "config.json").read_text())
-    m = specs.model_from_hf_config({**cfg, "attention_bias": True, "mlp_bias": True})
+    m = hf_config.model_from_hf_config({**cfg, "attention_bias": True, "mlp_bias": True})
     assert accounting.n_params(m) == 7_241_732_096  # models.toml, HF safetensors total
 
 
 def test_the_name_comes_from_the_folder():
-    m = specs.model_from_hf_config(_config("Qwen2.5-0.5B") / "config.json")
+    m = hf_config.model_from_hf_config(_config("Qwen2.5-0.5B") / "config.json")
     assert (m.name, m.key) == ("Qwen2.5-0.5B", "qwen2_5_0_5b")
 
 
 def test_unknown_model_type_lists_the_supported_ones():
     with pytest.raises(ValueError, match=r"model_type='t5' is not supported; supported: llama, "
                                          r"mistral.*deepseek_v3"):
-        specs.model_from_hf_config({"model_type": "t5"})
+        hf_config.model_from_hf_config({"model_type": "t5"})
 
 
 def test_missing_field_names_the_field_and_the_type():
     with pytest.raises(ValueError, match=r"model_type 'qwen2': missing required field "
                                          r"'intermediate_size'"):
-        specs.model_from_hf_config({"model_type": "qwen2", "hidden_size": 64,
+        hf_config.model_from_hf_config({"model_type": "qwen2", "hidden_size": 64,
                                     "num_hidden_layers": 2, "num_attention_heads": 4,
                                     "vocab_size": 10, "max_position_embeddings": 8})
 
@@ -228,7 +228,7 @@ def test_missing_field_names_the_field_and_the_type():
 def test_what_the_counter_does_not_model_is_refused_by_name(change, message):
     cfg = json.loads((_config("Qwen3-30B-A3B") / "config.json").read_text())
     with pytest.raises(ValueError, match=message):
-        specs.model_from_hf_config({**cfg, **change})
+        hf_config.model_from_hf_config({**cfg, **change})
 
 
 def test_unmodelled_quantization_is_refused():
@@ -239,16 +239,16 @@ def test_unmodelled_quantization_is_refused():
 
 def test_bad_paths_and_types_are_named(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"config='.*nowhere': no such file"):
-        specs.model_from_hf_config(tmp_path / "nowhere")
+        hf_config.model_from_hf_config(tmp_path / "nowhere")
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(ValueError, match=r"config.json: not valid JSON"):
-        specs.model_from_hf_config(tmp_path)
+        hf_config.model_from_hf_config(tmp_path)
     with pytest.raises(TypeError, match=r"config must be a dict, a path"):
-        specs.model_from_hf_config(42)
+        hf_config.model_from_hf_config(42)
 
 
 def test_gemma2_note_says_the_kv_cache_is_an_upper_bound_past_the_window():
-    m = specs.model_from_hf_config(_config("gemma-2-9b"))
+    m = hf_config.model_from_hf_config(_config("gemma-2-9b"))
     assert m.sliding_window_tokens == 0 and "upper bound" in m.notes
 
 

@@ -90,8 +90,8 @@ def test_deepseek_v3_reads_its_published_active_weights_at_batch_one():
 def test_mla_absorbed_attention_flop_per_cached_token_sits_near_the_h100_ridge(h100):
     # 2 L h (2 x 512 + 64) FLOP per 61 x 576 x 2 bytes: intensity 242 FLOP/byte, while
     # GQA's Llama 3 70B reads 327,680 B for 2.6 MFLOP, intensity 8 (= its group size).
-    mla = inference.decode_attention_flop_per_context_token(DSV3) / kv_cache.kv_bytes_per_token(DSV3)
-    gqa = inference.decode_attention_flop_per_context_token(LLAMA) / kv_cache.kv_bytes_per_token(LLAMA)
+    mla = kv_cache.decode_attention_flop_per_context_token(DSV3) / kv_cache.kv_bytes_per_token(DSV3)
+    gqa = kv_cache.decode_attention_flop_per_context_token(LLAMA) / kv_cache.kv_bytes_per_token(LLAMA)
     assert mla == pytest.approx(241.8, rel=1e-3) and gqa == pytest.approx(8.0, rel=1e-12)
 
 
@@ -168,10 +168,67 @@ def test_moe_decode_reads_active_weights_at_batch_one_and_all_of_them_at_large_b
     assert inference.weight_bytes_read(m, batch_size=4096) == pytest.approx(2 * streamed, rel=1e-3)
 
 
+def test_decode_ceiling_and_decode_step_count_the_same_flop_and_bytes_for_every_model(h100):
+    # One decode model: the one-chip ceiling is B / decode_step's step time, to the last bit,
+    # for every registry model (DeepSeek-V3's MLA included), memory- and compute-bound batches,
+    # and its FLOP are B x decode_flop_per_token (relative 1e-15: one rounding per operation).
+    for m in specs.models().values():
+        for batch, ctx in ((1, 4096), (256, 1024), (16384, 8192)):
+            step = inference.decode_step(m, h100, batch_size=batch, context_tokens=ctx, n_chips=1)
+            rate = inference.decode_tokens_per_s(m, h100, context_tokens=ctx, batch_size=batch)
+            assert rate == pytest.approx(batch / step["step_time_s"], rel=1e-15), m.key
+            per_token = inference.decode_flop_per_token(m, context_tokens=ctx)
+            assert step["flop"] == pytest.approx(batch * per_token, rel=1e-15), m.key
+            cache_only = inference.decode_tokens_per_s(
+                m, h100, context_tokens=ctx, batch_size=batch, include_weights=False)
+            t = max(step["kv_bytes"] / h100.hbm_bytes_per_s, step["compute_time_s"])
+            assert cache_only == pytest.approx(batch / t, rel=1e-15), m.key
+
+
+@pytest.mark.parametrize("key,ctx,attention_per_position", [
+    ("deepseek_v3", 4096, 2 * 61 * 128 * (2 * 512 + 64)),  # MLA absorbed: 2 L h (2 r + r_R)
+    ("llama3_70b", 1024, 2 * 80 * 64 * (128 + 128)),       # GQA: 2 L h (d_k + d_v)
+])
+def test_compute_bound_decode_ceiling_is_the_peak_over_the_closed_form_flop(
+        h100, key, ctx, attention_per_position):
+    # Closed form: f + a T with f = 2 x (active weights multiplied, head included, embedding
+    # look-up excluded) and a as above (DeepSeek-V2 sec. 2.1.3 for the absorbed form). At
+    # B = 16384 every expert is read and, below each model's balanced context (1,476 tokens for
+    # Llama 3 70B on H100), the step is compute-bound, so tokens/s = P / (f + a T).
+    m, batch = specs.model(key), 16384
+    f = 2.0 * (accounting.n_active_params(m) - accounting.embedding_params(m))
+    closed = f + ctx * attention_per_position
+    assert inference.decode_flop_per_token(m, context_tokens=ctx) == pytest.approx(closed, rel=1e-15)
+    step = inference.decode_step(m, h100, batch_size=batch, context_tokens=ctx, n_chips=1)
+    assert step["compute_time_s"] > step["memory_time_s"]
+    rate = inference.decode_tokens_per_s(m, h100, context_tokens=ctx, batch_size=batch)
+    assert rate == pytest.approx(h100.peak_flop_per_s("bf16") / closed, rel=1e-12)
+
+
 def test_kv_cache_ceiling_counts_the_weights_inference_counts():
     # one formula: the decode ceiling's weight bytes are inference.weight_bytes_read's
     m, h100 = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
-    with_w = kv_cache.decode_tokens_per_s(m, h100, context_tokens=1024, batch_size=64)
+    with_w = inference.decode_tokens_per_s(m, h100, context_tokens=1024, batch_size=64)
     q = (kv_cache.kv_cache_bytes(m, n_tokens=1024, batch_size=64)
          + inference.weight_bytes_read(m, batch_size=64))
     assert with_w <= 64 / (q / h100.hbm_bytes_per_s) * (1 + 1e-12)
+
+
+def _llama70(variant):
+    return kv_cache.with_attention(specs.model("llama3_70b"), variant)
+
+
+def test_series_ceilings_need_h100_bandwidth_and_no_weights(h100):
+    # 3.35e12 B/s / 335.5e9 B = 9.98 tokens/s; / 41.9e9 B = 79.9 tokens/s (both within 0.3%).
+    kw = dict(context_tokens=128_000, include_weights=False)
+    assert inference.decode_tokens_per_s(_llama70("mha"), h100, **kw) == pytest.approx(10, rel=3e-3)
+    assert inference.decode_tokens_per_s(_llama70("gqa"), h100, **kw) == pytest.approx(80, rel=3e-3)
+    with_weights = inference.decode_tokens_per_s(_llama70("gqa"), h100, context_tokens=128_000)
+    assert with_weights < 20  # 141 GB of BF16 weights join the 42 GB cache
+
+
+def test_batching_raises_the_ceiling_until_the_cache_dominates(h100):
+    m = specs.model("llama3_8b")
+    rates = [inference.decode_tokens_per_s(m, h100, context_tokens=4096, batch_size=b)
+             for b in (1, 8, 64)]
+    assert rates[0] < rates[1] < rates[2] < 64 * rates[0]

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from llmphys.pipeline import crawl, text
+from llmphys.pipeline import words as word_tables
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,15 @@ def test_every_language_appears_and_main_text_is_inside_the_html(small):
 
 
 def test_word_tables_come_from_wordfreq_offline_and_keep_devanagari_marks():
-    words, p = crawl.word_table("hi", 200)
+    words, p = word_tables.word_table("hi", 200)
     assert "है" in words and np.isclose(p.sum(), 1.0)   # 'है' carries a vowel sign (category Mc/Mn)
+
+
+def test_the_crawl_draws_from_exactly_the_languages_that_have_word_tables():
+    # the crawl's mixture and the word tables (which the quality filter also reads) are
+    # kept in two places; this is what holds them together
+    assert tuple(crawl.LANGUAGES) == word_tables.LANGUAGES
+    assert sum(crawl.LANGUAGES.values()) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_duplicate_truth_removes_all_but_the_first_of_each_cluster(small):

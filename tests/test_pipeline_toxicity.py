@@ -4,14 +4,14 @@ import math
 
 import numpy as np
 import pytest
-from llmphys.pipeline import crawl, toxicity
+from llmphys.pipeline import crawl, toxicity, words
 
 
 def test_the_word_list_ships_with_its_source_and_licence():
     wl = toxicity.word_list()
     assert wl.licence == "CC0-1.0" and "written for this book" in wl.source
     # every listed word is one the crawl can draw, so the crawl holds it at its real rate
-    assert set(wl.words) <= set(crawl.word_table("en")[0])
+    assert set(wl.words) <= set(words.word_table("en")[0])
 
 
 def test_closed_form_is_one_minus_the_binomial_cdf():

@@ -137,7 +137,7 @@ def test_palm_throughput_reproduces_its_published_mfu():
 def test_megatron_eq3_throughput_converts_with_the_ratio_of_the_two_counts():
     # 163 TFLOP/s under eq. 3 (recomputation counted): MFU = 163/312 x (PaLM count / eq. 3).
     run = predict.training_runs()["megatron_1t"]
-    ratio = (predict.model_flop_per_token(predict.model_spec("megatron_1t"), seq_len=2048)
+    ratio = (predict.model_flop_per_token(specs.model_spec("megatron_1t"), seq_len=2048)
              / predict.source_flop_per_token(run))
     assert predict.measured_mfu(run) == pytest.approx(163 / 312 * ratio, rel=1e-12)
     assert 0.72 < ratio < 0.76  # about 3/4: eq. 3 counts four forward passes, MFU three

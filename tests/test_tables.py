@@ -25,3 +25,21 @@ def test_chip_without_fp8_shows_a_dash():
 def test_ragged_rows_are_rejected():
     with pytest.raises(ValueError, match="row"):
         tables.markdown_table(["a", "b"], [["only one"]])
+
+
+def test_design_table_lists_every_model_and_the_window_exception():
+    table = tables.design_table(specs.models().values())
+    for key in specs.models():
+        assert f"`{key}`" in table
+    assert "| inf |" in table  # Mistral 7B's window
+
+
+def test_kv_cache_table_shows_llama3_8b_at_128_kib_per_token():
+    # 2 (K, V) x 32 layers x 8 KV heads x 128 dims x 2 bytes = 131,072 B = 128 KiB (exact);
+    # at its 8,192-token maximum context: 1.07 GB (1e9 bytes) against 16 GB of BF16 weights
+    m = specs.model("llama3_8b")
+    row = tables.kv_cache_table([m]).splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == "GQA" and cells[2] == "128.0"
+    assert cells[3] == f"{m.max_context_tokens:,}"
+    assert float(cells[4]) == pytest.approx(131072 * m.max_context_tokens / 1e9, abs=0.05)

@@ -130,3 +130,31 @@ def test_windows_longer_than_the_context_are_rejected(rng):
     p = tinylm.init_params(vocab_size=8, context_tokens=4, rng=rng)
     with pytest.raises(ValueError, match="context_tokens"):
         tinylm.forward(p, np.zeros((1, 5), dtype=int))
+
+
+def test_tinylm_and_the_registry_decoder_run_one_attention(rng, monkeypatch):
+    # One forward pass of attention for both numpy decoders: tinylm (chapter 1) and
+    # transformer (chapter 3) each call attention.attend once per layer, and no private copy.
+    from llmphys import attention, specs, transformer
+
+    calls = []
+    real = attention.attend
+    monkeypatch.setattr(attention, "attend", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    p = _model(rng)
+    tinylm.forward(p, rng.integers(0, 7, (2, 5)))
+    assert len(calls) == tinylm.n_layers(p)
+    m = transformer.tiny(specs.model("llama3_8b"))
+    transformer.forward(transformer.init_params(m, rng), m, np.arange(6))
+    assert len(calls) == tinylm.n_layers(p) + m.n_layers
+
+
+def test_attention_is_the_softmax_of_scaled_scores_under_the_mask(rng):
+    # Closed form, one query at a time: weights_j = exp(q.k_j / sqrt(c)) / sum over j <= i.
+    q, k, v = (rng.standard_normal((1, 2, 5, 4)) for _ in range(3))
+    out, a = tinylm.attention(q, k, v)
+    for h in range(2):
+        for i in range(5):
+            s = np.exp(k[0, h, : i + 1] @ q[0, h, i] / 2.0)
+            w = s / s.sum()
+            assert np.allclose(a[0, h, i, : i + 1], w, rtol=1e-13) and not a[0, h, i, i + 1 :].any()
+            assert np.allclose(out[0, h, i], w @ v[0, h, : i + 1], rtol=1e-13)

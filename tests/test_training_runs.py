@@ -37,7 +37,7 @@ def test_every_source_is_in_the_bibliography(key):
 @pytest.mark.parametrize("key", sorted({r.model for r in RUNS.values()}))
 def test_models_of_the_runs_recount_to_their_published_size(key):
     # Published counts are rounded to the last printed digit (0.1B or 1B): 0.5%.
-    m = predict.model_spec(key)
+    m = specs.model_spec(key)
     assert accounting.n_params(m) == pytest.approx(m.published_n_params, rel=0.005)
 
 
@@ -63,16 +63,16 @@ def test_the_calibration_runs_are_published_mfu_with_data_parallel_size_one():
 
 
 def test_run_models_do_not_shadow_the_model_registry():
-    assert not set(predict.run_models()) & set(specs.models())
-    assert predict.model_spec("llama31_405b") is specs.model("llama31_405b")
+    assert not set(specs.run_models()) & set(specs.models())
+    assert specs.model_spec("llama31_405b") is specs.model("llama31_405b")
     with pytest.raises(KeyError, match="unknown model 'gpt5'"):
-        predict.model_spec("gpt5")
+        specs.model_spec("gpt5")
 
 
-@pytest.mark.parametrize("key", sorted(predict.run_models()))
+@pytest.mark.parametrize("key", sorted(specs.run_models()))
 def test_run_model_is_self_consistent(key):
     # the same invariants tests/test_data.py asks of models.toml
-    m = predict.run_models()[key]
+    m = specs.run_models()[key]
     assert m.n_heads % m.n_kv_heads == 0 and len(m.source) > 20
     assert m.published_n_active_params == m.published_n_params and m.moe is None
     assert {"mha": m.n_kv_heads == m.n_heads, "mqa": m.n_kv_heads == 1}[m.attention]

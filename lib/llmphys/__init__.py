@@ -6,16 +6,17 @@ Modules (one concept each; import modules, not names)::
     specs       frozen Accelerator and Model specs loaded from data/*.toml
     roofline    arithmetic intensity, ridge points, attainable FLOP/s, kernel time
     accounting  parameter and FLOP counts of a decoder-only transformer (dense, MoE, MLA)
-    kv_cache    bytes of the key/value cache (MHA, MQA, GQA, MLA, sliding window), decode ceilings
-    attention   numpy attention for the tiny decoder: RMSNorm, RoPE, MHA/GQA/MQA, MLA, KV cache
+    kv_cache    KV-cache bytes (MHA, MQA, GQA, MLA, sliding window); decode-attention FLOP
+    nn          numpy primitives the reference models share: softmax, RMSNorm
+    attention   numpy attention for the tiny decoder: RoPE, MHA/GQA/MQA, MLA, KV cache
     transformer the tiny numpy decoder, configured by the same specs.Model as the formulas
     moe         top-k routing, load balance, experts touched, all-to-all traffic
     training    bytes of training state per parameter, run time from MFU
     markov      a token source with an exactly known entropy rate; n-gram baselines
-    inference   decode-step and prefill time and cost vs batch; balance batch and context
+    inference   decode-step and prefill time and cost vs batch; decode ceilings; balance batch
     serving     serving studies: per-operator balance batch, batch-1 floors, cost at the
                 largest batch that memory allows
-    deploy      predicted throughput and latency of a serving deployment (predict.serve)
+    deploy      predicted throughput and latency of a serving deployment (deploy.serve)
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
@@ -47,6 +48,8 @@ Modules (one concept each; import modules, not names)::
 
 Every quantity is a plain float in SI base units with the unit in its name
 (``hbm_bytes_per_s``, ``step_time_s``); see chapters/notation.md.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 __version__ = "1.0.0"

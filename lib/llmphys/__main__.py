@@ -1,4 +1,7 @@
-"""``python -m llmphys``: the command line of :mod:`llmphys.cli`."""
+"""``python -m llmphys``: the command line of :mod:`llmphys.cli`.
+
+Home: chapters/your_own_model.ipynb.
+"""
 
 import sys
 

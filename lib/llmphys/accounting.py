@@ -14,12 +14,12 @@ token (one multiply, one add), plus attention's context-dependent term.
 Refs: Kaplan et al. 2020, sec. 2.1 (arXiv:2001.08361); Hoffmann et al. 2022,
 app. F (arXiv:2203.15556); DeepSeek-AI 2024, sec. 2.1 (arXiv:2412.19437).
 
-Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapter.
+Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations
 
-from . import tables, units
+from . import units
 from .specs import Model
 
 
@@ -294,60 +294,6 @@ def swiglu_matched_d_ff(d_model: float) -> float:
     10923
     """
     return 8.0 * units.check_positive("d_model", d_model) / 3.0
-
-
-def design_table(models) -> str:
-    """Markdown table of each model's architectural choices and parameter counts.
-
-    Columns: attention (query/KV heads), window, position, norm, MLP, experts,
-    N and active N (1e9), and the context T (1e3 tokens) where attention FLOP rival
-    the weights' (inf: the sliding window caps attention below that).
-    """
-    rows = []
-    for m in models:
-        attn = (
-            f"MLA r={m.mla.kv_lora_rank}"
-            if m.mla is not None
-            else f"{m.attention.upper()} {m.n_heads}/{m.n_kv_heads}"
-        )
-        experts = (
-            "dense"
-            if m.moe is None
-            else (
-                f"top-{m.moe.n_experts_per_token} of {m.moe.n_experts}"
-                + (f" + {m.moe.n_shared_experts} shared" if m.moe.n_shared_experts else "")
-            )
-        )
-        t = attention_rivals_params_context_tokens(m)
-        rows.append(
-            [
-                f"`{m.key}`",
-                str(m.release_year),
-                attn,
-                str(m.sliding_window_tokens or "–"),
-                m.position,
-                m.norm,
-                m.mlp,
-                experts,
-                f"{n_params(m) / 1e9:.1f}",
-                f"{n_active_params(m) / 1e9:.1f}",
-                "inf" if t == float("inf") else f"{t / 1e3:.0f}",
-            ]
-        )
-    header = [
-        "model",
-        "year",
-        "attention (q/kv heads)",
-        "window",
-        "position",
-        "norm",
-        "MLP",
-        "FFN",
-        "N (B)",
-        "active (B)",
-        "T* (k tokens)",
-    ]
-    return tables.markdown_table(header, rows, align="lllrllllrrr")
 
 
 def modern_feature_counts(*, since_year: int = 2023) -> dict[str, int]:

@@ -21,25 +21,14 @@ Home: chapters/03_architecture.ipynb.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
+from .nn import rms_norm, softmax
 from .specs import Model
 
 ROPE_BASE = 10_000.0  # RoFormer's and Llama 2's base; Llama 3 uses 500,000
-NORM_EPS = 1e-6
-
-
-def rms_norm(x: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """x / rms(x) * gain over the last axis (Zhang and Sennrich 2019, sec. 3; arXiv:1910.07467)."""
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + NORM_EPS) * gain
-
-
-def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax; rows that are all -inf never occur under a causal mask."""
-    z = z - np.max(z, axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = ROPE_BASE) -> np.ndarray:
@@ -73,21 +62,36 @@ def attend(
     q_pos: np.ndarray,
     k_pos: np.ndarray,
     window: int = 0,
-) -> np.ndarray:
-    """softmax(q k^T / sqrt(c) + mask) v for q (Tq, h, c), k (Tk, g, c), v (Tk, g, c_v).
+    *,
+    causal: bool = True,
+    return_weights: bool = False,
+):
+    """softmax(q k^T / sqrt(c) + mask) v; q (..., Tq, h, c), k (..., Tk, g, c), v (..., Tk, g, c_v).
 
-    Query head i reads key/value head i // (h/g): MHA, GQA and MQA differ only in g.
-    The mask allows key position j for query position i iff j <= i (and j > i - W
-    with a sliding window of W positions, the query's own included).
+    The one attention of the library's numpy decoders (``transformer`` and ``tinylm``); any
+    leading axes are a batch. Query head i reads key/value head i // (h/g): MHA, GQA and MQA
+    differ only in g. The mask allows key position j for query position i iff j <= i (and
+    j > i - W with a sliding window of W positions, the query's own included); ``causal=False``
+    allows every j. Returns the output (..., Tq, h, c_v), and with ``return_weights`` also the
+    attention weights (..., h, Tq, Tk).
+
+    >>> q = k = v = np.eye(3)[:, None, :]  # three positions, one head
+    >>> attend(q, k, v, np.arange(3), np.arange(3), return_weights=True)[1][0, 0].round(3)
+    array([1., 0., 0.])
     """
-    h, g = q.shape[1], k.shape[1]
-    k, v = np.repeat(k, h // g, axis=1), np.repeat(v, h // g, axis=1)  # share each K/V head
-    scores = np.einsum("qhc,khc->hqk", q, k) / q.shape[-1] ** 0.5  # a Python float keeps fp32
-    allowed = k_pos[None, :] <= q_pos[:, None]
+    h, g = q.shape[-2], k.shape[-2]
+    if h != g:  # share each K/V head among h/g query heads
+        k, v = np.repeat(k, h // g, axis=-2), np.repeat(v, h // g, axis=-2)
+    qh, kh, vh = (np.swapaxes(x, -2, -3) for x in (q, k, v))  # (..., h, T, c)
+    scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(q.shape[-1])  # a Python float keeps fp32
+    allowed = np.ones((len(q_pos), len(k_pos)), dtype=bool)
+    if causal:
+        allowed &= k_pos[None, :] <= q_pos[:, None]
     if window:
         allowed &= k_pos[None, :] > q_pos[:, None] - window
     weights = softmax(np.where(allowed, scores, -np.inf))
-    return np.einsum("hqk,khc->qhc", weights, v)
+    out = np.swapaxes(weights @ vh, -2, -3)
+    return (out, weights) if return_weights else out
 
 
 @dataclasses.dataclass

@@ -11,6 +11,8 @@ The bundle format is myst-nb's (``myst_nb/ext/glue/__init__.py``, myst-nb 1.x):
 with ``display=False`` every MIME key gets the prefix ``application/papermill.record/`` and
 the front ends show nothing; with ``display=True`` the keys are plain and the value is shown.
 ``tests/test_book.py`` checks the two writers agree.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

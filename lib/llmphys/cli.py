@@ -19,6 +19,8 @@ The ``*_report`` functions compute what each subcommand prints, as a dict, so a
 notebook can call them directly; ``main`` only parses, formats and exits.
 
 Introduced in chapters/your_own_model.ipynb.
+
+Home: chapters/your_own_model.ipynb.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def resolve_model(config_or_key: str) -> specs.Model:
     if config_or_key in specs.models():
         return specs.model(config_or_key)
     if os.path.exists(config_or_key):
-        return specs.model_from_hf_config(config_or_key)
+        return hf_config.model_from_hf_config(config_or_key)
     raise ValueError(
         f"{config_or_key!r} is neither a registry model (known: "
         f"{', '.join(sorted(specs.models()))}) nor a path to a config.json "
@@ -321,7 +323,7 @@ def train_report(model: specs.Model, chip: specs.Accelerator, **layout) -> dict:
 
 
 def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> dict:
-    """``predict.serve`` as a dict: tokens/s, TPOT and TTFT (s), memory (bytes), step parts.
+    """``deploy.serve`` as a dict: tokens/s, TPOT and TTFT (s), memory (bytes), step parts.
 
     >>> r = serve_report(specs.model("llama3_8b"), specs.accelerator("h100_sxm"), n_chips=1,
     ...                  batch_size=None, input_tokens=1000, output_tokens=1000,

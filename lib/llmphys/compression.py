@@ -12,7 +12,7 @@ show the ideal is reached, builds an adaptive n-gram code (Krichevsky-Trofimov c
 updated as it goes, so the decoder needs nothing but the code), and compresses the
 same bytes with the standard library's DEFLATE (zlib/gzip), bzip2 and LZMA.
 
-Home chapter: chapters/01_foundations.ipynb.
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations

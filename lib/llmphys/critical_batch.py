@@ -11,7 +11,9 @@ FLOP) but the most steps (wall-clock time); large batches the reverse. At B = B_
 needs 2 S_min steps and 2 E_min examples. B_noise can be estimated from per-example
 gradients as the "simple" noise scale tr(Sigma) / |G|^2 (their eq. 2.8). Kaplan et al.
 2020 (eq. 1.4) fit B_crit(L) = B* / L^(1/alpha_B) tokens for language models: the critical
-batch grows as the loss falls. Home: chapter 5.
+batch grows as the loss falls.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ discounted the same way with R*_N (eq. 6). Fitted on C4: R*_D = 15.4, R*_N = 5.3
 
 Their headline: at a fixed compute budget, up to about four epochs cost almost nothing
 (Figure 3 and sec. 5). Here it is a number: four epochs are worth 3.73 fresh ones.
-Home: chapter 5 (the data wall). Constants in data/scaling_laws.toml.
+Constants in data/scaling_laws.toml.
+Constants in data/scaling_laws.toml.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -253,7 +253,7 @@ def _step(
     ctx = kv_cache.cached_positions(model, n_tokens=i + o // 2)
     bw = acc.hbm_bytes_per_s * HBM_EFFICIENCY * g
     kv_s = b * ctx * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bpe) / bw
-    attn_flop = b * (k + 1) * ctx * inference.decode_attention_flop_per_context_token(model)
+    attn_flop = b * (k + 1) * ctx * kv_cache.decode_attention_flop_per_context_token(model)
     attn_c = attn_flop / (peak * predict.ATTENTION_EFFICIENCY * g)
     pre_attn = prefill_tokens * accounting.attention_flop_per_token(
         model, context_tokens=(kv_cache.cached_positions(model, n_tokens=i) + 1) / 2

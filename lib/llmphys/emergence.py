@@ -15,7 +15,8 @@ that spans a few decades below and around that shift, it looks like a sudden jum
 set adds a resolution floor: with n items, any accuracy below about 1/n is measured as zero.
 
 The constants below are illustrative, not fitted to any model: the point is the shape.
-Home: chapter 5.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from . import attention, transformer, units
+from . import attention, nn, transformer, units
 from .specs import Model
 
 # Shared memory per SM of an H100: "up to 228 KB" (NVIDIA H100 Tensor Core GPU
@@ -98,7 +98,7 @@ def naive_attention(
     out = np.empty((n, v.shape[1]), q.dtype)
     s = hbm.load(q) @ hbm.load(k).T / math.sqrt(d)
     hbm.store(s_hbm, ..., _causal(s, pos, pos) if causal else s)
-    hbm.store(p_hbm, ..., attention.softmax(hbm.load(s_hbm)))
+    hbm.store(p_hbm, ..., nn.softmax(hbm.load(s_hbm)))
     hbm.store(out, ..., hbm.load(p_hbm) @ hbm.load(v))
     return out, hbm.traffic()
 

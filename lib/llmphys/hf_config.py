@@ -16,6 +16,8 @@ RoPE variant or activation. Keys the count does not depend on (token ids,
 dropout, dtype) are ignored, as are keys that start with ``_`` (``_source``).
 
 Introduced in chapters/your_own_model.ipynb.
+
+Home: chapters/your_own_model.ipynb.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import specs
+from . import accounting, specs
 
 # The transformers files each type's defaults were read from (huggingface/transformers,
 # src/transformers/models/<type>/), configuration_<type>.py for the defaults and
@@ -419,8 +421,6 @@ def checkpoint_breakdown(config: dict | str | os.PathLike) -> dict[str, float]:
     decoder-layer matrix (routers, norms, embeddings stay unquantized). ``mask_buffers``:
     GPT-2's causal masks, an n_positions x n_positions ``attn.bias`` per layer.
     """
-    from . import accounting  # accounting imports specs, as this module does
-
     raw = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
     m = model_from_hf_config(raw)
     masks = m.n_layers * m.max_context_tokens**2 if raw["model_type"] == "gpt2" else 0

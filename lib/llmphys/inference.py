@@ -77,7 +77,7 @@ def weight_bytes_read(model: Model, *, batch_size, weight_bytes_per_param: float
 
     Dense: every non-embedding weight. MoE: all but the routed experts no token uses, under
     uniform routing (:func:`experts_touched`). Input embeddings are looked up, not streamed.
-    The one count of streamed weights: :func:`llmphys.kv_cache.decode_tokens_per_s` uses it too.
+    The one count of streamed weights: :func:`decode_step` and :func:`decode_tokens_per_s` use it.
 
     >>> from llmphys import specs
     >>> round(weight_bytes_read(specs.model("llama3_70b"), batch_size=1) / 1e9, 1)
@@ -93,28 +93,30 @@ def weight_bytes_read(model: Model, *, batch_size, weight_bytes_per_param: float
     return _out(b * (n - routed + touched * _expert_params(model)))
 
 
-def decode_attention_flop_per_context_token(model: Model) -> float:
-    """Attention FLOP per token per cached position, as a decode kernel computes it.
-
-    GQA/MHA: 2 L h (d_qk + d_v) (scores and weighted sum). MLA in the "absorbed" form
-    that attends over the cached latent directly (DeepSeek-V2, arXiv:2405.04434,
-    sec. 2.1.3): 2 L h (2 r_kv + d_rope), about 3.4x the decompressed count.
-
-    >>> from llmphys import specs
-    >>> round(decode_attention_flop_per_context_token(specs.model("deepseek_v3")) / 1e6, 2)
-    16.99
-    """
-    if model.mla is not None:
-        per_head = 2 * model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
-        return 2.0 * model.n_layers * model.n_heads * per_head
-    return accounting.attention_flop_per_token(model, context_tokens=1.0)
-
-
 def linear_flop_per_token(model: Model) -> float:
     """Matmul FLOP per token that do not depend on the context: 2 x weights multiplied."""
     return accounting.forward_flop_per_token(
         model, context_tokens=1.0
     ) - accounting.attention_flop_per_token(model, context_tokens=1.0)
+
+
+def decode_flop_per_token(model: Model, *, context_tokens: float) -> float:
+    """Forward FLOP of one decode step per sequence (FLOP): f + a T.
+
+    f = :func:`linear_flop_per_token` (2 x the weights each token multiplies), a =
+    :func:`llmphys.kv_cache.decode_attention_flop_per_context_token` (MLA absorbed, as decode
+    kernels run it), T = the cached positions (capped by a sliding window). The one decode FLOP
+    model: :func:`decode_step`, :func:`balance_batch` and :func:`decode_tokens_per_s` use it.
+
+    >>> from llmphys import specs
+    >>> round(decode_flop_per_token(specs.model("llama3_70b"), context_tokens=0) / 1e9, 1)
+    139.0
+    """
+    if context_tokens < 0 or not math.isfinite(context_tokens):
+        raise ValueError(f"context_tokens must be >= 0 and finite, got {context_tokens!r}")
+    positions = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
+    a = kv_cache.decode_attention_flop_per_context_token(model)
+    return linear_flop_per_token(model) + positions * a
 
 
 def _peak(acc: Accelerator, weight_dtype: str) -> float:
@@ -155,9 +157,7 @@ def decode_step(
         * positions
         * kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
     )
-    flop = batch * (
-        linear_flop_per_token(model) + positions * decode_attention_flop_per_context_token(model)
-    )
+    flop = batch * decode_flop_per_token(model, context_tokens=context_tokens)
     mem_s = (w_bytes + kv_bytes) / (n_chips * acc.hbm_bytes_per_s)
     comp_s = flop / (n_chips * _peak(acc, weight_dtype))
     parts = {
@@ -169,6 +169,43 @@ def decode_step(
         "step_time_s": np.maximum(mem_s, comp_s),
     }
     return {k: _out(v) for k, v in parts.items()}
+
+
+def decode_tokens_per_s(
+    model: Model,
+    acc: Accelerator,
+    *,
+    context_tokens: int,
+    batch_size: int = 1,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
+    include_weights: bool = True,
+) -> float:
+    """Roofline ceiling on generated tokens/s, all sequences together, on one chip.
+
+    B / max(F / P, Q / W) with F, Q from :func:`decode_step` on one chip: Q is the KV cache
+    of every sequence plus (if ``include_weights``) the weights the step reads; F is the
+    batch's decode FLOP (:func:`decode_flop_per_token`). Pope et al. 2023
+    (arXiv:2211.05102) sec. 2.
+
+    >>> from llmphys import kv_cache, specs
+    >>> mha = kv_cache.with_attention(specs.model("llama3_70b"), "mha")
+    >>> round(decode_tokens_per_s(mha, specs.accelerator("h100_sxm"), context_tokens=128_000,
+    ...                           include_weights=False), 1)  # the series' "near ten"
+    10.0
+    """
+    s = decode_step(
+        model,
+        acc,
+        batch_size=batch_size,
+        context_tokens=context_tokens,
+        n_chips=1,
+        weight_dtype=weight_dtype,
+        kv_bytes_per_element=kv_bytes_per_element,
+    )
+    bytes_read = s["kv_bytes"] + (s["weight_bytes"] if include_weights else 0.0)
+    step_s = max(bytes_read / acc.hbm_bytes_per_s, s["compute_time_s"])
+    return float(batch_size / step_s)
 
 
 def cost_per_token_usd(
@@ -232,8 +269,9 @@ def balance_batch(
     t = kv_cache.cached_positions(model, n_tokens=int(context_tokens))
     k = kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
     per_seq = (
-        linear_flop_per_token(model) + t * decode_attention_flop_per_context_token(model)
-    ) / _peak(acc, weight_dtype) - t * k / acc.hbm_bytes_per_s
+        decode_flop_per_token(model, context_tokens=t) / _peak(acc, weight_dtype)
+        - t * k / acc.hbm_bytes_per_s
+    )
     return (w_all / acc.hbm_bytes_per_s) / per_seq if per_seq > 0 else math.inf
 
 
@@ -250,7 +288,7 @@ def balanced_context_tokens(
     """
     k = kv_cache.kv_bytes_per_token(model, bytes_per_element=kv_bytes_per_element)
     ridge = _peak(acc, weight_dtype) / acc.hbm_bytes_per_s
-    gap = k * ridge - decode_attention_flop_per_context_token(model)
+    gap = k * ridge - kv_cache.decode_attention_flop_per_context_token(model)
     return linear_flop_per_token(model) / gap if gap > 0 else math.inf
 
 

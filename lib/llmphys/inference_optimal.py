@@ -21,7 +21,9 @@ forms follow, used throughout chapter 5:
 Sardana et al. solve the first-order condition by Newton's method; we bracket it and use
 Brent's method (``inference_optimal``); at a given cost ratio the optimum is closed-form
 (``optimum_at_cost_ratio``). ``compute_split`` (chapter 6) calls these, so the book has one
-lifetime optimum and one overtraining factor, D / D*(N). Home: chapter 5.
+lifetime optimum and one overtraining factor, D / D*(N).
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -13,15 +13,15 @@ tokens caps the cache at W positions per sequence (Mistral 7B, arXiv:2310.06825)
 Refs: Shazeer 2019 (MQA, arXiv:1911.02150); Ainslie et al. 2023 (GQA,
 arXiv:2305.13245); Pope et al. 2022 (arXiv:2211.05102), sec. 3.
 
-Introduced in chapters/00_hardware_tour.ipynb; derived in the architecture chapter.
+Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from . import accounting, roofline, tables, units
-from .specs import MLA, Accelerator, Model
+from . import accounting, units
+from .specs import MLA, Model
 
 
 def kv_bytes_per_token(model: Model, *, bytes_per_element: float = 2.0) -> float:
@@ -108,40 +108,6 @@ def with_attention(
     )
 
 
-def decode_tokens_per_s(
-    model: Model,
-    acc: Accelerator,
-    *,
-    context_tokens: int,
-    batch_size: int = 1,
-    bytes_per_element: float = 2.0,
-    include_weights: bool = True,
-) -> float:
-    """Roofline ceiling on generated tokens/s, all sequences together, on one chip.
-
-    One step emits ``batch_size`` tokens and takes at least max(F / P, Q / W): Q is the
-    whole KV cache of every sequence plus (if ``include_weights``) the weights; F is
-    the forward FLOP of the batch. Pope et al. 2023 (arXiv:2211.05102) sec. 2.
-
-    >>> from llmphys import specs
-    >>> mha = with_attention(specs.model("llama3_70b"), "mha")
-    >>> round(decode_tokens_per_s(mha, specs.accelerator("h100_sxm"), context_tokens=128_000,
-    ...                           include_weights=False), 1)  # the series' "near ten"
-    10.0
-    """
-    q = kv_cache_bytes(
-        model, n_tokens=context_tokens, batch_size=batch_size, bytes_per_element=bytes_per_element
-    )
-    if include_weights:
-        from . import inference  # inference builds on this module; import at call time
-
-        q += inference.weight_bytes_read(
-            model, batch_size=batch_size, weight_bytes_per_param=bytes_per_element
-        )
-    f = batch_size * accounting.forward_flop_per_token(model, context_tokens=context_tokens)
-    return batch_size / roofline.kernel_time_s(acc, flop=f, bytes_moved=q)
-
-
 def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) -> float:
     """FLOP per byte of KV cache read when one new token attends to the cache (any context).
 
@@ -155,11 +121,29 @@ def decode_attention_intensity(model: Model, *, bytes_per_element: float = 2.0) 
     >>> decode_attention_intensity(specs.model("llama3_70b"))  # 8 query heads per K/V head
     8.0
     """
-    b = units.check_positive("bytes_per_element", bytes_per_element)
+    return decode_attention_flop_per_context_token(model) / kv_bytes_per_token(
+        model, bytes_per_element=bytes_per_element
+    )
+
+
+def decode_attention_flop_per_context_token(model: Model) -> float:
+    """Attention FLOP per generated token per cached position, all layers, as a decode kernel
+    computes it: the one decode-attention FLOP count of the library.
+
+    GQA/MHA: 2 L h (d_qk + d_v) (scores and weighted sum). MLA in the "absorbed" form
+    that attends over the cached latent directly (DeepSeek-V2, arXiv:2405.04434,
+    sec. 2.1.3): 2 L h (2 r_kv + d_rope), about 3.4x the decompressed count for DeepSeek-V3.
+    Used by :func:`decode_attention_intensity` and by every decode step of
+    :mod:`llmphys.inference`.
+
+    >>> from llmphys import specs
+    >>> round(decode_attention_flop_per_context_token(specs.model("deepseek_v3")) / 1e6, 2)
+    16.99
+    """
     if model.mla is not None:
-        r, rr = model.mla.kv_lora_rank, model.mla.qk_rope_head_dim
-        return 2.0 * model.n_heads * (2 * r + rr) / ((r + rr) * b)
-    return 2.0 * model.n_heads / (model.n_kv_heads * b)
+        per_head = 2 * model.mla.kv_lora_rank + model.mla.qk_rope_head_dim
+        return 2.0 * model.n_layers * model.n_heads * per_head
+    return accounting.attention_flop_per_token(model, context_tokens=1.0)
 
 
 def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
@@ -183,39 +167,8 @@ def mla_decode_flop_per_position(model: Model) -> dict[str, float]:
     return {
         "naive_up_projection": 2.0 * a.kv_lora_rank * h * (a.qk_nope_head_dim + a.v_head_dim),
         "naive_attention": 2.0 * h * (a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim),
-        "absorbed_attention": 2.0 * h * (2 * a.kv_lora_rank + a.qk_rope_head_dim),
+        "absorbed_attention": decode_attention_flop_per_context_token(model) / model.n_layers,
     }
-
-
-def kv_table(models, *, bytes_per_element: float = 2.0) -> str:
-    """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
-    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
-    rows = []
-    for m in models:
-        per_token = kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
-        seq = kv_cache_bytes(m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element)
-        weights = accounting.n_params(m) * bytes_per_element
-        rows.append(
-            [
-                f"`{m.key}`",
-                m.attention.upper(),
-                f"{per_token / units.KiB:,.1f}",
-                f"{m.max_context_tokens:,}",
-                f"{seq / units.GB:,.1f}",
-                f"{weights / units.GB:,.0f}",
-                f"{seq / weights:.2f}",
-            ]
-        )
-    header = [
-        "model",
-        "attention",
-        "KV per token (KiB)",
-        "max context (tokens)",
-        "KV at max context (GB)",
-        "weights (GB)",
-        "KV / weights",
-    ]
-    return tables.markdown_table(header, rows)
 
 
 def fraction_of_mha(model: Model, variant: str, *, n_tokens: int) -> float:

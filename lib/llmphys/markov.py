@@ -12,6 +12,8 @@ experiments an exact irreducible loss. Ref: Cover and Thomas, "Elements of
 Information Theory", 2nd ed., theorem 4.2.4.
 
 Used by the foundations and scaling-law chapters.
+
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import dataclasses
 import functools
 import tomllib
 
-from . import units
+from . import accounting, economics, specs, units
 from .specs import data_dir
 
 
@@ -70,14 +70,12 @@ def _runs(path: str) -> dict:
     ``data/training_runs.toml`` holds every published run once, with its full layout, for
     :mod:`llmphys.predict`; PaLM's shape comes from its model entry. Nothing is copied here.
     """
-    from . import predict
-
     with open(path, "rb") as f:
         table = tomllib.load(f)
     missing = [k for k in ("palm_540b", *_LLAMA3_ROWS) if k not in table]
     if missing:
         raise ValueError(f"training_runs.toml: missing run(s) {missing}")
-    palm, shape = table["palm_540b"], predict.model_spec(table["palm_540b"]["model"])
+    palm, shape = table["palm_540b"], specs.model_spec(table["palm_540b"]["model"])
     rows = [table[k] for k in _LLAMA3_ROWS]
     return {
         "palm_540b": MeasuredThroughput(
@@ -179,8 +177,6 @@ def palm_540b_mfu() -> float:
     >>> round(100 * palm_540b_mfu(), 1)
     46.2
     """
-    from . import specs
-
     r = training_run("palm_540b")
     if not isinstance(r, MeasuredThroughput):
         raise TypeError("training_runs.toml must record palm_540b as one measured throughput")
@@ -205,8 +201,6 @@ def run_level_mfu(run_key: str, *, dtype: str = "bf16") -> float:
     >>> round(100 * run_level_mfu("llama3_405b"), 1)
     34.6
     """
-    from . import accounting, economics, specs
-
     peak = specs.accelerator("h100_sxm").peak_flop_per_s(dtype)
     if run_key == "llama3_405b":
         flop = specs.recorded(specs.model("llama31_405b"), "published_train_flop")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import accounting, units
-from .attention import softmax
+from .nn import softmax
 from .specs import Accelerator, Model
 
 

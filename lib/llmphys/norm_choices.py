@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import attention, units
+from . import nn, units
 
 GEMMA2_ATTENTION_SOFTCAP = 50.0  # Gemma 2 report sec. 2; config attn_logit_softcapping
 GEMMA2_FINAL_SOFTCAP = 30.0  # config final_logit_softcapping
@@ -49,13 +49,13 @@ def attention_logit_stats(
         raise ValueError(f"q and k must be equal (T, c) arrays, got {q.shape} and {k.shape}")
     if qk_norm:
         ones = np.ones(q.shape[-1])
-        q, k = attention.rms_norm(q, ones), attention.rms_norm(k, ones)
+        q, k = nn.rms_norm(q, ones), nn.rms_norm(k, ones)
     s = q @ k.T / np.sqrt(q.shape[-1])
     if cap is not None:
         s = softcap(s, cap)
     t = s.shape[0]
     allowed = np.tril(np.ones((t, t), dtype=bool))
-    p = attention.softmax(np.where(allowed, s, -np.inf))
+    p = nn.softmax(np.where(allowed, s, -np.inf))
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -np.sum(np.where(p > 0, p * np.log2(p), 0.0), axis=-1)
     return {"max_logit": float(np.abs(s[allowed]).max()), "entropy_bits": float(h.mean())}

@@ -18,7 +18,7 @@ is why the Pile (Gao et al. 2020, arXiv:2101.00027, sec. 4) and Delétang et al.
 2023 (arXiv:2309.10668) report bits per byte. Refs: Shannon 1948 (code length),
 Shannon 1951 (entropy of English, 0.6-1.3 bits per letter).
 
-Home chapter: chapters/01_foundations.ipynb.
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations

@@ -125,33 +125,9 @@ class LayoutDoesNotFit(ValueError):
     """A layout whose per-chip memory exceeds the chip's HBM; the message gives the bytes."""
 
 
-@functools.cache
-def run_models() -> dict[str, Model]:
-    """The model shapes of ``data/run_models.toml``: training-run models not in models.toml."""
-    path = specs.data_dir() / "run_models.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
-    return {
-        key: specs.build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
-        for key, entry in raw.items()
-    }
-
-
-def model_spec(key: str) -> Model:
-    """A model by registry key, from models.toml or, failing that, run_models.toml.
-
-    >>> model_spec("palm_540b").n_kv_heads
-    1
-    """
-    known = {**run_models(), **specs.models()}
-    if key not in known:
-        raise KeyError(f"unknown model {key!r}; known: {', '.join(sorted(known))}")
-    return known[key]
-
-
 def _model(value: Model | str) -> Model:
     if isinstance(value, str):
-        return model_spec(value)
+        return specs.model_spec(value)
     if not isinstance(value, Model):
         raise TypeError(f"model must be a Model or a registry key, got {type(value).__name__}")
     return value
@@ -170,7 +146,7 @@ def _accelerator(value: Accelerator | str) -> Accelerator:
 def model_flop_per_token(model: Model, *, seq_len: int) -> float:
     """PaLM's training FLOP per token: 6 N + 12 L H Q T, N the active parameters.
 
-    >>> round(model_flop_per_token(model_spec("palm_540b"), seq_len=2048) / 1e12, 3)
+    >>> round(model_flop_per_token(specs.model_spec("palm_540b"), seq_len=2048) / 1e12, 3)
     3.278
     """
     return mfu.palm_flop_per_token(
@@ -584,7 +560,7 @@ def source_flop_per_token(run: TrainingRun) -> float:
     >>> round(source_flop_per_token(training_runs()["megatron_1t"]) / 1e12, 2)
     8.17
     """
-    m = model_spec(run.model)
+    m = specs.model_spec(run.model)
     n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
     if run.flop_count == "megatron_eq3":
         return 96.0 * n_l * h**2 * (1 + s / (6 * h) + v / (16 * n_l * h))
@@ -619,7 +595,7 @@ def measured_mfu(run: TrainingRun) -> float:
     0.392
     """
     peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
-    f = model_flop_per_token(model_spec(run.model), seq_len=run.seq_len)
+    f = model_flop_per_token(specs.model_spec(run.model), seq_len=run.seq_len)
     return measured_tokens_per_s(run) * f / (run.n_chips * peak)
 
 
@@ -782,16 +758,3 @@ def format_budget(step: TrainStep) -> str:
         ),
     ]
     return "\n".join(lines)
-
-
-_SERVING_NAMES = ("serve", "Serve", "serving_runs", "ServingRun", "expected_tokens_per_step")
-
-
-def __getattr__(name: str):
-    """``predict.serve`` and its companions live in ``deploy`` (read on first use, so the
-    training model imports without it); this keeps one prediction namespace."""
-    if name in _SERVING_NAMES:
-        from . import deploy
-
-        return getattr(deploy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

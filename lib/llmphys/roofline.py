@@ -10,7 +10,7 @@ The two roofs meet at the ridge point I* = P / W. Left of it a kernel is
 memory-bound and extra FLOP/s buy nothing. Ref: Williams, Waterman and
 Patterson, "Roofline", CACM 52(4), 2009.
 
-Introduced in chapters/00_hardware_tour.ipynb.
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

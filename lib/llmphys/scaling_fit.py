@@ -12,8 +12,10 @@ from the paper's Figure 4, refit them this way and found a different law (E = 1.
 A = 482.0, B = 2085.4, alpha = 0.3478, beta = 0.3658) with bootstrap standard errors
 much wider than the original's. This module does the same fit with an analytic
 gradient, so that a few dozen starts and a bootstrap run in seconds.
+The loader reads data/chinchilla_svg_extracted_data.csv.
+The loader reads data/chinchilla_svg_extracted_data.csv.
 
-Home: chapter 5. The loader reads data/chinchilla_svg_extracted_data.csv.
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ exactly, not sampled:
     L(N, D) = - sum_i pi_i sum_j P_ij ln Q_ij  >=  H ln 2   nats per token.
 
 Fitting E + A/N^alpha + B/D^beta to a grid of (N, D) runs then asks whether the fitted E
-finds the true floor H. Home: chapter 5; the source is ``llmphys.markov``.
+finds the true floor H. Its source is ``llmphys.markov``.
+Its source is ``llmphys.markov``.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

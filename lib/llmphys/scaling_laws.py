@@ -15,7 +15,9 @@ At the optimum the two reducible terms satisfy alpha A/N^alpha = beta B/D^beta. 
 et al. 2020 (arXiv:2001.08361) fit different forms; their compute-optimal N grows as
 C^0.73, which is why GPT-3 was trained on 1.7 tokens per parameter.
 
-The constants are sourced data in ``data/scaling_laws.toml``. Home: chapter 5.
+The constants are sourced data in ``data/scaling_laws.toml``.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ file, the entry and the field. Make variants with ``dataclasses.replace``::
 
     h100 = specs.accelerator("h100_sxm")
     h100_fast = dataclasses.replace(h100, hbm_bytes_per_s=4.8e12)
+Field meanings: chapters/notation.md.
+Field meanings: chapters/notation.md.
 
-Introduced in chapters/00_hardware_tour.ipynb; field meanings in chapters/notation.md.
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations
@@ -173,7 +175,7 @@ class Model:
     published_train_flop: float | None = None
     moe: MoE | None = None
     mla: MLA | None = None
-    # Details of Hugging Face checkpoints (specs.model_from_hf_config); the defaults are
+    # Details of Hugging Face checkpoints (hf_config.model_from_hf_config); the defaults are
     # the plain pre-norm decoder the registry's tables describe.
     o_bias: bool = False  # bias on the attention output projection alone (Llama attention_bias)
     mlp_bias: bool = False  # biases on the MLP projections alone (Llama mlp_bias)
@@ -245,6 +247,30 @@ def model(key: str) -> Model:
     return _lookup(models(), key, "model")
 
 
+@functools.cache
+def run_models() -> dict[str, Model]:
+    """The model shapes of ``data/run_models.toml``: training-run models not in models.toml."""
+    path = data_dir() / "run_models.toml"
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    return {
+        key: build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
+        for key, entry in raw.items()
+    }
+
+
+def model_spec(key: str) -> Model:
+    """A model by registry key, from models.toml or, failing that, run_models.toml.
+
+    >>> model_spec("palm_540b").n_kv_heads
+    1
+    """
+    known = {**run_models(), **models()}
+    if key not in known:
+        raise KeyError(f"unknown model {key!r}; known: {', '.join(sorted(known))}")
+    return known[key]
+
+
 def recorded(entry: Model | Accelerator, field: str) -> float:
     """A number the registry may leave out (None), such as ``n_training_tokens`` or ``tdp_w``.
 
@@ -260,21 +286,6 @@ def recorded(entry: Model | Accelerator, field: str) -> float:
     if value is None:
         raise ValueError(f"{entry.key}.{field} is not recorded in the registry")
     return value
-
-
-def model_from_hf_config(config, *, key: str | None = None, name: str | None = None) -> Model:
-    """The :class:`Model` a Hugging Face ``config.json`` describes (dict, file or folder).
-
-    Model types, their implicit defaults and what is refused: :mod:`llmphys.hf_config`.
-
-    >>> from llmphys import accounting
-    >>> m = model_from_hf_config(data_dir() / "hf_configs" / "Qwen2.5-0.5B")
-    >>> int(accounting.n_params(m)), m.tied_embeddings
-    (494032768, True)
-    """
-    from . import hf_config  # imports this module
-
-    return hf_config.model_from_hf_config(config, key=key, name=name)
 
 
 def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:

@@ -4,14 +4,16 @@ Functions here format; they compute nothing that the model modules do not
 already compute. Each returns a string (GitHub-flavoured Markdown) so that the
 same table shows in JupyterLab, Colab and the built book, and so that nbval can
 compare it as text.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from . import roofline, units
-from .specs import Accelerator
+from . import accounting, kv_cache, roofline, units
+from .specs import Accelerator, Model
 
 
 def markdown_table(
@@ -85,3 +87,90 @@ def accelerator_table(accs: Sequence[Accelerator]) -> str:
         for a in accs
     ]
     return markdown_table(header, rows, align="l" + "r" * 9)
+
+
+def design_table(models: Iterable[Model]) -> str:
+    """Markdown table of each model's architectural choices and parameter counts.
+
+    Columns: attention (query/KV heads), window, position, norm, MLP, experts,
+    N and active N (1e9), and the context T (1e3 tokens) where attention FLOP rival
+    the weights' (inf: the sliding window caps attention below that).
+    """
+    rows = []
+    for m in models:
+        attn = (
+            f"MLA r={m.mla.kv_lora_rank}"
+            if m.mla is not None
+            else f"{m.attention.upper()} {m.n_heads}/{m.n_kv_heads}"
+        )
+        experts = (
+            "dense"
+            if m.moe is None
+            else (
+                f"top-{m.moe.n_experts_per_token} of {m.moe.n_experts}"
+                + (f" + {m.moe.n_shared_experts} shared" if m.moe.n_shared_experts else "")
+            )
+        )
+        t = accounting.attention_rivals_params_context_tokens(m)
+        rows.append(
+            [
+                f"`{m.key}`",
+                str(m.release_year),
+                attn,
+                str(m.sliding_window_tokens or "–"),
+                m.position,
+                m.norm,
+                m.mlp,
+                experts,
+                f"{accounting.n_params(m) / units.GIGA:.1f}",
+                f"{accounting.n_active_params(m) / units.GIGA:.1f}",
+                "inf" if t == float("inf") else f"{t / units.KILO:.0f}",
+            ]
+        )
+    header = [
+        "model",
+        "year",
+        "attention (q/kv heads)",
+        "window",
+        "position",
+        "norm",
+        "MLP",
+        "FFN",
+        "N (B)",
+        "active (B)",
+        "T* (k tokens)",
+    ]
+    return markdown_table(header, rows, align="lllrllllrrr")
+
+
+def kv_cache_table(models: Iterable[Model], *, bytes_per_element: float = 2.0) -> str:
+    """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
+    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
+    rows = []
+    for m in models:
+        per_token = kv_cache.kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
+        seq = kv_cache.kv_cache_bytes(
+            m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element
+        )
+        weights = accounting.n_params(m) * bytes_per_element
+        rows.append(
+            [
+                f"`{m.key}`",
+                m.attention.upper(),
+                f"{per_token / units.KiB:,.1f}",
+                f"{m.max_context_tokens:,}",
+                f"{seq / units.GB:,.1f}",
+                f"{weights / units.GB:,.0f}",
+                f"{seq / weights:.2f}",
+            ]
+        )
+    header = [
+        "model",
+        "attention",
+        "KV per token (KiB)",
+        "max context (tokens)",
+        "KV at max context (GB)",
+        "weights (GB)",
+        "KV / weights",
+    ]
+    return markdown_table(header, rows)

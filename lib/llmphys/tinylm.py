@@ -18,7 +18,12 @@ every entry (checked against finite differences in tests/test_tinylm.py), and
 ``adamw_update`` is Loshchilov & Hutter's decoupled-weight-decay Adam (arXiv:1711.05101,
 alg. 2). The training loop and the corpus live in ``tinylm_train``.
 
-Home chapter: chapters/01_foundations.ipynb.
+Its attention is :func:`llmphys.attention.attend` and its RMSNorm and softmax those of
+:mod:`llmphys.nn`: the registry decoder of ``transformer`` runs the same code, so the two
+decoders differ only in what the architectures differ in (learned positions and a ReLU MLP
+with biases here; RoPE, GQA/MLA, SwiGLU and MoE there, with a KV cache).
+
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations
@@ -27,9 +32,10 @@ import math
 
 import numpy as np
 
-from . import units
+from . import attention as attention_mod
+from . import nn, units
 
-EPS = 1e-6  # RMSNorm's epsilon
+EPS = nn.NORM_EPS  # RMSNorm's epsilon, shared with every numpy model of the library
 
 
 def init_params(
@@ -113,28 +119,23 @@ def _relu(u):
     return np.maximum(u, 0.0)
 
 
-def _softmax(s):
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = True):
     """Scaled dot-product attention on (B, H, T, c) arrays: softmax(q k^T / sqrt(c) + M) v.
 
     M is 0 where key position <= query position and -inf elsewhere when ``causal``;
     without it every position also reads the ones after it. Returns (output, weights).
+    This is :func:`llmphys.attention.attend`, the decoder's attention, in the (B, H, T, c)
+    layout that the backward pass uses.
 
     >>> q = k = v = np.eye(3)[None, None]  # one head, three positions
     >>> out, a = attention(q, k, v)
     >>> a[0, 0, 0].round(3)  # position 0 may only look at itself
     array([1., 0., 0.])
     """
-    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
-    if causal:
-        t = s.shape[-1]
-        s = np.where(np.tril(np.ones((t, t), dtype=bool)), s, -np.inf)
-    a = _softmax(s)
-    return a @ v, a
+    pos = np.arange(q.shape[-2])
+    qt, kt, vt = (np.swapaxes(x, -2, -3) for x in (q, k, v))  # (B, T, H, c), as attend takes
+    out, a = attention_mod.attend(qt, kt, vt, pos, pos, causal=causal, return_weights=True)
+    return np.swapaxes(out, -2, -3), a
 
 
 def forward(
@@ -241,7 +242,7 @@ def loss_and_grads(
     """
     logits, c = forward(params, inputs, causal=causal, checkpoint=checkpoint)
     b, t, v = logits.shape
-    probs = _softmax(logits)
+    probs = nn.softmax(logits)
     onehot = np.eye(v, dtype=logits.dtype)[targets]
     loss = float(-np.mean(np.log(np.sum(probs * onehot, axis=-1))))
     grads = {}

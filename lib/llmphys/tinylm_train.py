@@ -8,7 +8,7 @@ model cannot reach it; a model must look two tokens back, which in a transformer
 attention's job. ``conditional_entropy_bits`` gives the exact loss of the best model
 with 0, 1 or 2 tokens of context.
 
-Home chapter: chapters/01_foundations.ipynb.
+Home: chapters/01_foundations.ipynb.
 """
 
 from __future__ import annotations

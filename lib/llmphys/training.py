@@ -10,7 +10,7 @@ arXiv:1710.03740; Rajbhandari et al. 2020, "ZeRO", arXiv:1910.02054, sec. 3.1):
 A run of C FLOP on n chips of peak P at model-FLOP utilisation (MFU) u takes
 C / (n P u) seconds.
 
-Used by the foundations and memory-wall chapters.
+Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import attention, moe
+from . import attention, moe, nn
 from .attention import KVCache
 from .specs import Model
 
@@ -169,9 +169,9 @@ def count_params(params: dict | list | np.ndarray) -> int:
 
 def _norm(x: np.ndarray, p: dict) -> np.ndarray:
     if "bias" not in p:
-        return attention.rms_norm(x, p["gain"])
+        return nn.rms_norm(x, p["gain"])
     mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + attention.NORM_EPS) * p["gain"] + p["bias"]
+    return (x - mean) / np.sqrt(var + nn.NORM_EPS) * p["gain"] + p["bias"]
 
 
 def mlp(x: np.ndarray, p: dict) -> np.ndarray:

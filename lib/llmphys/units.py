@@ -8,6 +8,8 @@ in "GB" that are really binary; the data files say which, and the formatters
 below always print the unit they used.
 
 Introduced in chapters/notation.md.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ of :data:`CROSS` added, and :func:`assess` recomputes one.
 'reproduced under a stated assumption'
 >>> assess(c).shown
 '295.5 FLOP/B'
+
+Home: chapters/claims_ledger.ipynb.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ as ``{name:fmt}`` fields (:func:`fill`). The verdict is *declared* in the data a
 again by :func:`assess` from the library's current output, so a library change that moves a
 number across a tolerance band fails the test suite. The ledger prints the function's source
 (:func:`call_source`) as "the call".
+
+Home: chapters/claims_ledger.ipynb.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 The claims themselves are data, in ``data/claims/overview.toml``; each function here recomputes
 one of them with the library's study functions, and returns the value to grade and the numbers
-its notes quote (see :mod:`llmphys.claims`)."""
+its notes quote (see :mod:`llmphys.claims`).
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 The claims themselves (statement, stated figure, grading, assumptions, notes) are data, in
 ``data/claims/part3.toml``; each function here recomputes one of them with the library's study
 functions, and returns the value to grade and the numbers its notes quote (see
-:mod:`llmphys.claims`)."""
+:mod:`llmphys.claims`).
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from llmphys import (
     comms,
     compute_split,
     economics,
+    inference,
     inference_optimal,
     kv_cache,
     mfu,
@@ -187,11 +191,11 @@ def m14() -> Check:
     h100 = specs.accelerator("h100_sxm")
     with_attention_llama70_mha = kv_cache.with_attention(llama70, "mha")
     return Check(
-        value=kv_cache.decode_tokens_per_s(
+        value=inference.decode_tokens_per_s(
             with_attention_llama70_mha, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_mha, h100, context_tokens=128000
             )
         },
@@ -217,14 +221,14 @@ def m16() -> Check:
     h200 = specs.accelerator("h200")
     with_attention_llama70_gqa = kv_cache.with_attention(llama70, "gqa")
     return Check(
-        value=kv_cache.decode_tokens_per_s(
+        value=inference.decode_tokens_per_s(
             with_attention_llama70_gqa, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h100, context_tokens=128000
             ),
-            "tokens_per_s_h200_128000": kv_cache.decode_tokens_per_s(
+            "tokens_per_s_h200_128000": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h200, context_tokens=128000, include_weights=False
             ),
         },

@@ -2,7 +2,10 @@
 
 The claims themselves are data, in ``data/claims/podcast.toml``; each function here recomputes
 one of them with the library's study functions (mostly :mod:`llmphys.serving` and
-:mod:`llmphys.scale_up`), and returns the value to grade and the numbers its notes quote."""
+:mod:`llmphys.scale_up`), and returns the value to grade and the numbers its notes quote.
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 
@@ -545,24 +548,19 @@ def p32() -> Check:
 def p33() -> Check:
     llama70 = specs.model("llama3_70b")
     dsv3 = specs.model("deepseek_v3")
-    decode_attention_flop_per_context_token_llama70 = (
-        inference.decode_attention_flop_per_context_token(llama70)
-    )
-    decode_attention_flop_per_context_token_dsv3 = (
-        inference.decode_attention_flop_per_context_token(dsv3)
-    )
+    attention_flop_llama70 = kv_cache.decode_attention_flop_per_context_token(llama70)
+    attention_flop_dsv3 = kv_cache.decode_attention_flop_per_context_token(dsv3)
     linear_flop_per_token_llama70_2 = inference.linear_flop_per_token(llama70)
     linear_flop_per_token_dsv3_2 = inference.linear_flop_per_token(dsv3)
     return Check(
         value=(
-            0.1 * linear_flop_per_token_llama70_2 / decode_attention_flop_per_context_token_llama70,
-            0.1 * linear_flop_per_token_dsv3_2 / decode_attention_flop_per_context_token_dsv3,
+            0.1 * linear_flop_per_token_llama70_2 / attention_flop_llama70,
+            0.1 * linear_flop_per_token_dsv3_2 / attention_flop_dsv3,
         ),
         numbers={
             "linear_flop_per_token_llama70": linear_flop_per_token_llama70_2
-            / decode_attention_flop_per_context_token_llama70,
-            "linear_flop_per_token_dsv3": linear_flop_per_token_dsv3_2
-            / decode_attention_flop_per_context_token_dsv3,
+            / attention_flop_llama70,
+            "linear_flop_per_token_dsv3": linear_flop_per_token_dsv3_2 / attention_flop_dsv3,
         },
     )
 

@@ -12,6 +12,8 @@ not, the first failing case and the likely mistake. The checks live in one modul
 (``grading.tour``, ``grading.foundations``, ...) and are all importable from here; the shared
 machinery is :func:`check_function` with its named tolerances :data:`RTOL` and
 :data:`RATIO_RTOL`.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from llmphys.grading._core import (

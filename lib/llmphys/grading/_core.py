@@ -10,6 +10,8 @@ function agrees with it ("did you count both K and V?").
 
 Tolerances are named: :data:`RTOL` is the relative tolerance of a match, :data:`RATIO_RTOL` how
 close a ratio must be to a known factor to be named as the cause.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

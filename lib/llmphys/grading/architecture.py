@@ -2,6 +2,8 @@
 
 Each reference is the library's own count, called on a registry model (Llama 3 8B) whose shape
 is replaced by the case's numbers, so a check and the chapter agree by construction.
+
+Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations

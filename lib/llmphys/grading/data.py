@@ -10,6 +10,8 @@ Three functions a student writes, each checked against the pipeline's own code:
   answer key (``dedup.precision_recall``), exercise ``data-ex-filter-pr``.
 
 The cases are drawn from fixed seeds, so the stored feedback in the chapter never changes.
+
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@
 - :func:`check_batch1_decode_floor_s` (exercise ``econ-ex-decode-floor``): the time a batch-1
   decode step needs to stream its weights, against :func:`llmphys.inference.weight_bytes_read`
   over the chips' HBM bandwidth.
+
+Home: chapters/06_economics.ipynb.
 """
 
 from __future__ import annotations

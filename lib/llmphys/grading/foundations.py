@@ -1,4 +1,7 @@
-"""Checks for the Implement exercises of chapter 1, foundations (see ``llmphys.grading``)."""
+"""Checks for the Implement exercises of chapter 1, foundations (see ``llmphys.grading``).
+
+Home: chapters/01_foundations.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@
 * :func:`check_ring_all_reduce_s` (exercise ``mw-ex-ring``): seconds of a ring all-reduce in
   the alpha-beta model, 2(p-1) alpha + 2(p-1)/p n / beta (Patarasuk and Yuan 2009), with the
   link speed given in bits per second, against ``comms.ring_all_reduce_time_s``.
+
+Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations

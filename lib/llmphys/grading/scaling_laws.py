@@ -4,6 +4,8 @@
   tokens-per-parameter ratio, against :func:`llmphys.scaling_laws.size_at_ratio`;
 * :func:`check_chinchilla_loss` (``scaling-ex-loss``): the parametric loss
   E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`.
+
+Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``)."""
+"""Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``).
+
+Home: chapters/hardware_tour.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -22,4 +22,6 @@
 
 Stages take and return plain Python and numpy values; randomness comes in as
 ``rng: np.random.Generator``.
+
+Home: chapters/02_data.ipynb.
 """

@@ -16,7 +16,7 @@ for the same content is the "tokenization premium" of Petrov et al. 2023
 (arXiv:2305.15425): a language with premium 3 fits a third of the text in the same
 context window and pays three times the FLOP per word in training and inference.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ arXiv:1607.01759): unigrams (optionally bigrams) hashed into B buckets, each pag
 scaled to unit length, and a logistic regression p = sigmoid(w . x + b) fitted by
 full-batch Adam on the L2-regularised log loss. All of it is numpy on a CSR matrix.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import numpy as np
 from .. import specs
 from . import crawl as crawl_mod
 from . import dedup, quality, text
+from .words import word_table
 
 N_REGISTER = 10  # words per register
 PLANT_RATE = 0.1  # probability that a word is replaced by a register word
@@ -109,7 +110,7 @@ def registers(lang: str, *, seed: int = 19) -> tuple[tuple[str, ...], tuple[str,
         raise ValueError(
             f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}"
         )
-    words = crawl_mod.word_table(lang)[0][500:3000]
+    words = word_table(lang)[0][500:3000]
     pick = np.random.default_rng([seed, zlib.crc32(lang.encode())]).choice(
         len(words), size=2 * N_REGISTER, replace=False
     )

@@ -21,7 +21,7 @@ whose rare words are the tail):
     verified    a verifier accepts a sample of type x with probability min(1, p(x)/q(x));
                 the generator keeps a little probability on every type (``explore``)
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

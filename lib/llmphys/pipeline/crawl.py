@@ -18,18 +18,17 @@ Word salad has the right statistics for every stage here (word lengths, stop wor
 n-gram collisions, bytes per character), not the meaning of real text; a quality
 classifier trained on meaning could not be tested on it.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import html as html_lib
-import unicodedata
 
 import numpy as np
-import wordfreq
+
+from . import sites
+from .words import sample_words
 
 LANGUAGES = {"en": 0.50, "de": 0.12, "fr": 0.10, "es": 0.10, "ru": 0.10, "hi": 0.08}
 KINDS = {
@@ -64,41 +63,6 @@ class Document:
 class Crawl:
     documents: tuple[Document, ...]
     benchmark: tuple[str, ...]
-
-
-@functools.cache
-def word_table(lang: str, n_words: int = 5000) -> tuple[tuple[str, ...], np.ndarray]:
-    """The ``n_words`` most frequent words of ``lang`` and their renormalised frequencies.
-
-    Only words made of letters and combining marks are kept (no digits, no apostrophes).
-
-    >>> w, p = word_table("en", 100)
-    >>> w[0], round(float(p.sum()), 6)
-    ('the', 1.0)
-    """
-    freqs = wordfreq.get_frequency_dict(lang, wordlist="small")
-    ranked = sorted(((f, w) for w, f in freqs.items() if _is_word(w)), key=lambda t: (-t[0], t[1]))
-    words = tuple(w for _, w in ranked[:n_words])
-    p = np.array([f for f, _ in ranked[:n_words]])
-    return words, p / p.sum()
-
-
-def _is_word(w: str) -> bool:
-    return bool(w) and all(unicodedata.category(c)[0] in "LM" for c in w)
-
-
-def sample_words(lang: str, n: int, rng: np.random.Generator) -> list[str]:
-    """``n`` words drawn independently from the unigram distribution of ``lang``."""
-    words, cdf = _sampler(lang)
-    return words[cdf.searchsorted(rng.random(n), side="right")].tolist()
-
-
-@functools.cache
-def _sampler(lang: str) -> tuple[np.ndarray, np.ndarray]:
-    words, p = word_table(lang)
-    cdf = np.cumsum(p)
-    cdf[-1] = 1.0  # guard against round-off leaving the last bin short of 1
-    return np.array(words, dtype=object), cdf
 
 
 def sentence(lang: str, rng: np.random.Generator, *, mean_words: float = 12.0) -> str:
@@ -201,8 +165,6 @@ def generate_crawl(
     >>> len(c.documents) >= 55, c.documents[0].doc_id
     (True, 0)
     """
-    from . import sites  # the HTML rendering lives beside the content generator
-
     if int(n_docs) != n_docs or n_docs < 10:
         raise ValueError(f"n_docs must be an integer >= 10, got {n_docs!r}")
     kinds = dict(KINDS if kinds is None else kinds)
@@ -282,8 +244,6 @@ def generate_crawl(
 
 def _finalise(pages: list[dict], bench: tuple[str, ...], rng: np.random.Generator) -> Crawl:
     """Shuffle into crawl order, number the pages, render their HTML."""
-    from . import sites
-
     order = rng.permutation(len(pages))
     new_id = np.empty(len(pages), dtype=np.int64)
     new_id[order] = np.arange(len(pages))
@@ -314,7 +274,3 @@ def should_remove_as_duplicate(crawl: Crawl) -> np.ndarray:
         out[d.doc_id] = d.cluster in seen
         seen.add(d.cluster)
     return out
-
-
-def escape(text: str) -> str:
-    return html_lib.escape(text, quote=False)

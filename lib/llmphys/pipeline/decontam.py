@@ -9,7 +9,7 @@ n-gram intact once n > k), and an n longer than the item can never match at all.
 Vectorised like dedup: every document and item becomes a CSR array of n-gram hashes
 and the test is one ``np.isin``.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

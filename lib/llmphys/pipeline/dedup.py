@@ -20,7 +20,7 @@ each permutation is h_i(x) = a_i fmix32(x) + b_i mod 2^32 with a_i odd (a biject
 "affine32" scheme of datasketch 2), and a signature is a segmented minimum
 (``np.minimum.reduceat``) over each document's shingles.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Scored word by word against the generator's labels: precision is the share of ex
 words that belong to the article, recall the share of the article's words extracted
 (bag-of-words overlap, the metric of the trafilatura benchmark).
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ languages. We use it with normalised probabilities so that a confidence threshol
 applied, as FineWeb does with fastText (keep English above 0.65; Penedo et al. 2024,
 arXiv:2406.17557, sec. 3.3).
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ data/scaling_laws.toml, read by llmphys.data_constrained), so four epochs are wo
 93% of the same number of fresh tokens and the value of further repetition decays with a
 half-life of R* ln 2, about 11 repetitions.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

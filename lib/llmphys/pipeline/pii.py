@@ -12,7 +12,7 @@ Every planted address uses reserved names and numbers: the ``.example`` domain (
 the 192.0.2.0/24 and 203.0.113.0/24 documentation blocks (RFC 5737), 2001:db8::/32
 (RFC 3849) and the 555-01xx fictional telephone range.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import collections
 import numpy as np
 import regex
 
-from . import crawl as crawl_mod
+from .words import sample_words
 
 PATTERNS: dict[str, regex.Pattern] = {
     "email": regex.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
@@ -69,7 +69,7 @@ def fake_pii(kind: str, fmt: str, rng: np.random.Generator) -> str:
     """
     if kind not in FORMATS or fmt not in FORMATS[kind]:
         raise ValueError(f"(kind, fmt)=({kind!r}, {fmt!r}) is not known; allowed: {FORMATS}")
-    a, b = crawl_mod.sample_words("en", 2, rng)
+    a, b = sample_words("en", 2, rng)
     n = rng.integers(0, 10, size=12)
     d = "".join(map(str, n))
     if kind == "email":

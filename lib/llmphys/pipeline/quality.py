@@ -15,7 +15,7 @@ Outside English the stop-word list here is the language's eight most frequent wo
 (wordfreq), the adaptation FineWeb-2 makes per language; the thresholds stay Gopher's,
 which is exactly what the chapter shows to be wrong for some scripts.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import operator
 import numpy as np
 import regex
 
-from . import crawl
+from .words import LANGUAGES as WORD_TABLE_LANGUAGES
+from .words import word_table
 
 GOPHER_STOP_WORDS = frozenset(["the", "be", "to", "of", "and", "that", "have", "with"])
 BULLETS = ("•", "-", "*", "‣", "–")
@@ -58,11 +59,12 @@ _ALPHA_WORD = regex.compile(r"(?<!\S)\S*\p{L}\S*")  # a whitespace word containi
 
 
 def stop_words(lang: str) -> frozenset[str]:
-    """Gopher's list for English; the eight most frequent words for the other crawl languages."""
+    """Gopher's list for English; the eight most frequent words of the other word tables
+    (:mod:`llmphys.pipeline.words`); empty for any other language."""
     if lang == "en":
         return GOPHER_STOP_WORDS
-    if lang in crawl.LANGUAGES:
-        return frozenset(crawl.word_table(lang)[0][:8])
+    if lang in WORD_TABLE_LANGUAGES:
+        return frozenset(word_table(lang)[0][:8])
     return frozenset()
 
 

@@ -5,7 +5,7 @@
 Each stage sees only the documents that survived the previous ones, as in production
 (FineWeb runs the same order: Penedo et al. 2024, arXiv:2406.17557, fig. 1).
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -7,16 +7,17 @@ on tags. Some sites put an English consent notice or a share bar inside the arti
 container after a related-links box (extraction may drop it: a recall loss). All the
 boilerplate wording below was written for this book.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 
 import numpy as np
 
-from . import crawl
+from .words import sample_words
 
 COOKIE_BANNER = (
     "We and our partners store small files on your device to count visits and "
@@ -53,7 +54,7 @@ def make_sites(
     chosen = langs + [langs[i] for i in extra]
     out = []
     for lang in chosen:
-        name = "".join(crawl.sample_words("en", 2, rng)).lower()
+        name = "".join(sample_words("en", 2, rng)).lower()
         out.append(
             Site(
                 name=name,
@@ -63,7 +64,7 @@ def make_sites(
                 inline_notice=bool(rng.random() < 0.25),
                 share_bar=bool(rng.random() < 0.3),
                 split_article=0.4 if rng.random() < 0.3 else 0.0,
-                nav=tuple(w.capitalize() for w in crawl.sample_words(lang, 6, rng)),
+                nav=tuple(w.capitalize() for w in sample_words(lang, 6, rng)),
                 classes=tuple(f"c{x:04x}" for x in rng.integers(0, 2**16, size=8)),
             )
         )
@@ -93,21 +94,21 @@ def _blocks_html(blocks: list[tuple[str, str]]) -> str:
         if tag != "li" and in_list:
             out.append("</ul>")
         in_list = tag == "li"
-        out.append(f"<{tag}>{crawl.escape(text)}</{tag}>")
+        out.append(f"<{tag}>{_escape(text)}</{tag}>")
     if in_list:
         out.append("</ul>")
     return "\n".join(out)
 
 
 def _links(words: list[str]) -> str:
-    return "".join(f'<a href="/{w.lower()}">{crawl.escape(w)}</a> ' for w in words)
+    return "".join(f'<a href="/{w.lower()}">{_escape(w)}</a> ' for w in words)
 
 
 def render(site: Site, blocks: list[tuple[str, str]], rng: np.random.Generator) -> str:
     """A full HTML page around ``blocks``; the random draws pick related links and the split."""
     head = (
         f'<!DOCTYPE html>\n<html lang="{site.lang}"><head><meta charset="utf-8">'
-        f"<title>{crawl.escape(blocks[0][1])} | {site.name}</title>"
+        f"<title>{_escape(blocks[0][1])} | {site.name}</title>"
         f"<script>{TRACKER_JS}</script><style>body{{margin:0}}</style></head>\n<body>"
     )
     parts = [head]
@@ -131,12 +132,12 @@ def render(site: Site, blocks: list[tuple[str, str]], rng: np.random.Generator) 
     if site.share_bar:
         parts.append(f"<div>{SHARE_BAR}</div>")
     parts.append(art_c)
-    related = [" ".join(crawl.sample_words(site.lang, 5, rng)).capitalize() for _ in range(5)]
+    related = [" ".join(sample_words(site.lang, 5, rng)).capitalize() for _ in range(5)]
     o, c = _open(site, "aside", 5)
     parts.append(
         o
         + "<ul>"
-        + "".join(f'<li><a href="/r{i}">{crawl.escape(t)}</a></li>' for i, t in enumerate(related))
+        + "".join(f'<li><a href="/r{i}">{_escape(t)}</a></li>' for i, t in enumerate(related))
         + "</ul>"
         + c
     )
@@ -151,3 +152,7 @@ def render(site: Site, blocks: list[tuple[str, str]], rng: np.random.Generator) 
     )
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=False)

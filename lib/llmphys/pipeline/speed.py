@@ -15,7 +15,7 @@ How a cost grows with size n is summarised by the exponent of a least-squares fi
 t = c n^alpha in log-log space (alpha = 1: linear). The ratio is the reference's median
 time over ours: above 1 ours is faster.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ decontamination sweep on its leaking pages, a BPE tokenizer trained on the survi
 model-collapse recursion of a 2,000-word Zipf unigram model (seed 5). The runs are cached: they
 are deterministic, take seconds, and several claims read the same run.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Tokens here are whitespace words (``str.split``), so L = 50 words is a little st
 Lee et al.'s 50 tokens. Every document ends in a separator token of its own, so no match
 crosses a document boundary.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ A corpus is kept in compressed-sparse-row form: one flat array of word (or n-gra
 hashes and an ``offsets`` array of length n_docs + 1, document i owning
 ``flat[offsets[i]:offsets[i+1]]``. Every stage after this one is then numpy code.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ pages for using ordinary words. The crawl draws words at their real frequencies 
 so its pages carry listed words at their natural rate q; planted toxic pages carry them at
 a higher, chosen rate, which gives the filter something to find.
 
-Home chapter: the data chapter (chapters/02_data).
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import numpy as np
 from .. import specs
 from . import crawl as crawl_mod
 from . import text
+from .words import word_table
 
 TOXIC_SHARE = 0.1  # share of pages made toxic by plant_toxicity
 TOXIC_RATE = 0.02  # probability that a word of a toxic page is replaced by a listed word
@@ -85,7 +86,7 @@ def listed_share(lang: str, words: tuple[str, ...] | None = None) -> float:
             f"lang={lang!r} is not a crawl language; allowed: {list(crawl_mod.LANGUAGES)}"
         )
     listed = frozenset(word_list().words if words is None else words)
-    table, p = crawl_mod.word_table(lang)
+    table, p = word_table(lang)
     return float(sum(pi for w, pi in zip(table, p, strict=False) if w in listed))
 
 

@@ -15,7 +15,7 @@ abbreviation), every rank has a distinct spelling, and no word comes from any re
 Sentences of 4 to 24 words start with a capital and end in a full stop; one word in twelve
 is followed by a comma.
 
-Home chapter: the data chapter (chapters/02_data), through ``llmphys.pipeline.bench``.
+Home: chapters/02_data.ipynb.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ the functions live in one submodule per topic:
     predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 import importlib

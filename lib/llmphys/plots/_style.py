@@ -10,6 +10,8 @@ pixels per CSS pixel at 390 px, and a page of eight figures stays under 3 MB), w
 ``figure.dpi`` stays 100 so that a figure's size in inches, its layout and its
 ``<Figure size 640x380 ...>`` text are unchanged; and the text sizes are large enough that
 tick labels stay about 8 CSS px tall at that width.
+
+Home: chapters/hardware_tour.ipynb.
 """
 
 from __future__ import annotations

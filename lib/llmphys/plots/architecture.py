@@ -1,6 +1,8 @@
 """Figures of the architecture chapter: KV cache by attention variant, decode ceilings,
 attention vs weight FLOP, router balance, RoPE scaling, norm placement.
-Home: chapters/03_architecture.ipynb."""
+
+Home: chapters/03_architecture.ipynb.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
 import numpy as np
 
-from .. import accounting, kv_cache, rope_scaling, units
+from .. import accounting, inference, kv_cache, rope_scaling, units
 from ..specs import Accelerator, Model
 from ._style import PALETTE, new_axes, series_styles, si_formatter, style
 
@@ -64,20 +66,24 @@ def plot_decode_ceilings(
     acc: Accelerator,
     *,
     contexts: np.ndarray,
-    bytes_per_element: float = 2.0,
+    weight_dtype: str = "bf16",
+    kv_bytes_per_element: float = 2.0,
 ) -> plt.Figure:
-    """Batch-1 tokens/s ceiling vs context, one chip: cache only (left), cache + weights (right)."""
+    """Batch-1 tokens/s ceiling vs context, one chip: cache only (left), cache + weights (right).
+
+    Each point is :func:`llmphys.inference.decode_tokens_per_s`."""
     _check_nonempty("models", models)
     with style():
         fig, axes = plt.subplots(1, 2, figsize=(8.6, 3.6), sharey=True)
         for ax, weights in zip(axes, (False, True), strict=True):
             for (label, m), st in zip(models.items(), series_styles(len(models)), strict=True):
                 rate = [
-                    kv_cache.decode_tokens_per_s(
+                    inference.decode_tokens_per_s(
                         m,
                         acc,
                         context_tokens=int(t),
-                        bytes_per_element=bytes_per_element,
+                        weight_dtype=weight_dtype,
+                        kv_bytes_per_element=kv_bytes_per_element,
                         include_weights=weights,
                     )
                     for t in contexts

@@ -1,5 +1,7 @@
 """Where a model's parameters live: embeddings, attention, the MLP a token uses, idle experts.
-Home: chapters/your_own_model.ipynb."""
+
+Home: chapters/your_own_model.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The claims ledger at a glance: how far each of the series' figures is from ours."""
+"""The claims ledger at a glance: how far each of the series' figures is from ours.
+
+Home: chapters/claims_ledger.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Data-pipeline figures (the data chapter): the funnel, the LSH S-curve, decontamination,
-fertility, mixtures and model collapse."""
+fertility, mixtures and model collapse.
+
+Home: chapters/02_data.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Figures for the data chapter's learned, PII/toxicity and substring-dedup sections: a
 classifier's precision-recall curve, a word-list filter's threshold sweep, and the cost of
-three dedup methods against corpus size."""
+three dedup methods against corpus size.
+
+Home: chapters/02_data.ipynb.
+"""
 
 from __future__ import annotations
 

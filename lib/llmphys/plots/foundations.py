@@ -1,5 +1,8 @@
 """Figures of the foundations chapter: loss curves against an entropy floor, the residual
-stream's writes, and code lengths of one text under several compressors."""
+stream's writes, and code lengths of one text under several compressors.
+
+Home: chapters/01_foundations.ipynb.
+"""
 
 from __future__ import annotations
 

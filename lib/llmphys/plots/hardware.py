@@ -1,4 +1,7 @@
-"""Hardware figures: rooflines and ridge points (the hardware tour, the memory-wall chapter)."""
+"""Hardware figures: rooflines and ridge points (the hardware tour, the memory-wall chapter).
+
+Home: chapters/hardware_tour.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Memory-wall figures: growth trends, a measured roofline, FP8/FP4 scaling error,
-communication share and goodput vs cluster size (chapters/04_memory_wall.ipynb)."""
+communication share and goodput vs cluster size (chapters/04_memory_wall.ipynb).
+
+Home: chapters/04_memory_wall.ipynb.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Step-time model figures: predicted against measured MFU of published training runs
-(chapters/04_memory_wall.ipynb, section "Does the model predict real runs?")."""
+(chapters/04_memory_wall.ipynb, section "Does the model predict real runs?").
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
 
 from __future__ import annotations
 

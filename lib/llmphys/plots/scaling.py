@@ -1,5 +1,8 @@
 """Scaling-law figures (chapter 5): IsoFLOP curves, the Chinchilla refit, inference-aware
-optima, repeated data, emergence, the synthetic scaling lab and the critical batch."""
+optima, repeated data, emergence, the synthetic scaling lab and the critical batch.
+
+Home: chapters/05_scaling_laws.ipynb.
+"""
 
 from __future__ import annotations
 
