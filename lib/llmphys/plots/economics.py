@@ -235,9 +235,17 @@ def plot_kv_restore(
 
 
 def si_tokens() -> FuncFormatter:
-    """Tick labels like 1k, 32k, 1M for token counts."""
+    """Tick labels for token and batch counts: powers of two as the field writes them (4K for
+    4,096 tokens, 32K, 1M for 2^20), other counts with decimal prefixes (1k, 10k).
+
+    >>> f = si_tokens()
+    >>> [f(x, 0) for x in (8, 4096, 32768, 2**20, 1000, 50_000)]
+    ['8', '4K', '32K', '1M', '1k', '50k']
+    """
 
     def fmt(x: float, _pos: int) -> str:
+        if x >= 1024 and float(x).is_integer() and int(x) & (int(x) - 1) == 0:
+            return f"{int(x) // 2**20}M" if x >= 2**20 else f"{int(x) // 1024}K"
         for scale, p in ((1e6, "M"), (1e3, "k")):
             if x >= scale:
                 return f"{x / scale:g}{p}"
