@@ -46,22 +46,32 @@ def _law(fit: ParametricLaw | None) -> ParametricLaw:
 def loss(n_params: float, n_tokens: float, *, fit: ParametricLaw | None = None) -> float:
     """Predicted loss in nats/token: E + A N^-alpha + B D^-beta.
 
+    :func:`llmphys.scaling_laws.loss` under chapter 6's default law (Besiroglu et al.'s refit).
+
     >>> round(loss(70e9, 1.4e12), 3)  # Chinchilla's N and D
     1.977
     """
-    fit = _law(fit)
     units.check_positive("n_params", n_params)
     units.check_positive("n_tokens", n_tokens)
-    return fit.E + fit.A * n_params**-fit.alpha + fit.B * n_tokens**-fit.beta
+    return float(scaling_laws.loss(_law(fit), n_params=n_params, n_tokens=n_tokens))
 
 
 def tokens_for_loss(
     n_params: float, *, target_loss: float, fit: ParametricLaw | None = None
 ) -> float:
-    """Training tokens D that bring an N-parameter model to ``target_loss`` (inf if it cannot)."""
-    fit = _law(fit)
-    gap = target_loss - fit.E - fit.A * units.check_positive("n_params", n_params) ** -fit.alpha
-    return (fit.B / gap) ** (1.0 / fit.beta) if gap > 0 else math.inf
+    """Training tokens D that bring an N-parameter model to ``target_loss``: inf where no amount
+    of data can (:func:`llmphys.inference_optimal.tokens_for_loss` raises there instead).
+
+    >>> tokens_for_loss(1e9, target_loss=1.5)
+    inf
+    """
+    units.check_positive("n_params", n_params)
+    try:
+        return inference_optimal.tokens_for_loss(
+            _law(fit), n_params=n_params, target_loss=target_loss
+        )
+    except ValueError:
+        return math.inf
 
 
 def lifetime_optimum(
