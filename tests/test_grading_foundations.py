@@ -34,6 +34,8 @@ def test_the_count_carries_the_chapter_attention_share_for_llama31_405b():
     (lambda n, L, h, d, b, t: right(n, L, h, d, 1, t), "did you multiply by batch_size"),
     (lambda n, L, h, d, b, t: 6 * n * b * t, "6ND alone"),
     (lambda n, L, h, d, b, t: 6 * n * b * t + 12 * L * h * d * t * b * t, "(T + 1)/2 on average"),
+    # mean keys T/2 instead of (T + 1)/2: the diagonal of the causal mask forgotten
+    (lambda n, L, h, d, b, t: 3 * b * t * (2 * n + 2 * L * h * d * t), "undercounts by half a key"),
     (lambda n, L, h, d, b, t: b * t * (6 * n + 2 * L * h * d * (t + 1)), "triples the attention"),
     (lambda n, L, h, d, b, t: 3 * b * t * (2 * n + L * h * d * (t + 1)), "two matmuls per layer"),
 ])

@@ -83,6 +83,9 @@ def _step_mistakes() -> list[Mistake]:
     def every_key(n, L, h, d, b, t):
         return 3 * b * t * (2 * n + 4.0 * L * h * d * t)
 
+    def half_keys(n, L, h, d, b, t):
+        return 3 * b * t * (2 * n + 4.0 * L * h * d * t / 2)
+
     def attention_forward_only(n, L, h, d, b, t):
         return b * t * (6 * n + _attn(L, h, d, t))
 
@@ -113,6 +116,11 @@ def _step_mistakes() -> list[Mistake]:
             implementation=every_key,
             message="every token attends to all T keys here: under the causal mask token t "
             "sees only t of them, (T + 1)/2 on average",
+        ),
+        Mistake(
+            implementation=half_keys,
+            message="T/2 keys on average undercounts by half a key: the token at position t "
+            "attends to t keys, itself included, so the causal mean is (T + 1)/2",
         ),
         Mistake(
             implementation=attention_forward_only,
