@@ -1,10 +1,11 @@
-"""Both numpy decoders against values recorded before they were made to share one forward pass.
+"""The numpy decoders against values recorded before they were made to share one forward pass.
 
-``tinylm`` (chapter 1, trained with a hand-written backward pass) and ``transformer``
-(chapter 3, the registry architectures) once had a residual loop each; they now run the one
-loop of ``llmphys.decoder``. ``tests/data/decoder_reference.npz`` holds the logits, losses,
-gradients and residual writes of tinylm, and the logits and greedy tokens of every
-transformer variant, as the two separate loops computed them (fixed seeds, float64;
+``tinylm`` (chapter 1, trained with a hand-written backward pass), ``transformer`` (chapter 3,
+the registry architectures) and ``norm_placement`` (chapter 3, pre- against post-norm) once
+had a residual loop each; they now run the one loop of ``llmphys.decoder``.
+``tests/data/decoder_reference.npz`` holds the logits, losses, gradients and residual writes
+of tinylm, the logits and greedy tokens of every transformer variant, and norm_placement's
+losses and gradients in both placements, as the separate loops computed them (fixed seeds, float64;
 regenerate with ``python tests/test_decoder_equivalence.py --record`` only when a change of
 the numbers is intended). Reordering a sum changes float64 results by ~1e-16 relative, and
 a CPU with another BLAS by a few ulp more, so 1e-12 relative passes any faithful refactoring
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llmphys import specs, tinylm, transformer
+from llmphys import norm_placement, specs, tinylm, transformer
 
 REFERENCE = Path(__file__).with_name("data") / "decoder_reference.npz"
 RTOL = 1e-12
@@ -70,6 +71,14 @@ def compute() -> dict[str, np.ndarray]:
                 out[f"{tag}.ckpt{int(checkpoint)}.grad.{name}"] = g
     for name in ("embed", "attn0", "mlp1"):
         out[f"tinylm.ablate.{name}.logits"] = tinylm.forward(p, x, ablate=name)[0]
+    rng = np.random.default_rng(3)
+    q = norm_placement.init_params(vocab_size=16, context_tokens=8, n_layers=3, rng=rng)
+    x = rng.integers(0, 16, (2, 9))
+    for placement in norm_placement.PLACEMENTS:
+        loss, grads = norm_placement.loss_and_grads(q, x[:, :-1], x[:, 1:], placement=placement)
+        out[f"norm_placement.{placement}.loss"] = np.array(loss)
+        for name, g in grads.items():
+            out[f"norm_placement.{placement}.grad.{name}"] = g
     for key, full in _variants().items():
         model = transformer.tiny(full)
         params = transformer.init_params(model, np.random.default_rng(1))
@@ -101,6 +110,10 @@ def test_logits_losses_gradients_and_tokens_equal_the_recorded_ones(pair):
             np.testing.assert_allclose(now[name], ref[name], rtol=RTOL, atol=0, err_msg=name)
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
-    np.savez_compressed(REFERENCE, **compute())
-    print(f"wrote {REFERENCE}")
+if __name__ == "__main__" and sys.argv[1:] in (["--record"], ["--record-new"]):
+    arrays = compute()
+    if sys.argv[1] == "--record-new":  # add arrays not yet recorded, keep the recorded ones
+        with np.load(REFERENCE) as ref:
+            arrays |= {k: ref[k] for k in ref.files}
+    np.savez_compressed(REFERENCE, **arrays)
+    print(f"wrote {len(arrays)} arrays to {REFERENCE}")
