@@ -86,7 +86,8 @@ def compute() -> dict[str, np.ndarray]:
         out[f"transformer.{key}.logits"] = transformer.forward(params, model, tokens)[0]
         out[f"transformer.{key}.incremental"] = transformer.forward_incremental(
             params, model, tokens, n_prefill=4)[0]
-        out[f"transformer.{key}.greedy"] = transformer.greedy_decode(params, model, tokens[:5], 6)[0]
+        greedy = transformer.greedy_decode(params, model, tokens[:5], 6)[0]
+        out[f"transformer.{key}.greedy"] = greedy
     return out
 
 

@@ -9,10 +9,14 @@ Transformer Circuits"), that every part reads and writes:
     h_{l+1}  = h_{l+.5} + ffn_l(h_{l+.5})      included, and adds its write to it
     logits   = head(h_L)                       final norm and unembedding
 
+A post-norm model (Vaswani et al. 2017) normalises the sum instead, h <- N(h + f(h)): the
+optional ``attn_post`` and ``ffn_post`` parts are applied to the stream after each add.
+
 :func:`forward` is that loop, once, for both numpy models of the book. What the models differ
 in is what the parts compute, handed in as a :class:`Decoder`: chapter 1's ``tinylm`` adds a
 learned position table in ``embed``, has a ReLU MLP with biases, and keeps each sublayer's
-intermediate tensors for its hand-written backward pass; chapter 3's ``transformer`` rotates
+intermediate tensors for its hand-written backward pass (``norm_placement`` runs the same
+parts with the norms moved after the add); chapter 3's ``transformer`` rotates
 queries and keys (RoPE) inside ``attn``, runs GQA/MLA against a KV cache, and a SwiGLU, GELU
 or MoE ``ffn``. The loop names the writes "embed", "attn0", "mlp0", ... so that one can be
 left out of the sum (ablation), and keeps each block's input h_l, which is what activation
@@ -36,8 +40,9 @@ class Decoder:
     """The parts of a decoder-only model; :func:`forward` runs the same loop over any of them.
 
     ``embed`` maps token ids to h_0, ``attn`` and ``ffn`` map (layer, stream) to that
-    sublayer's write (its pre-norm included), ``head`` maps h_L to logits. The parts may keep
-    whatever they compute (a backward pass reads it); the loop only adds.
+    sublayer's write (its pre-norm included), ``head`` maps h_L to logits; ``attn_post`` and
+    ``ffn_post``, when given, map (layer, h + write) to the new stream (a post-norm). The parts
+    may keep whatever they compute (a backward pass reads it); the loop only adds.
     """
 
     n_layers: int
@@ -45,6 +50,8 @@ class Decoder:
     attn: Sublayer
     ffn: Sublayer
     head: Callable[[np.ndarray], np.ndarray]
+    attn_post: Sublayer | None = None
+    ffn_post: Sublayer | None = None
 
     def write_names(self) -> list[str]:
         """Names of the residual writes, in the order they are added.
@@ -74,7 +81,8 @@ def block(
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Block ``i`` on the stream h: (h + attn_i(h) + ffn_i(...), the two writes by name).
 
-    A write named ``ablate`` is computed and returned but not added to the stream.
+    A write named ``ablate`` is computed and returned but not added to the stream; a post
+    part, if the decoder has one, then maps the stream to the next.
 
     >>> dec = Decoder(n_layers=1, embed=float, attn=lambda i, h: 2 * h, ffn=lambda i, h: h + 1,
     ...               head=float)
@@ -82,11 +90,14 @@ def block(
     (7.0, {'attn0': 2.0, 'mlp0': 4.0})
     """
     writes = {}
-    for kind, sublayer in (("attn", decoder.attn), ("mlp", decoder.ffn)):
+    steps = (("attn", decoder.attn, decoder.attn_post), ("mlp", decoder.ffn, decoder.ffn_post))
+    for kind, sublayer, post in steps:
         name = f"{kind}{i}"
         writes[name] = sublayer(i, h)
         if name != ablate:
             h = h + writes[name]
+        if post is not None:
+            h = post(i, h)
     return h, writes
 
 
