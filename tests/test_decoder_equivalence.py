@@ -72,8 +72,9 @@ def compute() -> dict[str, np.ndarray]:
     for name in ("embed", "attn0", "mlp1"):
         out[f"tinylm.ablate.{name}.logits"] = tinylm.forward(p, x, ablate=name)[0]
     rng = np.random.default_rng(3)
-    q = norm_placement.init_params(vocab_size=16, context_tokens=8, n_layers=3, rng=rng)
-    x = rng.integers(0, 16, (2, 9))
+    q = norm_placement.init_params(vocab_size=7, context_tokens=5, d_model=8, n_layers=3, d_ff=12,
+                                   rng=rng)
+    x = rng.integers(0, 7, (3, 6))
     for placement in norm_placement.PLACEMENTS:
         loss, grads = norm_placement.loss_and_grads(q, x[:, :-1], x[:, 1:], placement=placement)
         out[f"norm_placement.{placement}.loss"] = np.array(loss)

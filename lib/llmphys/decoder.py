@@ -12,7 +12,7 @@ Transformer Circuits"), that every part reads and writes:
 A post-norm model (Vaswani et al. 2017) normalises the sum instead, h <- N(h + f(h)): the
 optional ``attn_post`` and ``ffn_post`` parts are applied to the stream after each add.
 
-:func:`forward` is that loop, once, for both numpy models of the book. What the models differ
+:func:`forward` is that loop, once, for every numpy model of the book. What the models differ
 in is what the parts compute, handed in as a :class:`Decoder`: chapter 1's ``tinylm`` adds a
 learned position table in ``embed``, has a ReLU MLP with biases, and keeps each sublayer's
 intermediate tensors for its hand-written backward pass (``norm_placement`` runs the same
