@@ -9,6 +9,7 @@ Modules (one concept each; import modules, not names)::
     kv_cache    KV-cache bytes (MHA, MQA, GQA, MLA, sliding window); decode-attention FLOP
     nn          numpy primitives the reference models share: softmax, RMSNorm
     attention   numpy attention for the tiny decoder: RoPE, MHA/GQA/MQA, MLA, KV cache
+    decoder     the one residual loop of the numpy decoders (tinylm, transformer, norm_placement)
     transformer the tiny numpy decoder, configured by the same specs.Model as the formulas
     moe         top-k routing, load balance, experts touched, all-to-all traffic
     training    bytes of training state per parameter, run time from MFU

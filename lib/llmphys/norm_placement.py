@@ -14,10 +14,11 @@ because the stream's variance grows about linearly with L and the final norm div
 square root. ``layer_grad_norms`` measures both on the tiny decoder, with the paper's
 Xavier initialisation (``init_params``).
 
-Parameters are ``tinylm``'s dict (same keys, same shapes); ``loss_and_grads`` is its own
-forward and backward for either placement, and for ``placement="pre"`` gives exactly
-``tinylm.loss_and_grads`` (tests/test_norm_placement.py). In post-norm the final norm is not
-applied (the stream is already normalised), so its gradient is zero.
+Parameters are ``tinylm``'s dict (same keys, same shapes). The forward pass is the loop of
+``decoder`` with ``tinylm``'s parts and the norms placed either way; the backward pass is its
+own, and for ``placement="pre"`` gives exactly ``tinylm.loss_and_grads``
+(tests/test_norm_placement.py). In post-norm the final norm is not applied (the stream is
+already normalised), so its gradient is zero.
 
 Home: chapters/03_architecture.ipynb.
 """
@@ -28,7 +29,7 @@ import math
 
 import numpy as np
 
-from . import tinylm, units
+from . import decoder, tinylm, units
 
 PLACEMENTS = ("pre", "post")
 EPS = tinylm.EPS
@@ -132,6 +133,49 @@ def _mlp_back(p, i, dy, cache, grads):
 _SUBLAYERS = (("attn_norm", _attn, _attn_back), ("mlp_norm", _mlp, _mlp_back))
 
 
+def _parts(params: dict[str, np.ndarray], placement: str, caches: list[list]) -> decoder.Decoder:
+    """``tinylm``'s parts, norms placed ``placement``; ``caches`` collects what backward reads.
+
+    One [layer, gain, norm cache, sublayer cache] per sublayer, in order, then a last
+    [None, "final_norm", head input, final norm cache or None].
+    """
+
+    def sublayer(gain: str, fwd):
+        def pre(i, h):  # h + f(N(h))
+            x, nc = _norm(h, params[f"l{i}.{gain}"])
+            out, c = fwd(params, i, x)
+            caches.append([i, gain, nc, c])
+            return out
+
+        def post_input(i, h):  # the f(h) of N(h + f(h))
+            out, c = fwd(params, i, h)
+            caches.append([i, gain, None, c])
+            return out
+
+        def post(i, h):  # N(h + f(h)), given h + f(h)
+            h, caches[-1][2] = _norm(h, params[f"l{i}.{gain}"])
+            return h
+
+        return (pre, None) if placement == "pre" else (post_input, post)
+
+    (attn, attn_post), (ffn, ffn_post) = (sublayer(gain, fwd) for gain, fwd, _ in _SUBLAYERS)
+
+    def head(h):
+        f, final = _norm(h, params["final_norm"]) if placement == "pre" else (h, None)
+        caches.append([None, "final_norm", f, final])
+        return f @ params["unembed"]
+
+    return decoder.Decoder(
+        n_layers=tinylm.n_layers(params),
+        embed=lambda tokens: params["tok_emb"][tokens] + params["pos_emb"][: tokens.shape[1]],
+        attn=attn,
+        ffn=ffn,
+        head=head,
+        attn_post=attn_post,
+        ffn_post=ffn_post,
+    )
+
+
 def loss_and_grads(
     params: dict[str, np.ndarray],
     inputs: np.ndarray,
@@ -160,24 +204,10 @@ def loss_and_grads(
     t = tokens.shape[1]
     if t > params["pos_emb"].shape[0]:
         raise ValueError(f"inputs has {t} positions; context_tokens={params['pos_emb'].shape[0]}")
-    h = params["tok_emb"][tokens] + params["pos_emb"][:t]
-    caches = []
-    for i in range(tinylm.n_layers(params)):
-        for gain, fwd, _ in _SUBLAYERS:
-            g = params[f"l{i}.{gain}"]
-            if placement == "pre":
-                x, nc = _norm(h, g)
-                out, c = fwd(params, i, x)
-                h = h + out
-            else:
-                out, c = fwd(params, i, h)
-                h, nc = _norm(h + out, g)
-            caches.append((i, gain, nc, c))
-    if placement == "pre":
-        f, final = _norm(h, params["final_norm"])
-    else:
-        f, final = h, None
-    logits = f @ params["unembed"]
+    caches: list[list] = []  # per sublayer: [layer, gain name, norm cache, sublayer cache]
+    parts = _parts(params, placement, caches)
+    logits = decoder.forward(parts, tokens, keep_writes=False).logits
+    f, final = caches.pop()[2:]
     b, _, v = logits.shape
     e = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs = e / e.sum(axis=-1, keepdims=True)

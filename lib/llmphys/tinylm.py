@@ -18,10 +18,12 @@ every entry (checked against finite differences in tests/test_tinylm.py), and
 ``adamw_update`` is Loshchilov & Hutter's decoupled-weight-decay Adam (arXiv:1711.05101,
 alg. 2). The training loop and the corpus live in ``tinylm_train``.
 
-Its attention is :func:`llmphys.attention.attend` and its RMSNorm and softmax those of
-:mod:`llmphys.nn`: the registry decoder of ``transformer`` runs the same code, so the two
-decoders differ only in what the architectures differ in (learned positions and a ReLU MLP
-with biases here; RoPE, GQA/MLA, SwiGLU and MoE there, with a KV cache).
+Its forward pass is :func:`llmphys.decoder.forward`, its attention
+:func:`llmphys.attention.attend`, its RMSNorm and softmax those of :mod:`llmphys.nn`: the
+registry decoder of ``transformer`` runs the same code, so the two decoders differ only in
+the parts the architectures differ in (learned positions and a ReLU MLP with biases here,
+whose tensors are kept for the backward pass; RoPE, GQA/MLA, SwiGLU and MoE there, with a KV
+cache).
 
 Home: chapters/01_foundations.ipynb.
 """
@@ -33,7 +35,7 @@ import math
 import numpy as np
 
 from . import attention as attention_mod
-from . import nn, units
+from . import decoder, nn, units
 
 EPS = nn.NORM_EPS  # RMSNorm's epsilon, shared with every numpy model of the library
 
@@ -138,6 +140,45 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = Tru
     return np.swapaxes(out, -2, -3), a
 
 
+def _parts(params: dict[str, np.ndarray], *, causal: bool, saved: dict, keep_layers: bool):
+    """This model as a :class:`llmphys.decoder.Decoder`: learned positions, a ReLU MLP.
+
+    Every part stores into ``saved`` what the backward pass reads: ``saved[i]`` is block i's
+    (x, norm1, (q, k, v), weights, o, y, norm2, u, z) when ``keep_layers``, and
+    ``saved["final"]`` the final norm's (output, cache).
+    """
+    n_heads = int(params["n_heads"])
+
+    def g(i: int, name: str) -> np.ndarray:
+        return params[f"l{i}.{name}"]
+
+    def embed(tokens):  # token + learned position: the model's whole position encoding
+        return params["tok_emb"][tokens] + params["pos_emb"][: tokens.shape[1]]
+
+    def attn(i, h):  # softmax(q k^T / sqrt(c) + M) v Wo, with q, k, v = RMSNorm(h) Wq, Wk, Wv
+        x, n1 = _rmsnorm(h, g(i, "attn_norm"))
+        qkv = [_heads(x @ g(i, w), n_heads) for w in ("wq", "wk", "wv")]
+        o, a = attention(*qkv, causal=causal)
+        o = _merge(o)
+        if keep_layers:
+            saved[i] = (x, n1, qkv, a, o)
+        return o @ g(i, "wo")
+
+    def ffn(i, h):  # ReLU(RMSNorm(h) W1 + b1) W2 + b2
+        y, n2 = _rmsnorm(h, g(i, "mlp_norm"))
+        u = y @ g(i, "w1") + g(i, "b1")
+        z = _relu(u)
+        if keep_layers:
+            saved[i] = (*saved[i], y, n2, u, z)
+        return z @ g(i, "w2") + g(i, "b2")
+
+    def head(h):
+        saved["final"] = _rmsnorm(h, params["final_norm"])
+        return saved["final"][0] @ params["unembed"]
+
+    return decoder.Decoder(n_layers=n_layers(params), embed=embed, attn=attn, ffn=ffn, head=head)
+
+
 def forward(
     params: dict[str, np.ndarray],
     tokens: np.ndarray,
@@ -148,6 +189,7 @@ def forward(
 ) -> tuple[np.ndarray, dict]:
     """Logits (B, T, V) for token windows (B, T), and a cache with every residual write.
 
+    The pass is :func:`llmphys.decoder.forward`, the loop ``transformer`` runs too.
     ``cache["writes"]`` maps "embed", "attn0", "mlp0", ... to the (B, T, d) array each
     part added to the stream. ``ablate`` names one of them to leave out of the sum.
     ``checkpoint=True`` is activation checkpointing (Chen et al. 2016, arXiv:1604.06174):
@@ -160,24 +202,15 @@ def forward(
         raise ValueError(
             f"tokens has {t} positions; the model has context_tokens={params['pos_emb'].shape[0]}"
         )
-    layers, inputs = [], []
-    writes = {"embed": params["tok_emb"][tokens] + params["pos_emb"][:t]}
-    h = writes["embed"] * (ablate != "embed")
-    for i in range(n_layers(params)):
-        inputs.append(h)
-        saved, h, block_writes = block(params, i, h, causal=causal, ablate=ablate)
-        writes |= block_writes
-        if not checkpoint:
-            layers.append(saved)
-    if ablate is not None and ablate not in writes:
-        raise ValueError(f"ablate={ablate!r} is not a residual write; allowed: {', '.join(writes)}")
-    f, nf = _rmsnorm(h, params["final_norm"])
-    cache = {"tokens": tokens, "final": (f, nf), "stream": h, "causal": causal}
+    saved: dict = {}
+    parts = _parts(params, causal=causal, saved=saved, keep_layers=not checkpoint)
+    run = decoder.forward(parts, tokens, ablate=ablate, keep_writes=not checkpoint)
+    cache = {"tokens": tokens, "final": saved["final"], "stream": run.stream, "causal": causal}
     if checkpoint:
-        cache["layer_inputs"] = inputs
+        cache["layer_inputs"] = run.layer_inputs
     else:
-        cache |= {"layers": layers, "writes": writes}
-    return f @ params["unembed"], cache
+        cache |= {"layers": [saved[i] for i in range(parts.n_layers)], "writes": run.writes}
+    return run.logits, cache
 
 
 def block(
@@ -191,21 +224,13 @@ def block(
     """Block ``i`` on the stream h (B, T, d): (tensors kept for backward, new stream, writes).
 
     The kept tuple is (x, norm1, (q, k, v), weights, o, y, norm2, u, z), x = RMSNorm(h) and
-    y = RMSNorm(h + attention write); ``ablate`` drops the block's write of that name.
+    y = RMSNorm(h + attention write); ``ablate`` drops the block's write of that name. This is
+    :func:`llmphys.decoder.block` with this model's parts.
     """
-    g = lambda name: params[f"l{i}.{name}"]  # noqa: E731
-    x, n1 = _rmsnorm(h, g("attn_norm"))
-    qkv = [_heads(x @ g(w), int(params["n_heads"])) for w in ("wq", "wk", "wv")]
-    o, a = attention(*qkv, causal=causal)
-    o = _merge(o)
-    writes = {f"attn{i}": o @ g("wo")}
-    h = h + writes[f"attn{i}"] * (ablate != f"attn{i}")
-    y, n2 = _rmsnorm(h, g("mlp_norm"))
-    u = y @ g("w1") + g("b1")
-    z = _relu(u)
-    writes[f"mlp{i}"] = z @ g("w2") + g("b2")
-    h = h + writes[f"mlp{i}"] * (ablate != f"mlp{i}")
-    return (x, n1, qkv, a, o, y, n2, u, z), h, writes
+    saved: dict = {}
+    parts = _parts(params, causal=causal, saved=saved, keep_layers=True)
+    h, writes = decoder.block(parts, i, h, ablate=ablate)
+    return saved[i], h, writes
 
 
 def _heads(x, h):  # (B, T, d) -> (B, H, T, d/H)

@@ -1,8 +1,8 @@
 """A tiny decoder-only transformer in numpy, configured by the same ``specs.Model`` as the formulas.
 
-Teaching code, not a framework: parameters are a nested dict of arrays, a forward
-pass is a loop over layers, and every architectural choice of the registry is a
-switch read off the ``Model``:
+Teaching code, not a framework: parameters are a nested dict of arrays, the forward
+pass is the residual loop of ``decoder`` (the one chapter 1's ``tinylm`` runs), and every
+architectural choice of the registry is a switch read off the ``Model``:
 
     embeddings -> L x [x += attn(norm(x)); x += ffn(norm(x))] -> norm -> head
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import attention, moe, nn
+from . import attention, decoder, moe, nn
 from .attention import KVCache
 from .specs import Model
 
@@ -210,17 +210,29 @@ def forward(
     if tokens.ndim != 1 or tokens.size == 0 or tokens.min() < 0 or tokens.max() >= model.vocab_size:
         raise ValueError(f"tokens must be a non-empty 1-D array of ids in [0, {model.vocab_size})")
     cache = attention.new_cache(model) if cache is None else cache
+    layers = params["layers"]
+    if len(cache.layers) != len(layers):
+        raise ValueError(f"cache has {len(cache.layers)} layers; params have {len(layers)}")
     pos = cache.n_tokens + np.arange(tokens.size)
     attn = attention.mla_attention if model.mla is not None else attention.gqa_attention
-    x = params["embed"][tokens]
-    for layer, slot in zip(params["layers"], cache.layers, strict=True):
-        x = x + attn(_norm(x, layer["attn_norm"]), layer["attn"], model, pos, slot)
-        h = _norm(x, layer["ffn_norm"])
-        ffn = layer["ffn"]
-        x = x + (moe_ffn(h, ffn, model) if "router" in ffn else mlp(h, ffn))
-    cache.n_tokens += tokens.size
     head = params["embed"].T if model.tied_embeddings else params["head"]
-    return _norm(x, params["final_norm"]) @ head, cache
+
+    def ffn(i: int, x: np.ndarray) -> np.ndarray:
+        h, p = _norm(x, layers[i]["ffn_norm"]), layers[i]["ffn"]
+        return moe_ffn(h, p, model) if "router" in p else mlp(h, p)
+
+    parts = decoder.Decoder(
+        n_layers=len(layers),
+        embed=lambda t: params["embed"][t],  # no position table: RoPE acts inside attention
+        attn=lambda i, x: attn(
+            _norm(x, layers[i]["attn_norm"]), layers[i]["attn"], model, pos, cache.layers[i]
+        ),
+        ffn=ffn,
+        head=lambda x: _norm(x, params["final_norm"]) @ head,
+    )
+    logits = decoder.forward(parts, tokens, keep_writes=False).logits
+    cache.n_tokens += tokens.size
+    return logits, cache
 
 
 def greedy_decode(params: dict, model: Model, prompt, n_new: int) -> tuple[np.ndarray, KVCache]:
