@@ -46,8 +46,14 @@ PLACEHOLDER = "000"
 
 PRINT_CSS = """
 @page { size: A4; margin: 16mm 15mm 18mm 15mm; }
+html { font-size: 9.5pt !important; }  /* the theme sizes everything in rem */
 html, body { background: #fff !important; }
-body { font-size: 10pt; line-height: 1.4; }
+body { line-height: 1.4; }
+.print-book, .print-book .bd-article { width: auto !important; max-width: none !important;
+  margin: 0 !important; padding: 0 !important; overflow: visible !important; }
+.admonition, div.cell, .cell_output, table { max-width: 100% !important; box-sizing: border-box; }
+h1 { font-size: 2rem !important; } h2 { font-size: 1.6rem !important; }
+h3 { font-size: 1.3rem !important; }
 .solution, .llmphys-discuss, .headerlink, .copybtn, .bd-header-article, .prev-next-area,
 .llmphys-explore-note, .toggle-details__summary .tb-icon,
 details.above-input, details.below-input { display: none !important; }
@@ -58,11 +64,12 @@ details.above-input, details.below-input { display: none !important; }
 .print-toc { break-after: page; }
 .print-toc ol { list-style: none; padding-left: 0; }
 .print-toc li { display: flex; gap: 0.4em; margin: 0.15em 0; }
+.print-toc li.chap { font-weight: 600; margin-top: 0.6em; }
 .print-toc li.sec { padding-left: 1.6em; font-size: 9pt; }
 .print-toc .fill { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.3em; }
 .print-toc .pg { font-variant-numeric: tabular-nums; min-width: 2.2em; text-align: right; }
 h1, h2, h3, h4 { break-after: avoid; }
-.print-page h1 { display: block !important; font-size: 20pt; margin: 0 0 0.8em; }
+.print-page h1 { display: block !important; margin: 0 0 0.8em; }
 figure, img, table, .cell_output, .admonition, .exercise { break-inside: avoid; }
 img { max-width: 100% !important; height: auto; }
 pre { white-space: pre-wrap; word-break: break-word; font-size: 8pt; }
@@ -130,7 +137,7 @@ def combined_html(html_dir: Path, meta: dict[str, str],
     first = (html_dir / f"{docs[1] if len(docs) > 1 else docs[0]}.html").read_text(encoding="utf-8")
     head = first[first.index("<head>") + 6:first.index("</head>")]
     # keep stylesheets, MathJax and the widgets' script; drop the theme's navigation scripts
-    keep = re.findall(r"<link rel=\"stylesheet\"[^>]*>|<script>window\.MathJax.*?</script>|"
+    keep = re.findall(r"<link[^>]*rel=\"stylesheet\"[^>]*>|<script>window\.MathJax.*?</script>|"
                       r"<script[^>]*mathjax/startup\.js[^>]*></script>|"
                       r"<script[^>]*explore\.js[^>]*></script>", head, re.S)
     parts, entries = [], []
@@ -177,6 +184,7 @@ def _print(browser, url: str, out: Path) -> None:
         "() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)",
         timeout=120_000)
     page.evaluate("() => window.MathJax && window.MathJax.startup.promise")
+    page.evaluate("() => document.fonts.ready")  # the theme's icon font, for admonition titles
     page.emulate_media(media="print")
     page.pdf(path=str(out), format="A4", print_background=False, outline=True, tagged=True,
              display_header_footer=True, header_template="<span></span>",
@@ -215,9 +223,13 @@ def page_map(entries: list[tuple[str, str, str, str]],
     """
     pages: dict[int, int] = {}
     pos = 0
+
+    def key(text: str) -> str:  # Chromium drops the space where a long heading wraps
+        return "".join(text.split())
+
     for i, (kind, _anchor, title, doc) in enumerate(entries):
-        want = " ".join(title.split())
-        hit = next((i for i in range(pos, len(outline)) if outline[i][0] == want), None)
+        want = key(title)
+        hit = next((j for j in range(pos, len(outline)) if key(outline[j][0]) == want), None)
         if hit is None:
             if kind == "chap":
                 raise PdfError(f"{doc}: its title {title!r} is not in the PDF outline")

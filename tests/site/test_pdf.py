@@ -60,7 +60,7 @@ def test_page_count_and_every_page_present(pages, chapter_pages):
     assert set(chapter_pages) == set(toc)
     starts = [chapter_pages[d][1] for d in toc]
     assert starts == sorted(starts) and len(set(starts)) == len(starts)
-    # The whole book: a cover, the contents and about 200 A4 pages (214 on 2 December 2026);
+    # The whole book: a cover, the contents and about 250 A4 pages (250 on 2 December 2026);
     # far fewer means pages went missing, far more that print styles broke.
     assert 120 <= len(pages) <= 400, len(pages)
     for doc, (title, page) in chapter_pages.items():
