@@ -12,14 +12,15 @@ a CPU with another BLAS by a few ulp more, so 1e-12 relative passes any faithful
 and fails any change of the computation.
 """
 
-import dataclasses
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from llmphys import norm_placement, specs, tinylm, transformer
+from model_variants import variants
+
+from llmphys import norm_placement, tinylm, transformer
 
 REFERENCE = Path(__file__).with_name("data") / "decoder_reference.npz"
 RTOL = 1e-12
@@ -33,24 +34,6 @@ def _tinylm_params():
         if k != "n_heads":
             p[k] = p[k] + rng.normal(0.0, 0.3, p[k].shape)
     return p, rng.integers(0, 7, (3, 5)), rng.integers(0, 7, (3, 5))
-
-
-def _variants():
-    llama, ds = specs.model("llama3_8b"), specs.model("deepseek_v3")
-    gpt_like = dataclasses.replace(specs.model("gpt3_175b"), position="rope", linear_bias=False,
-                                   qkv_bias=False)
-    return {
-        "mha": specs.model("llama2_7b"),
-        "gqa": llama,
-        "mqa": dataclasses.replace(llama, attention="mqa", n_kv_heads=1),
-        "gqa_qkv_bias": specs.model("qwen25_72b"),
-        "sliding_window": specs.model("mistral_7b"),
-        "moe": specs.model("mixtral_8x7b"),
-        "mla_moe_shared_dense": ds,
-        "mla_without_q_compression": dataclasses.replace(
-            ds, moe=None, mla=dataclasses.replace(ds.mla, q_lora_rank=0)),
-        "layernorm_gelu_tied": gpt_like,
-    }
 
 
 def compute() -> dict[str, np.ndarray]:
@@ -80,7 +63,7 @@ def compute() -> dict[str, np.ndarray]:
         out[f"norm_placement.{placement}.loss"] = np.array(loss)
         for name, g in grads.items():
             out[f"norm_placement.{placement}.grad.{name}"] = g
-    for key, full in _variants().items():
+    for key, full in variants().items():
         model = transformer.tiny(full)
         params = transformer.init_params(model, np.random.default_rng(1))
         tokens = np.random.default_rng(2).integers(0, model.vocab_size, 11)

@@ -11,29 +11,12 @@ import dataclasses
 import numpy as np
 import pytest
 
+from model_variants import variants
+
 from llmphys import accounting, kv_cache, specs, transformer
 
 
-def _variants():
-    llama = specs.model("llama3_8b")
-    ds = specs.model("deepseek_v3")
-    gpt_like = dataclasses.replace(specs.model("gpt3_175b"), position="rope", linear_bias=False,
-                                   qkv_bias=False)
-    return {
-        "mha": specs.model("llama2_7b"),
-        "gqa": llama,
-        "mqa": dataclasses.replace(llama, attention="mqa", n_kv_heads=1),
-        "gqa_qkv_bias": specs.model("qwen25_72b"),
-        "sliding_window": specs.model("mistral_7b"),
-        "moe": specs.model("mixtral_8x7b"),
-        "mla_moe_shared_dense": ds,
-        "mla_without_q_compression": dataclasses.replace(
-            ds, moe=None, mla=dataclasses.replace(ds.mla, q_lora_rank=0)),
-        "layernorm_gelu_tied": gpt_like,
-    }
-
-
-VARIANTS = _variants()
+VARIANTS = variants()
 
 
 @pytest.fixture(params=list(VARIANTS), scope="module")

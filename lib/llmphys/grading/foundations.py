@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import training
+from llmphys import accounting, specs, training
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
 __all__ = ["check_train_step_flop"]
@@ -47,10 +47,18 @@ def _step_cases() -> list[Case]:
                 )
             )
         )
+    l405 = specs.model("llama31_405b")
     cases += [
         Case(
-            args=(403.8e9, 126, 128, 128, 2048, 8192),
-            label="Llama 3.1 405B: 403.8e9, 126, 128, 128, 2048, 8192",
+            args=(
+                accounting.n_params(l405) - accounting.embedding_params(l405),  # multiplied
+                l405.n_layers,
+                l405.n_heads,
+                l405.d_model // l405.n_heads,
+                2048,
+                8192,
+            ),
+            label="Llama 3.1 405B's shape from the registry, 2,048 sequences of 8,192 tokens",
         ),
         Case(
             args=(17_504.0, 2, 2, 16, 64, 8),

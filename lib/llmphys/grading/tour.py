@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import roofline, specs
+from llmphys import accounting, roofline, specs
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
 __all__ = ["check_decode_floor_s"]
@@ -50,9 +50,17 @@ def _decode_floor_cases() -> list[Case]:
                 )
             )
         )
+    l70 = accounting.n_params(specs.model("llama3_70b"))
+    h100, b200 = specs.accelerator("h100_sxm"), specs.accelerator("b200")
     cases += [
-        Case(args=(70.6e9, 2.0, 989.4e12, 3.35e12, 1), label="70.6e9, 2.0, 989.4e12, 3.35e12, 1"),
-        Case(args=(70.6e9, 0.5, 9e15, 8e12, 8), label="70.6e9, 0.5, 9e15, 8e12, 8 (fp4, 8 chips)"),
+        Case(
+            args=(l70, 2.0, h100.peak_bf16_flop_per_s, h100.hbm_bytes_per_s, 1),
+            label="Llama 3 70B in BF16 on one H100 SXM (registry values)",
+        ),
+        Case(
+            args=(l70, 0.5, b200.peak_flop_per_s("fp4"), b200.hbm_bytes_per_s, 8),
+            label="Llama 3 70B in FP4 over eight B200s (registry values)",
+        ),
         # a compute-poor chip (ridge 0.3 FLOP/byte, below 2/b): here the arithmetic binds
         Case(args=(8e9, 2.0, 1e12, 3.35e12, 1), label="8e9, 2.0, 1e12, 3.35e12, 1 (ridge 0.3)"),
         Case(args=(8e9, 4.0, 1e12, 3.35e12, 4), label="8e9, 4.0, 1e12, 3.35e12, 4 (ridge 0.3)"),
