@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import statistics
 import tomllib
 from typing import Any
 
@@ -535,8 +534,7 @@ def residuals() -> list[dict]:
 
 def held_out_summary() -> dict[str, float]:
     """Median and worst |predicted - measured| / measured throughput over the held-out rows."""
-    errs = [abs(r["rel_error"]) for r in residuals() if not r["calibration"]]
-    return {"n_runs": len(errs), "median": statistics.median(errs), "worst": max(errs)}
+    return predict.held_out_errors(residuals())
 
 
 def calibrate_gemm_efficiency() -> float:
@@ -556,11 +554,7 @@ def calibrate_gemm_efficiency() -> float:
         )
 
     try:
-        lo, hi = 0.2, 1.0
-        for _ in range(50):
-            a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
-            lo, hi = (lo, b) if loss(a) < loss(b) else (a, hi)
-        return (lo + hi) / 2
+        return predict.golden_section_min(loss, 0.2, 1.0, n_iter=50)
     finally:
         SERVE_GEMM_EFFICIENCY = saved
 

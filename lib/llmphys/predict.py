@@ -35,6 +35,7 @@ import functools
 import math
 import statistics
 import tomllib
+from typing import Any
 
 from . import accounting, comms, mfu, parallelism, specs, units
 from .specs import Accelerator, Model
@@ -650,10 +651,30 @@ def residuals() -> list[dict]:
     return rows
 
 
+def held_out_errors(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Median and worst |rel_error| over the rows not marked ``calibration`` (residual tables of
+    this module and of ``deploy``)."""
+    errs = [abs(r["rel_error"]) for r in rows if not r["calibration"]]
+    if not errs:
+        raise ValueError("rows: no held-out row (every row is a calibration run)")
+    return {"n_runs": len(errs), "median": statistics.median(errs), "worst": max(errs)}
+
+
 def held_out_summary() -> dict[str, float]:
     """Median and worst |predicted - measured| / measured MFU over the runs not fitted on."""
-    errs = [abs(r["rel_error"]) for r in residuals() if not r["calibration"]]
-    return {"n_runs": len(errs), "median": statistics.median(errs), "worst": max(errs)}
+    return held_out_errors(residuals())
+
+
+def golden_section_min(loss: Any, lo: float, hi: float, *, n_iter: int) -> float:
+    """The minimiser of a unimodal ``loss`` on [lo, hi] by golden-section search.
+
+    >>> round(golden_section_min(lambda x: (x - 0.7) ** 2, 0.2, 1.0, n_iter=60), 6)
+    0.7
+    """
+    for _ in range(n_iter):
+        a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
+        lo, hi = (lo, b) if loss(a) < loss(b) else (a, hi)
+    return (lo + hi) / 2
 
 
 def calibrate_gemm_efficiency() -> float:
@@ -671,11 +692,7 @@ def calibrate_gemm_efficiency() -> float:
         return sum(math.log(predict_run(r).mfu / measured_mfu(r)) ** 2 for r in runs)
 
     try:
-        lo, hi = 0.3, 1.0
-        for _ in range(60):  # golden-section search on a unimodal loss
-            a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
-            lo, hi = (lo, b) if loss(a) < loss(b) else (a, hi)
-        return (lo + hi) / 2
+        return golden_section_min(loss, 0.3, 1.0, n_iter=60)
     finally:
         GEMM_EFFICIENCY = saved
 
