@@ -37,8 +37,8 @@ import statistics
 import tomllib
 from typing import Any
 
-from . import accounting, comms, mfu, parallelism, specs, units
-from .specs import Accelerator, Model
+from .. import accounting, comms, mfu, parallelism, specs, units
+from ..specs import Accelerator, Model
 
 # ---------------------------------------------------------------- efficiency constants
 GEMM_EFFICIENCY = 0.68
