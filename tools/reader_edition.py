@@ -669,6 +669,30 @@ def _md_cell(cell_id: str, text: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": _source_lines(text)}
 
 
+SETUP_REF = re.compile(r'os\.environ\.get\("LLMPHYS_REF", "([^"]+)"\)')
+
+
+def setup_ref(nb: dict[str, Any]) -> str | None:
+    """The ref the setup cell (the first code cell) clones by default: ``main`` or a tag."""
+    first = next((c for c in nb["cells"] if c["cell_type"] == "code"), None)
+    m = SETUP_REF.search("".join(first["source"])) if first else None
+    return m.group(1) if m else None
+
+
+def ref_note(ref: str | None) -> str:
+    """What the first cell says about the ref its setup cell installs (issue 32, item 33).
+
+    >>> ref_note("main")[:60]
+    ' Where the library is missing, the setup cell installs it fr'
+    """
+    if ref is None:
+        return ""
+    if ref == "main":
+        return (" Where the library is missing, the setup cell installs it from the repository's"
+                " current `main`: the development version, not a tagged release.")
+    return f" Where the library is missing, the setup cell installs it from the release `{ref}`."
+
+
 STUDENT_NOTE = (" This is the student edition: the exercises' solutions are left out. Each"
                 " Implement exercise keeps its check cell: write the function in that cell and run"
                 " it to see what your function gets right.")
@@ -694,7 +718,7 @@ def reader_notebook(index: Index, doc: str, *, student: bool = False) -> dict[st
                            " exercises.") if has_ex else "")
                 note = (f"*The reader edition of [this page of the book]({index.base}{doc}.html)"
                         " for Google Colab and JupyterLab: run the setup cell below first (in "
-                        f"Colab, Runtime > Run all).{folded}*")
+                        f"Colab, Runtime > Run all).{ref_note(setup_ref(nb))}{folded}*")
                 if index.discussion_url:
                     href = discussion.discussion_href(index.discussion_url, index.titles[doc])
                     note += f" *Questions or corrections: [discuss this page]({href}).*"

@@ -1,22 +1,26 @@
 """Copy the book's version from its one home into the files that must repeat it.
 
-The version lives in ``lib/llmphys/__init__.py`` (``__version__``). A release needs it in three
-more places, which this script writes and ``tests/test_release.py`` checks:
+The version lives in ``lib/llmphys/__init__.py`` (``__version__``). It is either a release,
+``X.Y.Z``, or a development version, ``X.Y.Z.devN`` (PEP 440): what ``main`` holds between
+releases. This script writes, and ``tests/test_release.py`` checks, that every other place agrees:
 
-- ``CITATION.cff``: ``version`` and ``date-released`` (the date of the version's CHANGELOG entry);
-- every chapter's first cell: the default ``LLMPHYS_REF``, the ref Colab clones, and every
-  "open it in Google Colab" link in the chapters' text;
-- ``_config.yml``: ``repository.branch``, so the launch buttons open the same ref;
-- ``CHANGELOG.md`` must already have a ``## [<version>] - YYYY-MM-DD`` entry (written by hand).
+- the ref that every chapter's setup cell clones (the default ``LLMPHYS_REF``), every "open it
+  in Google Colab" link in the chapters' text and ``repository.branch`` in ``_config.yml`` (the
+  launch buttons): the tag ``vX.Y.Z`` for a release, ``main`` for a development version;
+- ``CITATION.cff``: ``version``, and for a release ``date-released``, the date of its
+  ``CHANGELOG.md`` entry (a development version has no release date, so the field is dropped);
+- ``CHANGELOG.md``, written by hand, must open with ``## [X.Y.Z] - YYYY-MM-DD`` for a release and
+  with ``## [Unreleased]`` for a development version.
 
-The ref is the release tag ``v<version>`` only when that tag exists in this repository
-(``git rev-parse --verify refs/tags/v<version>``); otherwise it is ``main``: a link to a tag that
-was never pushed opens nothing. After writing, the reader edition is regenerated, since its setup
-cells copy the chapters' first cells.
+The site's footer and the PDF's title page read ``__version__`` themselves (``_ext/downloads.py``).
+After writing, the reader edition is regenerated, since its setup cells copy the chapters' first
+cells and its first cell says which ref it installs.
 
 Usage: ``python tools/set_version.py [NEW_VERSION]``. With an argument it first rewrites
-``__version__``. To release: tag the release commit ``v<version>``, push the tag, run this
-again (the ref becomes the tag) and commit.
+``__version__``. To release X.Y.Z: date its CHANGELOG entry, run ``set_version.py X.Y.Z``, commit,
+tag that commit ``vX.Y.Z`` and push both (``.github/workflows/publish.yml`` then attaches the PDF
+and both notebook editions to the release); then open the next cycle with ``## [Unreleased]``
+and ``set_version.py X.Y+1.0.dev0``.
 """
 
 from __future__ import annotations
@@ -32,33 +36,41 @@ INIT = ROOT / "lib" / "llmphys" / "__init__.py"
 VERSION = re.compile(r'^__version__ = "([^"]+)"$', re.MULTILINE)
 REF = re.compile(r'os\.environ\.get\(\\?"LLMPHYS_REF\\?", \\?"([^"\\]+)\\?"\)')
 COLAB = re.compile(r"(colab\.research\.google\.com/github/[^/]+/[^/]+/blob/)[^/]+/")
-SEMVER = re.compile(r"\d+\.\d+\.\d+")
+SEMVER = re.compile(r"\d+\.\d+\.\d+(?:\.dev\d+)?")  # a release, or a development version
 
 
 def read_version() -> str:
     return VERSION.search(INIT.read_text(encoding="utf-8")).group(1)
 
 
-def changelog_date(version: str) -> str:
+def is_development(version: str) -> bool:
+    return ".dev" in version
+
+
+def changelog_date(version: str) -> str | None:
+    """The date of ``version``'s CHANGELOG entry; None for a development version, whose
+    changes sit under ``## [Unreleased]``, the first entry."""
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    first = re.search(r"^## \[([^\]]+)\]", text, re.M)
+    if is_development(version):
+        if not first or first.group(1) != "Unreleased":
+            raise SystemExit("a development version: CHANGELOG.md must open with '## [Unreleased]'")
+        return None
     m = re.search(rf"^## \[{re.escape(version)}\] - (\d{{4}}-\d{{2}}-\d{{2}})$", text, re.M)
-    if not m:
-        raise SystemExit(f"CHANGELOG.md has no '## [{version}] - YYYY-MM-DD' entry; write it first")
+    if not m or first.group(1) != version:
+        raise SystemExit(f"CHANGELOG.md must open with '## [{version}] - YYYY-MM-DD'; write it first")
     return m.group(1)
 
 
 def release_ref(version: str) -> str:
-    """``v<version>`` if that tag is in the repository, else ``main``."""
-    tag = f"v{version}"
-    found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
-                            f"refs/tags/{tag}"], capture_output=True)
-    return tag if found.returncode == 0 else "main"
+    """``v<version>`` for a release, ``main`` for a development version."""
+    return "main" if is_development(version) else f"v{version}"
 
 
 def main(argv: list[str]) -> None:
     if argv:
         if not SEMVER.fullmatch(argv[0]):
-            raise SystemExit(f"version must look like 1.2.3, got {argv[0]!r}")
+            raise SystemExit(f"version must look like 1.2.3 or 1.3.0.dev0, got {argv[0]!r}")
         INIT.write_text(VERSION.sub(f'__version__ = "{argv[0]}"',
                                     INIT.read_text(encoding="utf-8")), encoding="utf-8")
     version = read_version()
@@ -66,8 +78,10 @@ def main(argv: list[str]) -> None:
     cff = ROOT / "CITATION.cff"
     text = re.sub(r'^version: .*$', f'version: "{version}"', cff.read_text(encoding="utf-8"),
                   flags=re.M)
-    cff.write_text(re.sub(r'^date-released: .*$', f'date-released: "{date}"', text, flags=re.M),
-                   encoding="utf-8")
+    text = re.sub(r'^date-released: .*\n', "", text, flags=re.M)
+    if date:
+        text = re.sub(r'^(version: .*\n)', rf'\g<1>date-released: "{date}"\n', text, flags=re.M)
+    cff.write_text(text, encoding="utf-8")
     ref = release_ref(version)
     config = ROOT / "_config.yml"
     config.write_text(re.sub(r"^  branch: \S+", f"  branch: {ref}",
@@ -81,7 +95,8 @@ def main(argv: list[str]) -> None:
             nb.write_text(new, encoding="utf-8")
     subprocess.run([sys.executable, str(ROOT / "tools" / "reader_edition.py")], check=True,
                    stdout=subprocess.DEVNULL)
-    print(f"version {version} ({date}) written; notebooks, links and launch buttons open {ref!r}")
+    print(f"version {version} ({date or 'unreleased'}) written; notebooks, links and launch "
+          f"buttons open {ref!r}")
 
 
 if __name__ == "__main__":

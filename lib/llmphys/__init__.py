@@ -53,4 +53,4 @@ Every quantity is a plain float in SI base units with the unit in its name
 Home: chapters/hardware_tour.ipynb.
 """
 
-__version__ = "1.0.0"
+__version__ = "1.1.0.dev0"
