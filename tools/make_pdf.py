@@ -13,10 +13,25 @@ carries:
 - page numbers in the footer, a PDF outline (bookmarks) and the version and date in the PDF's
   metadata.
 
-Code the site folds away (a cell's hidden input) is left out too. Solutions are omitted: a printed handout without answers is what a course needs, and the worked
-solutions stay on the site and in the reader edition. Widgets print the setting they open with.
+Code the site folds away (a cell's hidden input) is left out too. Widgets print the setting they
+open with.
 
-Usage: ``python tools/make_pdf.py [--html _build/html] [--out _build/pdf/<name>.pdf]``.
+Two books come out of one site (issue 32, item 32):
+
+- the default, the **student book** (``make pdf``: ``_build/pdf/downstream-of-the-fab.pdf``):
+  every page but the instructor guide, and no solutions. A printed handout without answers is
+  what a course hands out; the worked solutions stay on the site and in the reader edition.
+- ``--instructor``, the **instructor's book** (``downstream-of-the-fab-instructor.pdf``): the
+  same with the instructor guide and every worked solution printed under its exercise.
+
+Instructions that only make sense on the web are left out of both: the "*Run this chapter:*
+open it in Google Colab" line (``_ext/downloads.py`` marks it and ``_assets/reading.css`` hides it
+in print) and every phrase of ``WEB_ONLY`` (the rocket menu "above"); the title page says instead
+where the notebooks are. A link to a page that the book leaves out goes to that page on the site.
+Each PDF is also copied into the built site (``_build/html/downloads/``), where every page's
+download menu links the student book.
+
+Usage: ``python tools/make_pdf.py [--instructor] [--html _build/html] [--out <name>.pdf]``.
 """
 
 from __future__ import annotations
@@ -37,10 +52,20 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-from reader_edition import toc_docs  # noqa: E402  (the one reading order)
+from reader_edition import toc_docs  # noqa: E402  (the one reading order; puts _ext on the path)
+
+import downloads  # noqa: E402  (_ext/downloads.py: where the site links the PDF, the version line)
 
 HTML_DIR = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "pdf" / "downstream-of-the-fab.pdf"
+INSTRUCTOR_OUT = OUT.with_name("downstream-of-the-fab-instructor.pdf")
+INSTRUCTOR_ONLY = ("chapters/instructor_guide",)  # pages only the instructor's book prints
+# Phrases that point at the web page's controls; print drops them (tests/site/test_pdf.py checks
+# that no "rocket" survives). The "Run this chapter" line goes whole, by its class.
+WEB_ONLY = [
+    (re.compile(r"\s*<em>\s*\(or use the rocket menu above\)\.?\s*</em>"), ""),
+    (re.compile(r"\s*\(the rocket icon above\)"), ""),
+]
 COMBINED = "chapters/_print_book.html"  # inside the build, so every relative path still works
 PLACEHOLDER = "000"
 
@@ -54,7 +79,7 @@ body { line-height: 1.4; }
 .admonition, div.cell, .cell_output, table { max-width: 100% !important; box-sizing: border-box; }
 h1 { font-size: 2rem !important; } h2 { font-size: 1.6rem !important; }
 h3 { font-size: 1.3rem !important; }
-.solution, .llmphys-discuss, .headerlink, .copybtn, .bd-header-article, .prev-next-area,
+.llmphys-discuss, .llmphys-web-only, .headerlink, .copybtn, .bd-header-article, .prev-next-area,
 .llmphys-explore-note, .toggle-details__summary .tb-icon,
 details.above-input, details.below-input { display: none !important; }
 .print-page { break-before: page; }
@@ -75,6 +100,8 @@ img { max-width: 100% !important; height: auto; }
 pre { white-space: pre-wrap; word-break: break-word; font-size: 8pt; }
 a { color: inherit !important; text-decoration: none !important; }
 """
+
+STUDENT_CSS = ".solution { display: none !important; }"
 
 FOOTER = ('<div style="width:100%;font-size:8px;color:#555;text-align:center;">'
           '<span class="pageNumber"></span></div>')
@@ -106,13 +133,16 @@ def _text(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment)).strip()
 
 
-def _local_links(body: str, docs: list[str]) -> str:
-    """Links to another page of the book become links inside the one document."""
+def _local_links(body: str, docs: list[str], site: str = "", html_dir: Path = HTML_DIR) -> str:
+    """Links to another page of the book become links inside the one document; links to a page
+    of the site that this book leaves out (the instructor guide) go to the published site."""
     names = {Path(d).name: d for d in docs if d.startswith("chapters/")}
 
     def fix(m: re.Match[str]) -> str:
         target, anchor = m.group(1), m.group(2)
         if target not in names:
+            if site and (html_dir / "chapters" / f"{target}.html").is_file():
+                return f'href="{site}chapters/{target}.html{"#" + anchor if anchor else ""}"'
             return m.group(0)
         return f'href="#{anchor}"' if anchor else f'href="#print-{Path(names[target]).name}"'
 
@@ -129,11 +159,27 @@ def _toc_html(entries: list[tuple[str, str, str, str]], pages: dict[int, int] | 
     return '<section class="print-toc"><h2>Contents</h2><ol>' + "".join(rows) + "</ol></section>"
 
 
-def combined_html(html_dir: Path, meta: dict[str, str],
-                  pages: dict[int, int] | None = None) -> tuple[str, list[tuple[str, str, str, str]]]:
+def web_only_removed(body: str) -> str:
+    """``body`` without the phrases of ``WEB_ONLY``.
+
+    >>> web_only_removed("live; in Colab (the rocket icon above) the cell runs")
+    'live; in Colab the cell runs'
+    """
+    for pattern, repl in WEB_ONLY:
+        body = pattern.sub(repl, body)
+    return body
+
+
+def book_docs(*, instructor: bool = False) -> list[str]:
+    """The pages a book prints, in the table of contents' order."""
+    docs = toc_docs(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    return docs if instructor else [d for d in docs if d not in INSTRUCTOR_ONLY]
+
+
+def combined_html(html_dir: Path, meta: dict[str, str], pages: dict[int, int] | None = None, *,
+                  instructor: bool = False) -> tuple[str, list[tuple[str, str, str, str]]]:
     """The whole book as one HTML page, and its contents entries (kind, anchor, title, doc)."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    docs = toc_docs(toc)
+    docs = book_docs(instructor=instructor)
     first = (html_dir / f"{docs[1] if len(docs) > 1 else docs[0]}.html").read_text(encoding="utf-8")
     head = first[first.index("<head>") + 6:first.index("</head>")]
     # keep stylesheets, MathJax and the widgets' script; drop the theme's navigation scripts
@@ -147,18 +193,26 @@ def combined_html(html_dir: Path, meta: dict[str, str],
         anchor = f"print-{Path(doc).name}"
         entries.append(("chap", anchor, title, doc))
         entries += [("sec", sid, stitle, doc) for sid, stitle in sections]
-        parts.append(f'<div class="print-page" id="{anchor}">{_local_links(body, docs)}</div>')
+        body = web_only_removed(_local_links(body, docs, meta["url"], html_dir))
+        parts.append(f'<div class="print-page" id="{anchor}">{body}</div>')
+    version = downloads.version_line(meta["version"])
+    edition = ("<p>The instructor's edition: with the instructor guide, and every worked solution "
+               "printed under its exercise.</p>" if instructor else
+               "<p>Solutions are omitted from the printed edition. They are folded under each "
+               "exercise on the website and in the reader notebooks.</p>")
     cover = (f'<section class="print-cover"><p class="book-title">{html.escape(meta["title"])}</p>'
              f'<p>{html.escape(meta["subtitle"])}</p><div class="meta">'
-             f'<p>Version {html.escape(meta["version"])}, built {meta["date"]}'
+             f'<p>{html.escape(version)}; built {meta["date"]}'
              f'{" from commit " + meta["commit"] if meta["commit"] else ""}</p>'
-             f'<p>{html.escape(meta["author"])}</p>'
-             "<p>Solutions are omitted from the printed edition. They are folded under each "
-             "exercise on the website and in the reader notebooks.</p>"
-             f'<p>{html.escape(meta["url"])}</p></div></section>')
+             f'<p>{html.escape(meta["author"])}</p>{edition}'
+             "<p>Every chapter is a notebook you can run: open its page on the website and follow "
+             "its Colab link, or take reader/chapters/ from the repository.</p>"
+             f'<p>{html.escape(meta["url"])}</p><p>{html.escape(meta["repository"])}</p>'
+             "</div></section>")
     doc_html = (f'<!DOCTYPE html><html lang="en" data-theme="light" data-mode="light"><head>'
                 f'<meta charset="utf-8"><title>{html.escape(meta["title"])}</title>'
-                f'{"".join(keep)}<style>{PRINT_CSS}</style></head><body>'
+                f'{"".join(keep)}<style>{PRINT_CSS}{"" if instructor else STUDENT_CSS}</style>'
+                f'</head><body>'
                 f'<div class="print-book"><article class="bd-article">'
                 f'{cover}{_toc_html(entries, pages)}{"".join(parts)}'
                 "</article></div></body></html>")
@@ -253,7 +307,8 @@ def metadata() -> dict[str, str]:
             "subtitle": "The physics and economics of large-language-model pretraining and serving",
             "version": llmphys.__version__,
             "date": dt.datetime.now(dt.UTC).date().isoformat(), "commit": commit,
-            "url": (config.get("html") or {}).get("baseurl", "")}
+            "url": (config.get("html") or {}).get("baseurl", ""),
+            "repository": (config.get("repository") or {}).get("url", "")}
 
 
 def _quiet_pypdf() -> None:
@@ -264,7 +319,9 @@ def _quiet_pypdf() -> None:
     logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
-def build(html_dir: Path = HTML_DIR, out: Path = OUT) -> Path:
+def build(html_dir: Path = HTML_DIR, out: Path = OUT, *, instructor: bool = False) -> Path:
+    """Print the book (``instructor``: the instructor's book) to ``out`` and copy it into the
+    built site's ``downloads/``."""
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
 
@@ -283,11 +340,11 @@ def build(html_dir: Path = HTML_DIR, out: Path = OUT) -> Path:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-            doc_html, entries = combined_html(html_dir, meta)
+            doc_html, entries = combined_html(html_dir, meta, instructor=instructor)
             target.write_text(doc_html, encoding="utf-8")
             _print(browser, url, first_pass)
             pages = page_map(entries, _outline(first_pass))
-            doc_html, _ = combined_html(html_dir, meta, pages)
+            doc_html, _ = combined_html(html_dir, meta, pages, instructor=instructor)
             target.write_text(doc_html, encoding="utf-8")
             _print(browser, url, out)
             browser.close()
@@ -296,22 +353,31 @@ def build(html_dir: Path = HTML_DIR, out: Path = OUT) -> Path:
         target.unlink(missing_ok=True)
         first_pass.unlink(missing_ok=True)
     writer = PdfWriter(clone_from=PdfReader(str(out)))
-    writer.add_metadata({"/Title": meta["title"], "/Author": meta["author"],
+    title = meta["title"] + (" (instructor's edition)" if instructor else "")
+    writer.add_metadata({"/Title": title, "/Author": meta["author"],
                          "/Subject": f"{meta['subtitle']}. Version {meta['version']}, built "
                                      f"{meta['date']}",
                          "/Keywords": f"version {meta['version']}; built {meta['date']}"})
     with out.open("wb") as fh:
         writer.write(fh)
+    published = html_dir / Path(downloads.PDF).parent / out.name
+    published.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(out, published)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--html", type=Path, default=HTML_DIR, help="the built site")
-    parser.add_argument("--out", type=Path, default=OUT, help="the PDF to write")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"the PDF to write (default {OUT.relative_to(ROOT)}, or "
+                             f"{INSTRUCTOR_OUT.relative_to(ROOT)} with --instructor)")
+    parser.add_argument("--instructor", action="store_true",
+                        help="the instructor's book: with the instructor guide and the solutions")
     args = parser.parse_args(argv)
+    out = args.out or (INSTRUCTOR_OUT if args.instructor else OUT)
     try:
-        path = build(args.html, args.out)
+        path = build(args.html, out, instructor=args.instructor)
     except PdfError as exc:
         print(f"make_pdf: {exc}", file=sys.stderr)
         return 2

@@ -1,6 +1,8 @@
-"""The printable book (`make pdf`, tools/make_pdf.py): every page of the site in one PDF with a
-table of contents whose page numbers are right, the glued numbers in its text, the version
-and build date on its title page and in its metadata, and no solutions."""
+"""The printable book (`make pdf`, tools/make_pdf.py): every page of the site but the instructor
+guide in one PDF with a table of contents whose page numbers are right, the glued numbers in its
+text, the version and build date on its title page and in its metadata, no solutions and no
+instruction that only the web page can follow. `make test` prints this student book once; the
+instructor's book (--instructor) is checked as the HTML it would print."""
 
 import datetime as dt
 import json
@@ -56,8 +58,10 @@ def chapter_pages():
 
 
 def test_page_count_and_every_page_present(pages, chapter_pages):
-    toc = re_ed.toc_docs(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    toc = make_pdf.book_docs()  # the table of contents without the instructor guide
     assert set(chapter_pages) == set(toc)
+    every = re_ed.toc_docs(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8")))
+    assert set(every) - set(toc) == set(make_pdf.INSTRUCTOR_ONLY)
     starts = [chapter_pages[d][1] for d in toc]
     assert starts == sorted(starts) and len(set(starts)) == len(starts)
     # The whole book: a cover, the contents and about 250 A4 pages (250 on 2 December 2026);
@@ -90,8 +94,10 @@ def test_footer_numbers_every_page(pages):
 def test_title_page_carries_version_and_build_date():
     first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(PDF), "-"], check=True,
                            capture_output=True, text=True).stdout
-    m = re.search(r"Version (\S+), built (\d{4}-\d{2}-\d{2})", _flat(first))
+    m = re.search(r"Version (\S+?)[:,;].*?built (\d{4}-\d{2}-\d{2})", _flat(first))
     assert m and m.group(1) == llmphys.__version__, first[:300]
+    if ".dev" in llmphys.__version__:  # a development version says so (issue 32, item 33)
+        assert "the repository's current main, not a tagged release" in _flat(first)
     built = dt.date.fromisoformat(m.group(2))
     assert built <= dt.datetime.now(dt.UTC).date()
     info = subprocess.run(["pdfinfo", str(PDF)], check=True, capture_output=True,
@@ -133,3 +139,44 @@ def test_solutions_are_omitted(pages):
     text = " ".join(pages)
     assert "Solution to Exercise" not in text
     assert "Exercise 4.1" in text  # the exercises themselves are printed
+
+
+# Instructions that only the web page can follow (issue 32, item 32): the book printed "use the
+# rocket menu above", and every page's "Discuss this page" link.
+WEB_ONLY = re.compile(r"rocket (?:menu|icon) above|Run this (?:chapter|page|appendix):|"
+                      r"click the|Discuss this page", re.I)
+
+
+def test_student_book_leaves_out_the_instructor_guide_and_web_only_instructions(pages):
+    text = " ".join(pages)
+    hits = [text[max(0, m.start() - 60):m.end() + 40] for m in WEB_ONLY.finditer(text)]
+    assert not hits, hits
+    guide = make_pdf._article((make_pdf.HTML_DIR / "chapters" / "instructor_guide.html")
+                              .read_text(encoding="utf-8"), "chapters/instructor_guide")[0]
+    assert _flat(guide) not in " ".join(p[:200] for p in pages), "the guide has a page of its own"
+
+
+def test_web_only_filter_and_detector_see_what_they_must():
+    for text in ("(or use the rocket menu above).", "in Colab (the rocket icon above) the cell",
+                 "Run this chapter: open it", "Questions? Discuss this page"):
+        assert WEB_ONLY.search(text), text
+    body = "live; in Colab (the rocket icon above) the cell calls the library live"
+    assert not WEB_ONLY.search(make_pdf.web_only_removed(body))
+
+
+def test_instructor_book_prints_the_guide_and_the_solutions():
+    # the HTML the instructor's PDF prints (printing it too would double `make test`'s PDF time)
+    meta = make_pdf.metadata()
+    student, s_entries = make_pdf.combined_html(make_pdf.HTML_DIR, meta)
+    teacher, t_entries = make_pdf.combined_html(make_pdf.HTML_DIR, meta, instructor=True)
+    docs = {e[3] for e in t_entries if e[0] == "chap"}
+    assert "chapters/instructor_guide" in docs
+    assert "chapters/instructor_guide" not in {e[3] for e in s_entries if e[0] == "chap"}
+    assert make_pdf.STUDENT_CSS in student and make_pdf.STUDENT_CSS not in teacher
+    on_site = sum((make_pdf.HTML_DIR / f"{d}.html").read_text(encoding="utf-8")
+                  .count('<div class="solution') for d in make_pdf.book_docs(instructor=True))
+    assert on_site >= 50 and teacher.count('<div class="solution') == on_site  # every one
+    assert "instructor's edition" in teacher and "instructor's edition" not in student
+    # the student book links the guide on the site instead of to a page it does not have
+    assert 'href="#print-instructor_guide"' not in student
+    assert f'href="{meta["url"]}chapters/instructor_guide.html' in student
