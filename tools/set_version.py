@@ -51,12 +51,12 @@ def changelog_date(version: str) -> str | None:
     """The date of ``version``'s CHANGELOG entry; None for a development version, whose
     changes sit under ``## [Unreleased]``, the first entry."""
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
-    first = re.search(r"^## \[([^\]]+)\]", text, re.M)
+    first = re.search(r"^## \[([^\]]+)\]", text, re.MULTILINE)
     if is_development(version):
         if not first or first.group(1) != "Unreleased":
             raise SystemExit("a development version: CHANGELOG.md must open with '## [Unreleased]'")
         return None
-    m = re.search(rf"^## \[{re.escape(version)}\] - (\d{{4}}-\d{{2}}-\d{{2}})$", text, re.M)
+    m = re.search(rf"^## \[{re.escape(version)}\] - (\d{{4}}-\d{{2}}-\d{{2}})$", text, re.MULTILINE)
     if not m or first.group(1) != version:
         raise SystemExit(f"CHANGELOG.md must open with '## [{version}] - YYYY-MM-DD'; write it first")
     return m.group(1)
