@@ -59,6 +59,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check lib/llmphys
 	$(BIN)/ruff format --check lib/llmphys
 	$(BIN)/mypy --config-file lib/pyproject.toml lib/llmphys
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 # Unit tests, the registries' schema tests and every docstring's example (plain `pytest`
 # runs these too, and the site and bootstrap tests when their inputs are there).
