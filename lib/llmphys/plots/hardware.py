@@ -127,7 +127,8 @@ def plot_ridge_points(
         # One labelled tick per "nice" value in the data's range, no minor labels: a log axis
         # spanning less than a decade otherwise gets one or two labels (or a minor label on
         # top of a major one).
-        finite = [r for dtype in dtypes for acc in accs if np.isfinite(r := _ridge_or_nan(acc, dtype))]
+        ridges_all = [_ridge_or_nan(acc, dtype) for dtype in dtypes for acc in accs]
+        finite = [r for r in ridges_all if np.isfinite(r)]
         lo, hi = min(finite) / 1.15, max(finite) * 1.15
         ax.set_xlim(lo, hi)
         ax.set_xticks([t for t in _RIDGE_TICKS if lo <= t <= hi])
@@ -135,9 +136,7 @@ def plot_ridge_points(
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
         # The legend sits above the axes, where no chip's dot can be.
-        ax.legend(
-            loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(dtypes), frameon=False
-        )
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(dtypes), frameon=False)
         fig.tight_layout()
     return fig
 
