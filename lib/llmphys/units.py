@@ -115,8 +115,11 @@ _SUPERSCRIPT = str.maketrans(
 )
 
 
-def fmt_sci(value: float, *, digits: int = 3) -> str:
+def fmt_sci(value: float, *, digits: int | None = 3) -> str:
     """``value`` in scientific notation for prose, ``digits`` significant figures: "3.15 × 10²³".
+
+    ``digits=None`` keeps the digits the stored value has (its shortest repr, at most 6): for a
+    published figure kept at the source's precision, 3.8e25 -> "3.8 × 10²⁵".
 
     Python's e-notation ("3.15e+23") is for code; a reader's page gets a times sign and a
     superscript exponent, which plain text, HTML and the PDF all render without math markup.
@@ -125,9 +128,13 @@ def fmt_sci(value: float, *, digits: int = 3) -> str:
 
     >>> fmt_sci(3.1449e23), fmt_sci(6.5e-5, digits=2), fmt_sci(4.2e24, digits=2), fmt_sci(1234.5)
     ('3.14 × 10²³', '6.5 × 10⁻⁵', '4.2 × 10²⁴', '1,230')
+    >>> fmt_sci(3.8e25, digits=None)
+    '3.8 × 10²⁵'
     """
     if not (isinstance(value, (int, float)) and math.isfinite(value)):
         raise ValueError(f"value must be a finite number, got {value!r}")
+    if digits is None:
+        digits = max(len(f"{abs(value):.6e}".split("e")[0].replace(".", "").rstrip("0")), 1)
     if not (isinstance(digits, int) and digits >= 1):
         raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
     if value == 0:
