@@ -22,7 +22,7 @@ LAYERS = {
         "grading._core",
     },
     "mechanism": {  # one mechanism each: its counts, formulas or reference implementation
-        "accounting", "roofline", "hf_config", "kv_cache", "attention", "moe", "comms",
+        "accounting", "roofline", "achieved", "hf_config", "kv_cache", "attention", "moe", "comms",
         "precision", "economics", "training", "training_practice", "batching", "benchmark",
         "compression", "emergence", "markov", "objective", "rope_scaling", "scaling_laws",
         "trends", "tinylm", "norm_choices", "compute_split", "critical_batch",

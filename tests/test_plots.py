@@ -44,3 +44,23 @@ def test_palette_styles_are_distinct():
 def test_empty_accelerator_list_is_rejected():
     with pytest.raises(ValueError, match="accs"):
         plots.plot_roofline([])
+
+
+def test_plot_ridge_points_labels_several_distinct_ticks_and_keeps_the_legend_off_the_dots():
+    # Issue 32 item 10: the figure showed only two tick labels and its legend sat on TPU v6e.
+    import numpy as np
+    accs = sorted(specs.accelerators().values(), key=lambda a: (a.launch_year, a.key))
+    fig = plots.plot_ridge_points(accs)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    minor = [t.get_text() for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    assert len(labels) >= 4 and len(set(labels)) == len(labels) and not minor
+    box = ax.get_legend().get_window_extent()
+    for line in ax.lines:
+        pts = ax.transData.transform(np.column_stack([line.get_xdata(), line.get_ydata()]))
+        pts = pts[np.all(np.isfinite(pts), axis=1)]
+        inside = ((pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1)
+                  & (pts[:, 1] >= box.y0) & (pts[:, 1] <= box.y1))
+        assert not inside.any()
+    plt.close(fig)

@@ -106,3 +106,32 @@ def test_ablation_and_norms_name_every_write(rng):
 def test_bad_arguments_name_themselves(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_excess_shares_sum_to_one_and_the_total_is_the_token_weighted_mean(chain, corpus):
+    # A model that is the source itself has zero excess; a uniform model's excess is
+    # log2 V - H per token on average. Use a slightly blurred source so every share is finite.
+    v = tinylm_train.n_symbols_of(chain)
+    tokens = corpus[:20_000]
+    q = 0.9 * tinylm_train.source_probs(chain, tokens) + 0.1 / v
+    model_probs = np.concatenate([[1.0 / v], q])
+    out = tinylm_train.excess_by_frequency(chain, tokens, model_probs, n_groups=4)
+    assert out["excess_share"].sum() == pytest.approx(1.0, abs=1e-12)
+    assert float(out["total_excess_bits"]) == pytest.approx(
+        float(np.sum(out["token_share"] * out["excess_bits"])), rel=1e-12)
+    direct = np.mean(np.log2(tinylm_train.source_probs(chain, tokens)) - np.log2(q))
+    assert float(out["total_excess_bits"]) == pytest.approx(direct, rel=1e-9)
+
+
+def test_tokens_until_below_finds_the_first_crossing_and_names_a_threshold_never_reached():
+    seen, bits = np.array([0, 64, 128, 192]), np.array([3.0, 2.4, 2.6, 1.9])
+    assert tinylm_train.tokens_until_below(seen, bits, 2.5) == 64
+    with pytest.raises(ValueError, match="threshold_bits"):
+        tinylm_train.tokens_until_below(seen, bits, 1.0)
+
+
+def test_write_label_names_every_write_the_ablation_reports_and_rejects_others(rng):
+    labels = [tinylm_train.write_label(k) for k in ("embed", "attn0", "mlp0", "attn1", "mlp1")]
+    assert labels[3] == "the second attention layer" and len(set(labels)) == 5
+    with pytest.raises(ValueError, match="name"):
+        tinylm_train.write_label("attention1")

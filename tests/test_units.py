@@ -42,7 +42,7 @@ def test_formatters_say_which_prefix_they_used():
     assert units.fmt_si(1.979e15, "FLOP/s") == "1.98 PFLOP/s"
     assert units.fmt_seconds(0.02) == "20.0 ms"
     assert units.fmt_pct(0.5) == "50.0%"
-    assert units.fmt_flop(3.8e25) == "3.80e+25 FLOP"
+    assert units.fmt_flop(3.8e25) == "3.80 × 10²⁵ FLOP"
 
 
 def test_uncertain_value_follows_the_gum_example():
@@ -74,3 +74,21 @@ def test_uncertain_value_rejects_a_bad_sd(sd):
 def test_uncertain_value_rejects_bad_digits():
     with pytest.raises(ValueError, match="sd_digits"):
         units.uncertainty_decimals(1.0, sd_digits=0)
+
+
+def test_fmt_sci_writes_a_times_sign_and_a_superscript_never_e_notation():
+    # Issue 32 item 14: prose showed "3.15e+23", "4.1e+11".
+    assert units.fmt_sci(3.15e23) == "3.15 × 10²³"
+    assert units.fmt_sci(4.1e11, digits=2) == "4.1 × 10¹¹"
+    assert units.fmt_sci(2.2e-21, digits=2) == "2.2 × 10⁻²¹"
+    assert units.fmt_sci(16384, digits=5) == "16,384"
+    assert units.fmt_sci(9.996e5, digits=3) == "1.00 × 10⁶"  # rounding carries into the exponent
+    assert "e" not in units.fmt_sci(-7.5e-9, digits=2)
+
+
+def test_fmt_sci_rejects_what_it_cannot_write():
+    import pytest
+    with pytest.raises(ValueError, match="finite"):
+        units.fmt_sci(float("nan"))
+    with pytest.raises(ValueError, match="digits"):
+        units.fmt_sci(1.0, digits=0)

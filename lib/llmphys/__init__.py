@@ -5,6 +5,7 @@ Modules (one concept each; import modules, not names)::
     units       named SI and binary prefixes, bytes per element by dtype, formatters
     specs       frozen Accelerator and Model specs loaded from data/*.toml
     roofline    arithmetic intensity, ridge points, attainable FLOP/s, kernel time
+    achieved    published kernel rates (data/achieved_rates.toml) over their datasheet ceilings
     accounting  parameter and FLOP counts of a decoder-only transformer (dense, MoE, MLA)
     kv_cache    KV-cache bytes (MHA, MQA, GQA, MLA, sliding window); decode-attention FLOP
     nn          numpy primitives the reference models share: softmax, RMSNorm

@@ -110,8 +110,10 @@ def excess_by_frequency(
     The V^2 two-symbol contexts are sorted by their stationary frequency and cut into
     ``n_groups`` groups of equal count. For each group: ``token_share`` (fraction of tokens
     that follow one of its contexts) and ``excess_bits`` (mean of log2 P_source / q_model
-    on those tokens, an estimate of the mean KL divergence there). ``model_probs`` are the
-    model's probabilities of tokens[1:], as from ``next_token_distributions``.
+    on those tokens, an estimate of the mean KL divergence there), ``excess_share`` (the
+    group's part of the total excess, token_share * excess_bits / total) and, as a 0-d array,
+    ``total_excess_bits`` (the token-weighted mean excess over all groups). ``model_probs`` are
+    the model's probabilities of tokens[1:], as from ``next_token_distributions``.
     """
     v, tokens = n_symbols_of(p), np.asarray(tokens, dtype=np.int64)
     ctx = tokens[:-2] * v + tokens[1:-1]
@@ -122,10 +124,58 @@ def excess_by_frequency(
     )
     g = group_of[ctx]
     counts = np.bincount(g, minlength=n_groups)
+    share = counts / g.size
+    excess_bits = np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1)
+    total = np.sum(share * excess_bits)
     return {
-        "token_share": counts / g.size,
-        "excess_bits": np.bincount(g, excess, minlength=n_groups) / np.maximum(counts, 1),
+        "token_share": share,
+        "excess_bits": excess_bits,
+        "excess_share": share * excess_bits / total,
+        "total_excess_bits": np.asarray(total),
     }
+
+
+def write_label(name: str) -> str:
+    """A reader's name for a residual-stream write: "embed" -> "the embedding", "attn1" ->
+    "the second attention layer", "mlp0" -> "the first MLP".
+
+    >>> write_label("embed"), write_label("attn1"), write_label("mlp0")
+    ('the embedding', 'the second attention layer', 'the first MLP')
+    """
+    ordinals = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+    if name == "embed":
+        return "the embedding"
+    for prefix, what in (("attn", "attention layer"), ("mlp", "MLP")):
+        rest = name.removeprefix(prefix)
+        if rest != name and rest.isdigit() and int(rest) < len(ordinals):
+            return f"the {ordinals[int(rest)]} {what}"
+    raise ValueError(f"name: expected 'embed', 'attn<i>' or 'mlp<i>' (i < 8), got {name!r}")
+
+
+def tokens_until_below(
+    tokens_seen: np.ndarray, eval_bits: np.ndarray, threshold_bits: float
+) -> int:
+    """Training tokens seen at the first evaluation whose loss is below ``threshold_bits``.
+
+    ``tokens_seen`` and ``eval_bits`` are a training history's evaluation points (as
+    ``train`` returns them in ``eval_tokens_seen`` and ``eval_bits``).
+
+    >>> tokens_until_below(np.array([0, 100, 200]), np.array([3.0, 2.0, 1.0]), 2.5)
+    100
+    """
+    tokens_seen, eval_bits = np.asarray(tokens_seen), np.asarray(eval_bits)
+    if tokens_seen.shape != eval_bits.shape or tokens_seen.ndim != 1 or tokens_seen.size == 0:
+        raise ValueError(
+            f"tokens_seen and eval_bits must be 1-d arrays of one length, got shapes "
+            f"{tokens_seen.shape} and {eval_bits.shape}"
+        )
+    below = np.flatnonzero(eval_bits < threshold_bits)
+    if below.size == 0:
+        raise ValueError(
+            f"threshold_bits: no evaluation is below {threshold_bits!r} bits "
+            f"(the lowest is {eval_bits.min():.4g})"
+        )
+    return int(tokens_seen[below[0]])
 
 
 def lr_at(step: int, *, n_steps: int, peak_lr: float, warmup_steps: int) -> float:

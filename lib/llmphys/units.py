@@ -110,13 +110,51 @@ def fmt_bytes(n_bytes: float, *, binary: bool = False, digits: int = 3) -> str:
     return f"{_sig(n_bytes, digits)} B"
 
 
+_SUPERSCRIPT = str.maketrans(
+    "-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+
+
+def fmt_sci(value: float, *, digits: int | None = 3) -> str:
+    """``value`` in scientific notation for prose, ``digits`` significant figures: "3.15 × 10²³".
+
+    ``digits=None`` keeps the digits the stored value has (its shortest repr, at most 6): for a
+    published figure kept at the source's precision, 3.8e25 -> "3.8 × 10²⁵".
+
+    Python's e-notation ("3.15e+23") is for code; a reader's page gets a times sign and a
+    superscript exponent, which plain text, HTML and the PDF all render without math markup.
+    Values from 0.001 to 999,999 are written plainly (with separators), where an exponent only
+    gets in the way.
+
+    >>> fmt_sci(3.1449e23), fmt_sci(6.5e-5, digits=2), fmt_sci(4.2e24, digits=2), fmt_sci(1234.5)
+    ('3.14 × 10²³', '6.5 × 10⁻⁵', '4.2 × 10²⁴', '1,230')
+    >>> fmt_sci(3.8e25, digits=None)
+    '3.8 × 10²⁵'
+    """
+    if not (isinstance(value, (int, float)) and math.isfinite(value)):
+        raise ValueError(f"value must be a finite number, got {value!r}")
+    if digits is None:
+        digits = max(len(f"{abs(value):.6e}".split("e")[0].replace(".", "").rstrip("0")), 1)
+    if not (isinstance(digits, int) and digits >= 1):
+        raise ValueError(f"digits must be an integer >= 1, got {digits!r}")
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    exp = int(exponent)
+    if -3 <= exp <= 5:
+        rounded = float(f"{value:.{digits - 1}e}")
+        decimals = max(digits - 1 - exp, 0)
+        return f"{rounded:,.{decimals}f}"
+    return f"{mantissa} × 10{str(exp).translate(_SUPERSCRIPT)}"
+
+
 def fmt_flop(n_flop: float, *, digits: int = 3) -> str:
     """Format a FLOP count in scientific notation, the way papers quote run sizes.
 
     >>> fmt_flop(3.14e23)
-    '3.14e+23 FLOP'
+    '3.14 × 10²³ FLOP'
     """
-    return f"{n_flop:.{digits - 1}e} FLOP"
+    return f"{fmt_sci(n_flop, digits=digits)} FLOP"
 
 
 def fmt_seconds(t_s: float, *, digits: int = 3) -> str:

@@ -111,6 +111,48 @@ def false_positive_rate(
     return out if np.ndim(n_words) else out[0]
 
 
+def min_hits_for_rate(n_words: int, share: float, *, max_rate: float) -> int:
+    """Smallest m with P(Binomial(n_words, share) >= m) < max_rate: the hit threshold a
+    filter needs so that fewer than ``max_rate`` of clean pages of ``n_words`` are flagged.
+
+    >>> [min_hits_for_rate(1000, q, max_rate=0.01) for q in (0.002345, 0.0023)]
+    [8, 7]
+    """
+    if not 0.0 < max_rate <= 1.0:
+        raise ValueError(f"max_rate must lie in (0, 1], got {max_rate!r}")
+    if int(n_words) != n_words or n_words < 1:
+        raise ValueError(f"n_words must be an integer >= 1, got {n_words!r}")
+    for m in range(1, int(n_words) + 2):
+        if float(false_positive_rate(int(n_words), share, min_hits=m)) < max_rate:
+            return m
+    raise AssertionError("unreachable: the tail at m = n_words + 1 is 0")
+
+
+def share_at_rate(n_words: int, *, min_hits: int, rate: float) -> float:
+    """The listed-word share q at which P(Binomial(n_words, q) >= min_hits) equals ``rate``.
+
+    The tail rises with q, so bisection on (0, 1) finds it to 1e-12 relative; below this q a
+    threshold of ``min_hits`` flags fewer than ``rate`` of clean pages.
+
+    >>> round(100 * share_at_rate(1000, min_hits=7, rate=0.01), 4)  # percent
+    0.2335
+    """
+    if not 0.0 < rate < 1.0:
+        raise ValueError(f"rate must lie in (0, 1), got {rate!r}")
+    if int(min_hits) != min_hits or min_hits < 1 or min_hits > n_words:
+        raise ValueError(f"min_hits must be an integer in [1, n_words], got {min_hits!r}")
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if float(false_positive_rate(int(n_words), mid, min_hits=int(min_hits))) < rate:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return 0.5 * (lo + hi)
+
+
 def plant_toxicity(
     texts: list[str],
     *,

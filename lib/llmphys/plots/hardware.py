@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from .. import roofline
 from ..specs import Accelerator
@@ -88,6 +88,10 @@ def plot_roofline(
     return fig
 
 
+_RIDGE_TICKS = (50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000)
+"""Labelled ridge-point ticks (FLOP/byte): 1-1.5-2-3-5-7 per decade."""
+
+
 def plot_ridge_points(
     accs: Sequence[Accelerator],
     *,
@@ -120,12 +124,19 @@ def plot_ridge_points(
         ax.set_yticks(y, [a.name.split(" (")[0] for a in accs])
         ax.set_ylim(len(accs) - 0.5, -0.5)
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}"))
-        ax.xaxis.set_minor_formatter(
-            FuncFormatter(lambda x, _pos: f"{x:g}" if str(round(x))[0] in "25" else "")
-        )
+        # One labelled tick per "nice" value in the data's range, no minor labels: a log axis
+        # spanning less than a decade otherwise gets one or two labels (or a minor label on
+        # top of a major one).
+        ridges_all = [_ridge_or_nan(acc, dtype) for dtype in dtypes for acc in accs]
+        finite = [r for r in ridges_all if np.isfinite(r)]
+        lo, hi = min(finite) / 1.15, max(finite) * 1.15
+        ax.set_xlim(lo, hi)
+        ax.set_xticks([t for t in _RIDGE_TICKS if lo <= t <= hi])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:,.0f}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("ridge point: dense peak / HBM bandwidth (FLOP/byte)")
-        ax.legend(loc="lower right")
+        # The legend sits above the axes, where no chip's dot can be.
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(dtypes), frameon=False)
         fig.tight_layout()
     return fig
 
