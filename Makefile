@@ -18,7 +18,7 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable lint unit chromium refresh clean bench student pdf
+.PHONY: book test test-portable lint unit chromium refresh clean bench bench-roofline student pdf
 
 book: $(STAMP)
 	rm -rf _build/html
@@ -131,9 +131,15 @@ refresh: $(STAMP)
 
 # Not part of `make test`: times the pipeline's kernels against datasketch and Hugging Face
 # tokenizers at three sizes each (tens of minutes on two cores) and rewrites
-# data/bench/pipeline.toml, which the data chapter reads. Run it on a quiet machine.
+# data/bench/pipeline.toml, which the data chapter reads; and measures the roofline at one
+# thread and at all, with its seven held-out kernels, into data/bench/roofline.toml (with the
+# machine named), which chapter 4 quotes (`make bench-roofline` alone: a minute or two, and
+# about 3 GB of memory). Run it on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
+
+bench-roofline: $(STAMP)
+	$(BIN)/python tools/bench.py --only roofline
 
 clean:
 	rm -rf _build _offline .pytest_cache .mypy_cache .ruff_cache $(REPORTS)

@@ -15,8 +15,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from llmphys import specs  # noqa: E402
-
+from llmphys import specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
