@@ -37,19 +37,19 @@ STEPS := REPORTS=$(REPORTS) tools/steps.sh
 PYTEST := env LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -rs
 test:
 	@$(STEPS) begin
-	@$(STEPS) run install "0/6 install: .venv with the book's packages, chromium, pdftotext" \
+	@$(STEPS) run install "0/6 install: .venv, the book's packages, chromium, pdftotext" \
 		$(MAKE) --no-print-directory $(STAMP) chromium
 	@$(STEPS) run lint "1/6 lint: ruff (library, tests, tools) and mypy (library)" \
 		$(MAKE) --no-print-directory lint
-	@$(STEPS) start bootstrap "6/6 Colab bootstrap and reader notebooks in a fresh venv" \
+	@$(STEPS) start bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
 		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml tests/bootstrap
 	@$(STEPS) run unit "2/6 unit tests, data schema tests and doctests" \
 		$(PYTEST) --junitxml=$(REPORTS)/unit.xml tests lib/llmphys \
 		--ignore=tests/site --ignore=tests/bootstrap
-	@$(STEPS) run nbval "3/6 nbval: every chapter re-executed against its stored outputs" \
+	@$(STEPS) run nbval "3/6 nbval: every chapter against its stored outputs" \
 		$(PYTEST) --junitxml=$(REPORTS)/nbval.xml --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=5 chapters/
-	@$(STEPS) run book "4/6 site build, warnings as errors, and the printable PDF" \
+	@$(STEPS) run book "4/6 site build (warnings are errors) and the PDF" \
 		bash -c '$(MAKE) --no-print-directory book && $(BIN)/python tools/make_pdf.py'
 	@$(STEPS) run site "5/6 the built site in a browser, its HTML and the PDF" \
 		$(PYTEST) --junitxml=$(REPORTS)/site.xml tests/site

@@ -39,7 +39,7 @@ def main(reports: Path) -> int:
     total: dict[str, int] = {"passed": 0, "skipped": 0, "failed": 0}
     reasons: list[str] = []
     print("\n== make test: summary")
-    print(f"{'step':58} {'seconds':>7}  tests")
+    print(f"{'step':60} {'seconds':>7}  tests")
     for name, title, seconds, rc, how in rows:
         xml = reports / f"{name}.xml"
         tests = ""
@@ -49,12 +49,13 @@ def main(reports: Path) -> int:
             for k in total:
                 total[k] += c[k]  # type: ignore[operator]
             reasons += c["reasons"]  # type: ignore[arg-type]
-        label = title + (" (beside the steps above)" if how == "background" else "")
+        if how == "background":
+            tests = f"{tests} (in the background)".lstrip()
         status = "" if rc == "0" else f"  FAILED (exit {rc})"
-        print(f"{label[:58]:58} {seconds:>7}  {tests}{status}")
+        print(f"{title[:60]:60} {seconds:>7}  {tests}{status}")
     t0 = reports / "t0"
     if t0.exists():
-        print(f"{'total, wall clock':58} {time.time() - float(t0.read_text()):7.0f}")
+        print(f"{'total, wall clock':60} {time.time() - float(t0.read_text()):7.0f}")
     print(f"all pytest steps: {total['passed']:,} passed, {total['skipped']} skipped, "
           f"{total['failed']} failed")
     for r in reasons:
