@@ -139,8 +139,21 @@ def test_the_recorded_run_names_its_machine_and_holds_every_held_out_kernel():
             assert k["predicted_time_s"] > 0 and k["time_s"] > 0 and k["error"] > -1
         s = benchmark.error_summary(run["kernels"])
         assert s["n_kernels"] == len(names) and s["worst"] in names
+    assert rec.in_cache["array_bytes"] == benchmark.IN_CACHE_ARRAY_BYTES
+    assert rec.dot_cache_speedup() > 0
     with pytest.raises(KeyError, match="n_threads=999"):
         rec.run(999)
+
+
+def test_the_dot_cache_speedup_is_the_in_cache_rate_over_the_dram_rate():
+    # 1 GiB arrays (2^27 elements) dotted in 0.25 s: 16 B x 2^27 / 0.25 s = 8.59 GB/s; at
+    # 85.9 GB/s in cache that is a factor 10.
+    run = {"n_threads": 1, "stream_array_bytes": 2.0**30,
+           "kernels": [{"name": "dot", "time_s": 0.25}]}
+    in_cache = {"array_bytes": 1.0, "dot_bytes_per_s": 16 * 2**27 * 40.0}
+    rec = benchmark.RooflineRecord(date="d", n_rounds=1, machine={}, versions={},
+                                   in_cache=in_cache, runs=(run,))
+    assert rec.dot_cache_speedup() == pytest.approx(10.0)
 
 
 def test_a_record_with_a_missing_or_unknown_field_is_rejected(tmp_path):

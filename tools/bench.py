@@ -168,6 +168,12 @@ def roofline(out: Path, n_rounds: int) -> None:
              f"n_rounds = {n_rounds}", "", "[machine]"]
     lines += [f"{k} = {_toml_value(v)}" for k, v in mach.items()]
     lines += ["", "[versions]"] + [f"{k} = {_toml_value(v)}" for k, v in vers.items()]
+    # The control for the dot product: the same kernel on arrays that stay in cache.
+    cached = benchmark.dot_in_cache_bytes_per_s()
+    print(f"dot in cache (2 x {benchmark.IN_CACHE_ARRAY_BYTES / 1024:.0f} KiB, one thread): "
+          f"{cached / 1e9:.1f} GB/s")
+    lines += ["", "[in_cache]", f"array_bytes = {_toml_value(benchmark.IN_CACHE_ARRAY_BYTES)}",
+              f"dot_bytes_per_s = {_toml_value(_sig(cached))}"]
     for run in runs:
         lines += ["", "[[runs]]"]
         lines += [f"{k} = {_toml_value(v if k == 'n_threads' else _sig(v))}"

@@ -314,6 +314,11 @@ def stream_point(
         return streams.point(name, best_time_s(streams.runner(name), n_repeats=n_repeats))
 
 
+IN_CACHE_ARRAY_BYTES = 128 * units.KiB
+"""Each array of the in-cache dot control: two of them fit in a core's L2 (1 MiB or more on
+recent x86 server cores), so no line comes from DRAM once they are warm."""
+
+
 HELD_OUT_STREAM = ("copy", "scale", "add", "dot")
 HELD_OUT_MATMUL = ((1, 8192, 8192), (1024, 1024, 1024), (4096, 1024, 512))
 
@@ -437,6 +442,29 @@ def thread_scaling(*, rng: np.random.Generator, n_rounds: int = 5, **kw) -> dict
     }
 
 
+def dot_in_cache_bytes_per_s(
+    *, n_bytes: float = IN_CACHE_ARRAY_BYTES, n_calls: int = 200, n_repeats: int = 5
+) -> float:
+    """Bytes/s of the float64 dot product at one thread on two arrays of ``n_bytes`` each that
+    stay in cache: ``n_calls`` calls per timing (one call is microseconds, shorter than the
+    clock's and the thread limit's overheads), best of ``n_repeats``.
+
+    >>> dot_in_cache_bytes_per_s(n_bytes=8e3, n_calls=10, n_repeats=2) > 0
+    True
+    """
+    n = int(units.check_positive("n_bytes", n_bytes) // 8)
+    units.check_positive("n_calls", n_calls)
+    b, c = np.full(n, 2.0), np.full(n, 3.0)
+
+    def calls() -> None:
+        for _ in range(int(n_calls)):
+            np.dot(b, c)
+
+    with _blas_threads(1):
+        t = best_time_s(calls, n_repeats=n_repeats)
+    return STREAM_KERNELS["dot"].dram_bytes * n * int(n_calls) / t
+
+
 def error_summary(kernels: Sequence[dict[str, Any]], *, within: float = 0.2) -> dict[str, Any]:
     """How the held-out kernels fared: ``n_kernels``, ``n_within`` (|error| <= ``within``),
     ``worst`` (the name of the worst-predicted kernel) and ``worst_error`` (its signed error).
@@ -473,12 +501,15 @@ _MACHINE_KEYS = {"cpu", "n_cpus", "l3_cache", "avx512", "memory_bytes", "platfor
 class RooflineRecord:
     """One `make bench` run: when, on what (``machine``, ``versions``), and at each thread
     count the ceilings and every held-out kernel (``runs``: dicts as measured_roofline's,
-    the kernels with name, intensity, bound, time_s, predicted_time_s and error)."""
+    the kernels with name, intensity, bound, time_s, predicted_time_s and error); and the dot
+    product at one thread on arrays that fit in cache (``in_cache``: ``array_bytes``,
+    ``dot_bytes_per_s``), the control that tells a fill-bound stream from a compute-bound one."""
 
     date: str
     n_rounds: int
     machine: dict[str, Any]
     versions: dict[str, str]
+    in_cache: dict[str, float]
     runs: tuple[dict[str, Any], ...]
 
     def run(self, n_threads: int) -> dict[str, Any]:
@@ -488,6 +519,18 @@ class RooflineRecord:
                 return r
         have = ", ".join(str(r["n_threads"]) for r in self.runs)
         raise KeyError(f"n_threads={n_threads} is not in the record; allowed: {have}")
+
+    def dot_cache_speedup(self) -> float:
+        """How many times faster the one-thread dot streams from cache than from DRAM.
+
+        A reduction held by its chain of dependent additions would run as slowly in cache;
+        one held by the lines it reads runs many times faster there.
+        """
+        one = self.run(1)
+        dot = next(k for k in one["kernels"] if k["name"] == "dot")
+        n = one["stream_array_bytes"] / 8.0
+        dram_bytes_per_s = STREAM_KERNELS["dot"].dram_bytes * n / dot["time_s"]
+        return float(self.in_cache["dot_bytes_per_s"] / dram_bytes_per_s)
 
     @property
     def machine_name(self) -> str:
@@ -518,7 +561,8 @@ def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
     path = Path(path) if path is not None else RECORD_FILE
     with open(path, "rb") as f:
         t = tomllib.load(f)
-    _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "runs"})
+    _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "in_cache", "runs"})
+    _check_keys(f"{path} [in_cache]", t["in_cache"], {"array_bytes", "dot_bytes_per_s"})
     _check_keys(f"{path} [machine]", t["machine"], _MACHINE_KEYS, {"l2_cache_per_core",
                 "load_average_at_start"})  # fmt: skip
     _check_keys(f"{path} [versions]", t["versions"], {"numpy", "blas"}, {"scipy"})
@@ -531,6 +575,7 @@ def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
         n_rounds=t["n_rounds"],
         machine=dict(t["machine"]),
         versions=dict(t["versions"]),
+        in_cache=dict(t["in_cache"]),
         runs=tuple(t["runs"]),
     )
 
