@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from llmphys import comms, deploy, inference, kv_cache, predict, specs
 
 ROOT = Path(__file__).resolve().parents[1]
