@@ -157,7 +157,7 @@ def test_the_dot_cache_speedup_is_the_in_cache_rate_over_the_dram_rate():
 
 
 def test_a_record_with_a_missing_or_unknown_field_is_rejected(tmp_path):
-    text = benchmark.RECORD_FILE.read_text(encoding="utf-8")
+    text = benchmark.record_file().read_text(encoding="utf-8")
     (tmp_path / "a.toml").write_text(text.replace("\nbound = ", "\nboundary = ", 1))
     with pytest.raises(KeyError, match=r"kernels\[0\]: missing \['bound'\], unknown"):
         benchmark.load_record(tmp_path / "a.toml")

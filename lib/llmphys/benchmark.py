@@ -60,7 +60,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import units
+from . import specs, units
 
 
 def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
@@ -486,8 +486,13 @@ def error_summary(kernels: Sequence[dict[str, Any]], *, within: float = 0.2) -> 
 
 # ------------------------------------------------------------- the record of `make bench`
 
-RECORD_FILE = Path(__file__).resolve().parents[2] / "data" / "bench" / "roofline.toml"
-"""Where `make bench` (tools/bench.py) writes the measured roofline with its machine."""
+
+def record_file() -> Path:
+    """Where `make bench` (tools/bench.py) writes the measured roofline with its machine:
+    ``bench/roofline.toml`` in the registries' folder (``specs.data_dir()``, which follows
+    $LLMPHYS_DATA, so a plain install in Colab reads the clone's file)."""
+    return specs.data_dir() / "bench" / "roofline.toml"
+
 
 _RUN_KEYS = {
     "n_threads", "peak_flop_per_s", "bytes_per_s", "fill_bytes_per_s", "stream_bytes_per_s",
@@ -552,13 +557,13 @@ def _check_keys(where: str, got: dict, required: set[str], optional: set[str] | 
 
 
 def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
-    """Read the roofline record that `make bench` wrote (default ``RECORD_FILE``).
+    """Read the roofline record that `make bench` wrote (default ``record_file()``).
 
     >>> r = load_record()
     >>> sorted(k["name"] for k in r.run(1)["kernels"])[:3]
     ['GEMM 1024x1024x1024', 'GEMM 4096x512x1024', 'GEMV']
     """
-    path = Path(path) if path is not None else RECORD_FILE
+    path = Path(path) if path is not None else record_file()
     with open(path, "rb") as f:
         t = tomllib.load(f)
     _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "in_cache", "runs"})
