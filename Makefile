@@ -134,7 +134,8 @@ refresh: $(STAMP)
 # data/bench/pipeline.toml, which the data chapter reads; and measures the roofline at one
 # thread and at all, with its seven held-out kernels, into data/bench/roofline.toml (with the
 # machine named), which chapter 4 quotes (`make bench-roofline` alone: a minute or two, and
-# about 3 GB of memory). Run it on a quiet machine.
+# about 3 GB of memory). Run it on a quiet machine, then re-execute chapter 4 (it prints the
+# record in a cell nbval compares).
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
 
