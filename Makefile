@@ -1,9 +1,9 @@
 # Two commands do everything on a fresh clone:
 #   make book   build the static website into _build/html
-#   make test   run every check: lint (ruff and mypy on the library), unit tests and
-#               doctests, nbval over every chapter,
-#               the strict site build, a headless-Chromium test of the site, and the
-#               Colab bootstrap test
+#   make test   run every check: lint (ruff on the library, tests and tools; mypy on the
+#               library), unit tests and doctests, nbval over every chapter, the strict
+#               site build and the PDF, a headless-Chromium test of the site, and the
+#               Colab bootstrap test; each step's time and a summary at the end
 # Both create .venv and install what they need on the way (Python 3.11+, make, git,
 # and the package registries: PyPI, and Debian for chromium).
 
@@ -18,26 +18,43 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable lint unit chromium refresh clean bench student pdf
+.PHONY: book test test-portable lint unit chromium refresh clean bench bench-roofline student pdf
 
 book: $(STAMP)
 	rm -rf _build/html
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-test: $(STAMP) chromium
-	@echo "== 1/6 lint: ruff and mypy on the library"
-	$(MAKE) --no-print-directory lint
-	@echo "== 2/6 unit tests, data schema tests and doctests"
-	$(MAKE) --no-print-directory unit
-	@echo "== 3/6 nbval: re-execute every chapter and compare with its stored outputs"
-	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=0 chapters/
-	@echo "== 4/6 site build, warnings as errors, and the printable PDF"
-	$(MAKE) --no-print-directory book
-	$(BIN)/python tools/make_pdf.py
-	@echo "== 5/6 + 6/6 browser test of the built site and the PDF; Colab bootstrap in a fresh venv"
-	LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/site tests/bootstrap
+# `make test` times every step (tools/steps.sh) and closes with a summary: each step's seconds,
+# its passed/skipped/failed counts (from pytest's JUnit reports in $(REPORTS)/) and the total.
+# The Colab bootstrap (a fresh venv, a pip install and every reader notebook: mostly one core)
+# runs in the background from step 2 on, beside the unit tests, nbval and the build, which
+# leave the second core of a 2-core machine mostly idle; its output is shown when it is
+# waited for, at the end. LLMPHYS_STRICT=1 makes a missing input (the built site, the source
+# documents in ../shared/seeds or $$LLMPHYS_SEEDS) fail a test instead of skipping it.
+REPORTS := .test-reports
+STEPS := REPORTS=$(REPORTS) tools/steps.sh
+PYTEST := env LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -rs
+test:
+	@$(STEPS) begin
+	@$(STEPS) run install "0/6 install: .venv, the book's packages, chromium, pdftotext" \
+		$(MAKE) --no-print-directory $(STAMP) chromium
+	@$(STEPS) run lint "1/6 lint: ruff (library, tests, tools) and mypy (library)" \
+		$(MAKE) --no-print-directory lint
+	@$(STEPS) start bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
+		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml tests/bootstrap
+	@$(STEPS) run unit "2/6 unit tests, data schema tests and doctests" \
+		$(PYTEST) --junitxml=$(REPORTS)/unit.xml tests lib/llmphys \
+		--ignore=tests/site --ignore=tests/bootstrap
+	@$(STEPS) run nbval "3/6 nbval: every chapter against its stored outputs" \
+		$(PYTEST) --junitxml=$(REPORTS)/nbval.xml --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=5 chapters/
+	@$(STEPS) run book "4/6 site build (warnings are errors) and the PDF" \
+		bash -c '$(MAKE) --no-print-directory book && $(BIN)/python tools/make_pdf.py'
+	@$(STEPS) run site "5/6 the built site in a browser, its HTML and the PDF" \
+		$(PYTEST) --junitxml=$(REPORTS)/site.xml tests/site
+	@$(STEPS) wait bootstrap
+	@$(STEPS) summary
 
 # The student edition: every chapter as a Colab/JupyterLab notebook without the solutions (the
 # exercises and the Implement exercises' check cells stay), into student/chapters/ (not
@@ -53,10 +70,12 @@ pdf: $(STAMP) chromium
 	test -f _build/html/index.html || $(MAKE) --no-print-directory book
 	$(BIN)/python tools/make_pdf.py
 
-# Lint and type check of the library, configured in lib/pyproject.toml ([tool.ruff] and
-# [tool.mypy]): seconds, so it runs first. Formatting is not checked here.
+# Lint and type check, configured in lib/pyproject.toml ([tool.ruff] and [tool.mypy]); ruff.toml
+# at the root extends it, so tests/ and tools/ are checked with the library's rules (without it
+# ruff falls back to its own defaults there). Seconds, so it runs first. Formatting is checked
+# on the library only.
 lint: $(STAMP)
-	$(BIN)/ruff check lib/llmphys
+	$(BIN)/ruff check lib/llmphys tests tools
 	$(BIN)/ruff format --check lib/llmphys
 	$(BIN)/mypy --config-file lib/pyproject.toml lib/llmphys
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
@@ -64,7 +83,7 @@ lint: $(STAMP)
 # Unit tests, the registries' schema tests and every docstring's example (plain `pytest`
 # runs these too, and the site and bootstrap tests when their inputs are there).
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests lib/llmphys \
+	$(BIN)/python -m pytest -q -p no:cacheprovider -rs tests lib/llmphys \
 		--ignore=tests/site --ignore=tests/bootstrap
 
 # nbval again with numpy's SIMD dispatch held to AVX2 (X86_V3; numpy 2.x names its AVX-512
@@ -113,9 +132,16 @@ refresh: $(STAMP)
 
 # Not part of `make test`: times the pipeline's kernels against datasketch and Hugging Face
 # tokenizers at three sizes each (tens of minutes on two cores) and rewrites
-# data/bench/pipeline.toml, which the data chapter reads. Run it on a quiet machine.
+# data/bench/pipeline.toml, which the data chapter reads; and measures the roofline at one
+# thread and at all, with its seven held-out kernels, into data/bench/roofline.toml (with the
+# machine named), which chapter 4 quotes (`make bench-roofline` alone: a minute or two, and
+# about 3 GB of memory). Run it on a quiet machine, then re-execute chapter 4 (it prints the
+# record in a cell nbval compares).
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py
 
+bench-roofline: $(STAMP)
+	$(BIN)/python tools/bench.py --only roofline
+
 clean:
-	rm -rf _build _offline .pytest_cache .mypy_cache .ruff_cache
+	rm -rf _build _offline .pytest_cache .mypy_cache .ruff_cache $(REPORTS)

@@ -39,13 +39,16 @@ def test_every_row_quotes_its_figure_exactly_and_names_what_is_unstated():
         specs.accelerator(r.accelerator), specs.model_spec(r.model)
 
 
-def test_a_call_takes_under_ten_milliseconds_benchmark():
+def test_every_serving_row_predicts_and_the_call_time_is_reported_benchmark():
+    # Benchmark-style: prints the time per call (the target is under 10 ms) and asserts nothing
+    # about the clock, which depends on the machine and its load; it asserts that every row
+    # yields a positive, finite throughput.
     keys = list(deploy.serving_runs())
     t0 = time.perf_counter()
-    for k in keys:
-        deploy.predict_run(k)
+    rates = [deploy.predict_run(k).output_tokens_per_s for k in keys]
     per_call = (time.perf_counter() - t0) / len(keys)
     print(f"\nserve(): {per_call * 1e3:.2f} ms a call over {len(keys)} rows (target < 10 ms)")
+    assert all(0 < r < float("inf") for r in rates)
 
 
 def test_batch_one_tpot_is_weights_over_bandwidth_plus_all_reduce_latency_plus_overhead():

@@ -6,11 +6,18 @@ points). The benchmark test holds the model to the issue's bar on the runs it wa
 on: median |pred - meas| / meas <= 15%, none worse than 35%.
 """
 
-import inspect
+import ast
+import dataclasses
+import re
+import shutil
 import timeit
+from pathlib import Path
 
 import pytest
-from llmphys import comms, parallelism, predict, specs, tables
+
+from llmphys import comms, deploy, parallelism, predict, specs, tables
+
+LIB = Path(__file__).resolve().parents[1] / "lib" / "llmphys"
 
 LLAMA = dict(n_chips=16_384, tp=8, pp=16, seq_len=8192, global_batch_tokens=16 * 2**20,
              interleave=8, zero_stage=3, grad_bytes=4.0, fsdp_weight_gathers=1,
@@ -38,15 +45,90 @@ def test_benchmark_held_out_runs_meet_the_bar_and_every_run_is_shown(capsys):
     assert summary["worst"] <= 0.35
 
 
+# The modules that hold the prediction models' constants: every file of the predict package
+# (whatever it is split into) and the deployment model.
+MODEL_FILES = [*sorted((LIB / "predict").glob("*.py")), LIB / "deploy.py"]
+SOURCE_MARK = re.compile(r"\b(19|20)\d\d\b|arXiv|[Ff]itted|default of|``calibrate_\w+``")
+TUNING_WORDS = re.compile(r"eff|eta|fudge|tun|calib|factor", re.IGNORECASE)
+
+
+def _efficiency_constants():
+    """(file, name, value node, docstring or None) of every module-level efficiency constant:
+    a name with EFFICIENCY in it, or any upper-case name in a file named efficiency.py."""
+    found = []
+    for path in MODEL_FILES:
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        for i, node in enumerate(body):
+            if not (isinstance(node, ast.Assign | ast.AnnAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id.isupper() and (
+                        "EFFICIENCY" in t.id or path.name == "efficiency.py"):
+                    nxt = body[i + 1] if i + 1 < len(body) else None
+                    doc = (nxt.value.value if isinstance(nxt, ast.Expr)
+                           and isinstance(nxt.value, ast.Constant)
+                           and isinstance(nxt.value.value, str) else None)
+                    found.append((path, t.id, node.value, doc))
+    return found
+
+
 def test_no_constant_is_tuned_per_run():
-    # The efficiency constants are module-level numbers; train_step takes none of them.
-    params = set(inspect.signature(predict.train_step).parameters)
-    assert not {p for p in params if "eff" in p or "eta" in p or "fudge" in p}
-    for name in ("GEMM_EFFICIENCY", "ATTENTION_EFFICIENCY", "COLLECTIVE_EFFICIENCY"):
-        assert 0.0 < getattr(predict, name) < 1.0
-    # TrainingRun carries layout and measurement only: no efficiency field per run.
-    fields = {f for f in predict.TrainingRun.__dataclass_fields__}
-    assert not {f for f in fields if "eff" in f}
+    constants = _efficiency_constants()
+    names = [name for _, name, _, _ in constants]
+    assert {"GEMM_EFFICIENCY", "ATTENTION_EFFICIENCY", "COLLECTIVE_EFFICIENCY",
+            "HBM_EFFICIENCY", "SERVE_GEMM_EFFICIENCY"} <= set(names)
+    # 1. Each is one named module-level literal, defined once, with a docstring naming its
+    #    source (a paper or year, a vendor default, or the calibration function it is fitted
+    #    by), and a fraction in (0, 1].
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    for path, name, value, doc in constants:
+        where = f"{path.name}:{name}"
+        literal = ast.literal_eval(value)  # a number or a table of numbers, not an expression
+        numbers = literal.values() if isinstance(literal, dict) else [literal]
+        assert all(isinstance(x, float | int) and 0 < x <= 1 for x in numbers), where
+        assert doc and len(doc) >= 60 and SOURCE_MARK.search(doc), f"{where}: no source"
+        for fn in re.findall(r"``(calibrate_\w+)``", doc):
+            assert f"def {fn}(" in path.read_text(encoding="utf-8"), f"{where}: no {fn}"
+    # 2. Nothing but a calibration function rebinds one (it sets and restores it while fitting),
+    # 3. and no public function takes an efficiency or tuning knob as an argument.
+    for path in MODEL_FILES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        top += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
+                if isinstance(m, ast.FunctionDef)]
+        for fn in top:
+            for g in (n for n in ast.walk(fn) if isinstance(n, ast.Global)):
+                assert fn.name.startswith("calibrate") or not set(g.names) & set(names), (
+                    f"{path.name}:{fn.name} rebinds {g.names}")
+            if not fn.name.startswith(("_", "calibrate")):
+                args = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
+                assert not [a for a in args if TUNING_WORDS.search(a)], (path.name, fn.name)
+    # 4. A run row carries layout and measurement only: no field of a run's type is a knob.
+    for row_type in (predict.TrainingRun, deploy.ServingRun):
+        fields = [f.name for f in dataclasses.fields(row_type)]
+        assert not [f for f in fields if TUNING_WORDS.search(f)
+                    or f.upper() in names], (row_type.__name__, fields)
+
+
+@pytest.mark.parametrize(("loader", "file"), [(predict.training_runs, "training_runs.toml"),
+                                              (deploy.serving_runs, "serving_runs.toml")])
+def test_a_run_row_that_sets_an_efficiency_is_rejected(loader, file, tmp_path, monkeypatch):
+    # The loaders refuse a field they do not know, so a row cannot carry its own constant.
+    data = specs.data_dir()
+    shutil.copytree(data, tmp_path / "data")
+    path = tmp_path / "data" / file
+    text = path.read_text(encoding="utf-8")
+    first = re.search(r"^\[[^\]\n]+\]\n", text, re.M)
+    path.write_text(text[:first.end()] + "gemm_efficiency = 0.9\n" + text[first.end():],
+                    encoding="utf-8")
+    monkeypatch.setenv(specs.DATA_ENV_VAR, str(tmp_path / "data"))
+    loader.cache_clear()
+    try:
+        with pytest.raises((KeyError, ValueError, TypeError), match="gemm_efficiency"):
+            loader()
+    finally:
+        loader.cache_clear()
 
 
 def test_gemm_efficiency_is_the_fit_on_the_calibration_subset_only():

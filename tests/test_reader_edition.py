@@ -1,6 +1,7 @@
 """The reader edition (tools/reader_edition.py, reader/chapters/): up to date with the sources,
 with every placeholder filled, every role and directive turned into plain Markdown, and every
-solution folded. Running the notebooks is tests/bootstrap/test_reader_notebooks.py."""
+solution folded. Running the notebooks is tests/bootstrap/test_reader_notebooks.py; that its
+glossary links hit the built glossary is tests/site/test_built_pages.py."""
 
 import json
 import re
@@ -14,7 +15,6 @@ sys.path.insert(0, str(ROOT / "tools"))
 import reader_edition as re_ed
 
 READER = ROOT / "reader" / "chapters"
-HTML = ROOT / "_build" / "html"
 
 
 @pytest.fixture(scope="module")
@@ -69,16 +69,6 @@ def test_roles_become_links_to_the_site_and_author_year_text(index, edition):
     assert f"[Pope et al. (2023)]({base}chapters/references.html)" in text
     assert f"]({base}chapters/glossary.html#term-token)" in text
     assert f"[A tour of the hardware: cheap arithmetic, expensive bytes]({base}chapters/hardware_tour.html)" in text
-
-
-def test_glossary_links_hit_anchors_of_the_built_glossary(edition):
-    page = HTML / "chapters" / "glossary.html"
-    if not page.exists():
-        pytest.skip("no site build in _build/html (run `make book` first)")
-    ids = set(re.findall(r'id="(term-[^"]+)"', page.read_text(encoding="utf-8")))
-    used = {a for nb in edition.values()
-            for a in re.findall(r"glossary\.html#(term-[^)\s]+)\)", _markdown(nb))}
-    assert used and used <= ids, sorted(used - ids)
 
 
 def test_exercises_carry_the_sites_numbers_and_every_solution_is_folded(index, edition):

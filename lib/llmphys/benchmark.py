@@ -1,32 +1,45 @@
 """Measure this machine's roofline and check that it predicts kernels it was not fitted to.
 
 The roofline of a datasheet is a promise; an empirical roofline (the approach of
-Williams et al. 2009's "Roofline" paper, CACM 52(4)) measures the two ceilings with two
-kernels that each hit one of them:
+Williams et al. 2009's "Roofline" paper, CACM 52(4)) measures the ceilings with kernels
+that each hit one of them:
 
   * a large square FP32 matrix multiplication for P (2 n^3 FLOP on 3 n^2 elements),
-  * a STREAM-style triad for W (McCalpin 1995, "Memory bandwidth and machine balance",
-    IEEE TCCA newsletter): b = b + s c through the BLAS's daxpy, in one pass, on arrays of
-    4 x the last-level cache each, so that what is measured is DRAM and not cache,
+  * a STREAM-style triad for the memory ceilings (McCalpin 1995, "Memory bandwidth and
+    machine balance", IEEE TCCA newsletter): b = b + s c through the BLAS's daxpy, in one
+    pass, on arrays of 4 x the last-level cache each (capped at STREAM_MAX_ARRAY_BYTES), so
+    that what is measured is DRAM and not cache,
 
-both at one thread or at every thread the process may use. It then predicts the time of
-other kernels, held out from the ceilings, as max(F / P, Q / W) and compares with their
-measured time: a copy, a scale, an add, a dot product, a GEMV and two GEMMs, whose
+at one thread or at every thread the process may use, each thread count its own ceilings.
+It then predicts the time of other kernels, held out from the ceilings, and compares with
+their measured time: a copy, a scale, an add, a dot product, a GEMV and two GEMMs, whose
 intensities run from 0 to about 170 FLOP/byte. A prediction that only reproduced the
 kernels it was fitted to would prove nothing.
 
-Bytes follow STREAM's convention: each array read or written counts once (a copy moves 16
-bytes per float64 element, a triad 24). Streaming kernels run in numpy or the BLAS with
-one BLAS thread per Python thread; with several threads each takes one slice of the arrays
-(numpy and the BLAS release the GIL). Matrix kernels run in the BLAS, its thread count
-limited with threadpoolctl. Ceilings and kernels are timed in interleaved rounds so that
-they share whatever else the machine is doing.
+Bytes are counted as the memory system moves them (STREAM_KERNELS): what the kernel reads,
+what it writes, and the write-allocate reads of a cache that must own a line before it
+stores into it (a kernel that writes a third array, scale and add, reads each of its lines
+first; the triad writes the array it has just read, and a large memcpy uses non-temporal
+stores, so neither pays). From the triad come two ceilings: W, all those bytes per second,
+and R, the line fills per second (reads and write-allocate reads). R is the one-core limit:
+a core keeps only so many cache-line fills in flight, and by Little's law its fill rate is
+that number of 64-byte lines over the memory latency, whatever the DRAM could deliver,
+while written-back lines leave without holding a fill slot. The prediction is
+max(F / P, fills / R, bytes / W): a read-only stream (dot, GEMV) is held by R and goes no
+faster per element than the triad although it moves two thirds of its bytes.
+
+Streaming kernels run in numpy or the BLAS with one BLAS thread per Python thread; with
+several threads each takes one slice of the arrays (numpy and the BLAS release the GIL).
+Matrix kernels run in the BLAS, its thread count limited with threadpoolctl. Ceilings and
+kernels are timed in interleaved rounds so that they share whatever else the machine is
+doing.
 
 numpy runs on the CPU. When PyTorch is importable and sees a CUDA GPU (e.g. in Colab),
 ``torch_measurements`` does the same on the GPU; nothing here needs one. Timings depend on
-the machine and its load: every function returns numbers, and the chapter prints them in
-cells whose output is not compared. Each measurement takes the best of a few repeats, the
-usual estimator of what the hardware can do.
+the machine and its load: every function returns numbers, the chapter prints them in cells
+whose output is not compared, and `make bench` (tools/bench.py) records one run with its
+machine in data/bench/roofline.toml (``load_record``). Each measurement takes the best of a
+few repeats, the usual estimator of what the hardware can do.
 
 Home: chapters/04_memory_wall.ipynb.
 """
@@ -34,17 +47,20 @@ Home: chapters/04_memory_wall.ipynb.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib.util
 import os
 import time
+import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from . import units
+from . import specs, units
 
 
 def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
@@ -87,16 +103,31 @@ def matmul_point(
 
 
 def predicted_time_s(
-    *, flop: float, bytes_moved: float, peak_flop_per_s: float, bytes_per_s: float
+    *,
+    flop: float,
+    bytes_moved: float,
+    peak_flop_per_s: float,
+    bytes_per_s: float,
+    fill_bytes: float = 0.0,
+    fill_bytes_per_s: float | None = None,
 ) -> float:
-    """Roofline prediction of a kernel's time in seconds: max(F / P, Q / W).
+    """Roofline prediction of a kernel's time in seconds: max(F / P, Q / W, fills / R).
+
+    ``fill_bytes`` / ``fill_bytes_per_s`` is the line-fill term (reads and write-allocate
+    reads at the rate R one core sustains, see the module docstring); without R it is left out.
 
     >>> predicted_time_s(flop=2e9, bytes_moved=1e9, peak_flop_per_s=1e11, bytes_per_s=1e10)
     0.1
+    >>> predicted_time_s(flop=0.0, bytes_moved=1.5e9, peak_flop_per_s=1e11, bytes_per_s=1.5e10,
+    ...                  fill_bytes=1.5e9, fill_bytes_per_s=1e10)
+    0.15
     """
     units.check_positive("peak_flop_per_s", peak_flop_per_s)
     units.check_positive("bytes_per_s", bytes_per_s)
-    return max(flop / peak_flop_per_s, bytes_moved / bytes_per_s)
+    fills = 0.0
+    if fill_bytes_per_s is not None:
+        fills = fill_bytes / units.check_positive("fill_bytes_per_s", fill_bytes_per_s)
+    return max(flop / peak_flop_per_s, bytes_moved / bytes_per_s, fills)
 
 
 def n_cpus() -> int:
@@ -130,17 +161,64 @@ def last_level_cache_bytes(default: float = 32 * units.MiB) -> float:
     return best or float(default)
 
 
-# name: (FLOP per element, bytes per element (float64), each array read or written counted
-# once: the roofline's and STREAM's convention). numpy has no fused triad (b + s * c is two
-# passes through DRAM with a temporary), so the triad is the BLAS's in-place one, daxpy:
-# b = b + s c in a single pass, b and c read and b written, 24 bytes per element as in STREAM.
-STREAM_KERNELS: dict[str, tuple[float, float]] = {
-    "triad": (2.0, 24.0),  # b = b + s c (BLAS daxpy)
-    "copy": (0.0, 16.0),  # a = b (memcpy)
-    "scale": (1.0, 16.0),  # a = s b
-    "add": (1.0, 24.0),  # a = b + c
-    "dot": (2.0, 16.0),  # b . c (BLAS ddot)
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class StreamKernel:
+    """What one element of a float64 streaming kernel costs: FLOP and bytes, by kind."""
+
+    flop: float
+    read_bytes: float  # loaded by the kernel
+    write_bytes: float  # stored by the kernel
+    allocate_bytes: float  # read for ownership before a store into a line not already cached
+
+    @property
+    def fill_bytes(self) -> float:
+        """Bytes brought into the cache: reads and write-allocate reads."""
+        return self.read_bytes + self.allocate_bytes
+
+    @property
+    def dram_bytes(self) -> float:
+        """Bytes across the memory bus: every fill and every write-back."""
+        return self.fill_bytes + self.write_bytes
+
+    @property
+    def stream_bytes(self) -> float:
+        """STREAM's count (each array read or written once), which ignores write-allocate."""
+        return self.read_bytes + self.write_bytes
+
+
+WRITE_ALLOCATE_BYTES = 8.0
+"""Bytes read per float64 stored into a line the cache does not hold: ordinary memory is of
+the write-back type, whose write misses fill the line before the store (Intel 64 and IA-32
+Architectures Software Developer's Manual, vol. 3A, "Methods of Caching Available", WB), so
+a kernel that writes an array it does not read moves each of its lines twice. Non-temporal
+stores do not."""
+
+# numpy has no fused triad (b + s * c is two passes through DRAM with a temporary), so the
+# triad is the BLAS's in-place one, daxpy: b = b + s c in a single pass, b and c read and b
+# written, 24 bytes per element as in STREAM, no write-allocate (b's lines were just read).
+STREAM_KERNELS: dict[str, StreamKernel] = {
+    # b = b + s c (BLAS daxpy): the ceiling kernel
+    "triad": StreamKernel(flop=2.0, read_bytes=16.0, write_bytes=8.0, allocate_bytes=0.0),
+    # a = b (memcpy): glibc's x86 memcpy switches to non-temporal stores, which bypass the
+    # cache and allocate nothing, above __x86_shared_non_temporal_threshold, a fraction of the
+    # shared cache (sysdeps/x86/dl-cacheinfo.h); the arrays here are larger than the cache
+    "copy": StreamKernel(flop=0.0, read_bytes=8.0, write_bytes=8.0, allocate_bytes=0.0),
+    # a = s b and a = b + c: a is written, never read, so each of its lines is allocated first
+    "scale": StreamKernel(
+        flop=1.0, read_bytes=8.0, write_bytes=8.0, allocate_bytes=WRITE_ALLOCATE_BYTES
+    ),
+    "add": StreamKernel(
+        flop=1.0, read_bytes=16.0, write_bytes=8.0, allocate_bytes=WRITE_ALLOCATE_BYTES
+    ),
+    # b . c (BLAS ddot): reads only
+    "dot": StreamKernel(flop=2.0, read_bytes=16.0, write_bytes=0.0, allocate_bytes=0.0),
 }
+
+STREAM_MAX_ARRAY_BYTES = 1.0 * units.GiB
+"""Cap on each stream array. STREAM asks for 4 x the last-level cache per array; a VM on a
+large server can report the whole socket's L3 (hundreds of MiB), which would ask for several
+GB of memory. A pass over two or three arrays of 1 GiB still misses in any such cache: an
+LRU cache of C bytes keeps none of a sequential pass over more than C bytes."""
 
 
 def _stream_slice(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
@@ -187,12 +265,14 @@ class _Streams:
         return run
 
     def point(self, name: str, time_s: float) -> dict[str, Any]:
-        flop_per, bytes_per = STREAM_KERNELS[name]
-        flop, q = flop_per * self.n, bytes_per * self.n
+        k = STREAM_KERNELS[name]
+        flop, q = k.flop * self.n, k.dram_bytes * self.n
         return {
             "name": name,
             "flop": flop,
             "bytes": q,
+            "fill_bytes": k.fill_bytes * self.n,
+            "stream_bytes": k.stream_bytes * self.n,
             "intensity": flop / q,
             "time_s": time_s,
             "flop_per_s": flop / time_s,
@@ -208,11 +288,9 @@ def _check_stream(name: str) -> None:
 
 
 def _default_stream_bytes(n_bytes: float | None) -> float:
-    return (
-        4.0 * last_level_cache_bytes()
-        if n_bytes is None
-        else units.check_positive("n_bytes", n_bytes)
-    )
+    if n_bytes is None:
+        return min(4.0 * last_level_cache_bytes(), STREAM_MAX_ARRAY_BYTES)
+    return units.check_positive("n_bytes", n_bytes)
 
 
 def stream_point(
@@ -220,19 +298,25 @@ def stream_point(
 ) -> dict[str, Any]:
     """Time streaming kernel ``name`` (see STREAM_KERNELS) on float64 arrays of ``n_bytes`` each.
 
-    ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule), so the data
-    comes from DRAM. The arrays are split into ``n_threads`` slices, one per thread. Returns
-    FLOP, bytes (each array read or written once), seconds, FLOP/s and bytes/s.
+    ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule, capped at
+    STREAM_MAX_ARRAY_BYTES), so the data comes from DRAM. The arrays are split into
+    ``n_threads`` slices, one per thread. Returns FLOP, bytes (DRAM traffic, write-allocate
+    included), fill bytes, STREAM's byte count, seconds, FLOP/s and bytes/s.
 
     >>> p = stream_point("scale", n_bytes=8e5, n_repeats=2)
-    >>> p["flop"], p["bytes"], p["intensity"]
-    (100000.0, 1600000.0, 0.0625)
+    >>> p["flop"], p["bytes"], p["fill_bytes"], p["stream_bytes"]
+    (100000.0, 2400000.0, 1600000.0, 1600000.0)
     """
     _check_stream(name)
     n_threads = int(units.check_positive("n_threads", n_threads))
     streams = _Streams(int(_default_stream_bytes(n_bytes) // 8), n_threads)
     with streams.pool:
         return streams.point(name, best_time_s(streams.runner(name), n_repeats=n_repeats))
+
+
+IN_CACHE_ARRAY_BYTES = 128 * units.KiB
+"""Each array of the in-cache dot control: two of them fit in a core's L2 (1 MiB or more on
+recent x86 server cores), so no line comes from DRAM once they are warm."""
 
 
 HELD_OUT_STREAM = ("copy", "scale", "add", "dot")
@@ -252,20 +336,24 @@ def measured_roofline(
     """Empirical roofline from a GEMM and a triad, then predicted against measured for held-out
     kernels: ``stream`` kernels (see STREAM_KERNELS) and FP32 matmuls of ``shapes`` (m, n, k).
 
-    P is the FP32 FLOP/s of a square GEMM of ``gemm_size``; W the DRAM bytes/s of a triad on
-    arrays of ``stream_bytes`` (default 4 x the last-level cache). Neither ceiling sees a
-    held-out kernel. Every kernel runs once per round, in turn, for ``n_rounds`` rounds after
-    a warm-up round, and keeps its best time: interleaving makes the ceilings and the
-    kernels see the same background load, which on a shared machine moves from second to
-    second. ``n_threads`` is the thread count of every kernel (None: all, ``n_cpus()``).
+    P is the FP32 FLOP/s of a square GEMM of ``gemm_size``. From one triad on arrays of
+    ``stream_bytes`` (default 4 x the last-level cache, capped) come W, its DRAM bytes/s, and
+    R, its line-fill bytes/s (reads and write-allocate reads), the limit of the fills a core
+    keeps in flight. No ceiling sees a held-out kernel. Every kernel runs once per round, in
+    turn, for ``n_rounds`` rounds after a warm-up round, and keeps its best time:
+    interleaving makes the ceilings and the kernels see the same background load, which on a
+    shared machine moves from second to second. ``n_threads`` is the thread count of every
+    kernel and so of the ceilings (None: all, ``n_cpus()``): one core's fills cap a thread,
+    the DRAM's bytes cap many, and each thread count has its own measured P, W and R.
 
-    Each held-out kernel gets ``predicted_time_s`` = max(F / P, Q / W) from the best rates,
-    and ``error``: the median over rounds of (prediction from that round's own P and W) over
+    Each held-out kernel gets ``predicted_time_s`` = max(F / P, Q / W, fills / R) from the
+    best rates, ``bound`` (the term that sets it: "compute", "bytes" or "fills"), and
+    ``error``: the median over rounds of (prediction from that round's own ceilings) over
     (that round's measured time), minus 1, which cancels the load common to one round.
-    Returns ``peak_flop_per_s``, ``bytes_per_s``, ``stream_bytes_per_s`` (the triad in
-    STREAM's 24-byte convention), ``ridge``, ``kernels`` (every held-out kernel) and
-    ``points`` (the matmuls, with their ``shape``, for ``plots.plot_measured_roofline``).
-    Ten to twenty seconds at the defaults.
+    Returns ``peak_flop_per_s``, ``bytes_per_s`` (W), ``fill_bytes_per_s`` (R),
+    ``stream_bytes_per_s`` (the triad in STREAM's 24-byte convention), ``ridge``,
+    ``stream_array_bytes``, ``kernels`` (every held-out kernel) and ``points`` (the matmuls,
+    with their ``shape``, for ``plots.plot_measured_roofline``). Ten to thirty seconds.
     """
     n_threads = n_cpus() if n_threads is None else int(units.check_positive("n_threads", n_threads))
     units.check_positive("n_rounds", n_rounds)
@@ -291,17 +379,18 @@ def measured_roofline(
                 if r:  # round 0 warms caches, pages and pools up
                     times[key].append(max(time.perf_counter() - t0, 1e-9))
     best = {key: min(t) for key, t in times.items()}
-    t_triad = np.array(times[("ceiling", "triad")])
-    t_gemm = np.array(times[("ceiling", (gemm_size,) * 3)])
-    triad = streams.point("triad", best[("ceiling", "triad")])
     gemm_key = ("ceiling", (gemm_size,) * 3)
+    t_triad, t_gemm = np.array(times[("ceiling", "triad")]), np.array(times[gemm_key])
+    triad = streams.point("triad", best[("ceiling", "triad")])
     gemm = _matmul_result(*mats[gemm_key][:2], best[gemm_key])
     roof = {
         "n_threads": n_threads,
         "peak_flop_per_s": gemm["flop_per_s"],
         "bytes_per_s": triad["bytes_per_s"],
-        "stream_bytes_per_s": triad["bytes_per_s"],
+        "fill_bytes_per_s": triad["fill_bytes"] / triad["time_s"],
+        "stream_bytes_per_s": triad["stream_bytes"] / triad["time_s"],
         "ridge": gemm["flop_per_s"] / triad["bytes_per_s"],
+        "stream_array_bytes": 8.0 * streams.n,
     }
     kernels: list[dict[str, Any]] = [
         {**streams.point(name, best[("held out", name)]), "key": ("held out", name)}
@@ -317,17 +406,20 @@ def measured_roofline(
         for s in shapes
     ]
     for p in kernels + points:
-        p["predicted_time_s"] = predicted_time_s(
-            flop=p["flop"],
-            bytes_moved=p["bytes"],
-            peak_flop_per_s=roof["peak_flop_per_s"],
-            bytes_per_s=roof["bytes_per_s"],
-        )
+        terms = {
+            "compute": p["flop"] / roof["peak_flop_per_s"],
+            "bytes": p["bytes"] / roof["bytes_per_s"],
+            "fills": p["fill_bytes"] / roof["fill_bytes_per_s"],
+        }
+        p["predicted_time_s"] = max(terms.values())
+        p["bound"] = max(terms, key=terms.__getitem__)
         p["predicted_flop_per_s"] = p["flop"] / p["predicted_time_s"]
         # The same prediction with each round's own ceilings, over that round's time: the
         # load common to one round cancels. Its median is the reported error.
         per_round = np.maximum(
-            p["flop"] * t_gemm / gemm["flop"], p["bytes"] * t_triad / triad["bytes"]
+            p["flop"] * t_gemm / gemm["flop"],
+            np.maximum(p["bytes"] / triad["bytes"], p["fill_bytes"] / triad["fill_bytes"])
+            * t_triad,
         )
         p["error"] = float(np.median(per_round / np.array(times[p.pop("key")]))) - 1.0
     return {**roof, "kernels": kernels + points, "points": points}
@@ -350,6 +442,149 @@ def thread_scaling(*, rng: np.random.Generator, n_rounds: int = 5, **kw) -> dict
     }
 
 
+def dot_in_cache_bytes_per_s(
+    *, n_bytes: float = IN_CACHE_ARRAY_BYTES, n_calls: int = 200, n_repeats: int = 5
+) -> float:
+    """Bytes/s of the float64 dot product at one thread on two arrays of ``n_bytes`` each that
+    stay in cache: ``n_calls`` calls per timing (one call is microseconds, shorter than the
+    clock's and the thread limit's overheads), best of ``n_repeats``.
+
+    >>> dot_in_cache_bytes_per_s(n_bytes=8e3, n_calls=10, n_repeats=2) > 0
+    True
+    """
+    n = int(units.check_positive("n_bytes", n_bytes) // 8)
+    units.check_positive("n_calls", n_calls)
+    b, c = np.full(n, 2.0), np.full(n, 3.0)
+
+    def calls() -> None:
+        for _ in range(int(n_calls)):
+            np.dot(b, c)
+
+    with _blas_threads(1):
+        t = best_time_s(calls, n_repeats=n_repeats)
+    return STREAM_KERNELS["dot"].dram_bytes * n * int(n_calls) / t
+
+
+def error_summary(kernels: Sequence[dict[str, Any]], *, within: float = 0.2) -> dict[str, Any]:
+    """How the held-out kernels fared: ``n_kernels``, ``n_within`` (|error| <= ``within``),
+    ``worst`` (the name of the worst-predicted kernel) and ``worst_error`` (its signed error).
+
+    >>> error_summary([{"name": "copy", "error": -0.05}, {"name": "add", "error": -0.3}])
+    {'n_kernels': 2, 'n_within': 1, 'worst': 'add', 'worst_error': -0.3}
+    """
+    units.check_positive("within", within)
+    if not kernels:
+        raise ValueError("kernels is empty; allowed: the 'kernels' of measured_roofline")
+    worst = max(kernels, key=lambda p: abs(p["error"]))
+    return {
+        "n_kernels": len(kernels),
+        "n_within": sum(abs(p["error"]) <= within for p in kernels),
+        "worst": worst["name"],
+        "worst_error": float(worst["error"]),
+    }
+
+
+# ------------------------------------------------------------- the record of `make bench`
+
+
+def record_file() -> Path:
+    """Where `make bench` (tools/bench.py) writes the measured roofline with its machine:
+    ``bench/roofline.toml`` in the registries' folder (``specs.data_dir()``, which follows
+    $LLMPHYS_DATA, so a plain install in Colab reads the clone's file)."""
+    return specs.data_dir() / "bench" / "roofline.toml"
+
+
+_RUN_KEYS = {
+    "n_threads", "peak_flop_per_s", "bytes_per_s", "fill_bytes_per_s", "stream_bytes_per_s",
+    "ridge", "stream_array_bytes", "kernels",
+}  # fmt: skip
+_KERNEL_KEYS = {"name", "intensity", "bound", "time_s", "predicted_time_s", "error"}
+_MACHINE_KEYS = {"cpu", "n_cpus", "l3_cache", "avx512", "memory_bytes", "platform", "python"}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RooflineRecord:
+    """One `make bench` run: when, on what (``machine``, ``versions``), and at each thread
+    count the ceilings and every held-out kernel (``runs``: dicts as measured_roofline's,
+    the kernels with name, intensity, bound, time_s, predicted_time_s and error); and the dot
+    product at one thread on arrays that fit in cache (``in_cache``: ``array_bytes``,
+    ``dot_bytes_per_s``), the control that tells a fill-bound stream from a compute-bound one."""
+
+    date: str
+    n_rounds: int
+    machine: dict[str, Any]
+    versions: dict[str, str]
+    in_cache: dict[str, float]
+    runs: tuple[dict[str, Any], ...]
+
+    def run(self, n_threads: int) -> dict[str, Any]:
+        """The run at ``n_threads`` threads."""
+        for r in self.runs:
+            if r["n_threads"] == n_threads:
+                return r
+        have = ", ".join(str(r["n_threads"]) for r in self.runs)
+        raise KeyError(f"n_threads={n_threads} is not in the record; allowed: {have}")
+
+    def dot_cache_speedup(self) -> float:
+        """How many times faster the one-thread dot streams from cache than from DRAM.
+
+        A reduction held by its chain of dependent additions would run as slowly in cache;
+        one held by the lines it reads runs many times faster there.
+        """
+        one = self.run(1)
+        dot = next(k for k in one["kernels"] if k["name"] == "dot")
+        n = one["stream_array_bytes"] / 8.0
+        dram_bytes_per_s = STREAM_KERNELS["dot"].dram_bytes * n / dot["time_s"]
+        return float(self.in_cache["dot_bytes_per_s"] / dram_bytes_per_s)
+
+    @property
+    def machine_name(self) -> str:
+        """The machine in words: CPU model, cores, L3, BLAS."""
+        m = self.machine
+        simd = ", AVX-512" if m["avx512"] else ""
+        return (
+            f"{m['cpu']} ({m['n_cpus']} cores{simd}, {m['l3_cache']} L3 as reported; "
+            f"numpy {self.versions['numpy']}, {self.versions['blas']})"
+        )
+
+
+def _check_keys(where: str, got: dict, required: set[str], optional: set[str] | None = None):
+    missing, unknown = required - set(got), set(got) - required - (optional or set())
+    if missing or unknown:
+        raise KeyError(
+            f"{where}: missing {sorted(missing) or 'nothing'}, unknown {sorted(unknown) or 'none'}"
+        )
+
+
+def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
+    """Read the roofline record that `make bench` wrote (default ``record_file()``).
+
+    >>> r = load_record()
+    >>> sorted(k["name"] for k in r.run(1)["kernels"])[:3]
+    ['GEMM 1024x1024x1024', 'GEMM 4096x512x1024', 'GEMV']
+    """
+    path = Path(path) if path is not None else record_file()
+    with open(path, "rb") as f:
+        t = tomllib.load(f)
+    _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "in_cache", "runs"})
+    _check_keys(f"{path} [in_cache]", t["in_cache"], {"array_bytes", "dot_bytes_per_s"})
+    _check_keys(f"{path} [machine]", t["machine"], _MACHINE_KEYS, {"l2_cache_per_core",
+                "load_average_at_start"})  # fmt: skip
+    _check_keys(f"{path} [versions]", t["versions"], {"numpy", "blas"}, {"scipy"})
+    for i, run in enumerate(t["runs"]):
+        _check_keys(f"{path} runs[{i}]", run, _RUN_KEYS)
+        for j, k in enumerate(run["kernels"]):
+            _check_keys(f"{path} runs[{i}].kernels[{j}]", k, _KERNEL_KEYS)
+    return RooflineRecord(
+        date=t["date"],
+        n_rounds=t["n_rounds"],
+        machine=dict(t["machine"]),
+        versions=dict(t["versions"]),
+        in_cache=dict(t["in_cache"]),
+        runs=tuple(t["runs"]),
+    )
+
+
 def _matmul_operands(
     m: int,
     n: int,
@@ -364,12 +599,21 @@ def _matmul_operands(
 
 
 def _matmul_result(a: np.ndarray, b: np.ndarray, t: float) -> dict[str, float]:
-    """FLOP, bytes (each operand once), seconds and FLOP/s of A B timed at ``t`` seconds."""
+    """FLOP, bytes (each operand once), fill bytes (A and B read), seconds and FLOP/s of A B
+    timed at ``t`` seconds. C's write-allocate is left out: it is 1/n of a GEMV's bytes, and
+    the GEMMs are compute-bound."""
     m = a.shape[0] if a.ndim == 2 else 1
     k, n = b.shape
     flop = 2.0 * m * n * k
     q = float(a.itemsize) * (m * k + k * n + m * n)
-    return {"flop": flop, "bytes": q, "intensity": flop / q, "time_s": t, "flop_per_s": flop / t}
+    return {
+        "flop": flop,
+        "bytes": q,
+        "fill_bytes": float(a.itemsize) * (m * k + k * n),
+        "intensity": flop / q,
+        "time_s": t,
+        "flop_per_s": flop / t,
+    }
 
 
 def _blas_threads(n_threads: int | None) -> contextlib.AbstractContextManager:

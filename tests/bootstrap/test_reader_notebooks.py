@@ -8,8 +8,8 @@ this checkout stands in for GitHub (LLMPHYS_REPO/LLMPHYS_REF), and nbconvert exe
 notebook of reader/chapters/ in one working directory outside the repository, so the first
 notebook clones and installs the library and the others reuse that clone, as Colab reuses a
 runtime (the fixtures are in conftest.py, shared with test_colab_bootstrap.py). Needs git
-and the PyPI registry. The table printed at the end gives each notebook's
-time (`pytest -s` shows it); a chapter should run in under a minute.
+and the PyPI registry (it skips, saying so, where the index cannot be reached). The session's
+closing summary prints each notebook's time; a chapter should run in under a minute.
 """
 
 import json
@@ -23,7 +23,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 READER = ROOT / "reader" / "chapters"
-TIMES: dict[str, float] = {}
 
 
 def _toc_notebooks() -> list[str]:
@@ -42,7 +41,7 @@ def test_every_toc_chapter_has_a_reader_notebook():
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_reader_notebook_runs_every_cell_in_a_stock_colab_stack(name, fake_origin, colab,
-                                                               content):
+                                                               content, notebook_times):
     python, env = colab
     env = dict(env, LLMPHYS_REPO=f"file://{fake_origin}", LLMPHYS_REF="under-test")
     shutil.copy(READER / name, content / name)
@@ -53,7 +52,7 @@ def test_reader_notebook_runs_every_cell_in_a_stock_colab_stack(name, fake_origi
          "--ExecutePreprocessor.timeout=300", "--ExecutePreprocessor.kernel_name=python3",
          "--output-dir", str(out), name],
         cwd=content, env=env, capture_output=True, text=True, timeout=900)
-    TIMES[name] = time.perf_counter() - start
+    notebook_times[name] = time.perf_counter() - start
     assert run.returncode == 0, run.stderr[-4000:]
     executed = json.loads((out / name).read_text(encoding="utf-8"))
     code = [c for c in executed["cells"] if c["cell_type"] == "code"]
@@ -65,13 +64,3 @@ def test_reader_notebook_runs_every_cell_in_a_stock_colab_stack(name, fake_origi
     n_figures = sum(1 for c in source["cells"] if "figure" in c["metadata"].get("mystnb", {}))
     n_images = sum(1 for c in code for o in c["outputs"] if "image/png" in o.get("data", {}))
     assert n_images >= n_figures, f"{n_images} images for {n_figures} figures"
-
-
-def test_print_the_time_each_reader_notebook_took():
-    if not TIMES:
-        pytest.skip("no reader notebook ran")
-    print("\nreader notebook                 seconds (stock Colab stack, fresh venv)")
-    for name, seconds in TIMES.items():
-        print(f"{name:30} {seconds:7.1f}")
-    print(f"{'total':30} {sum(TIMES.values()):7.1f}  (clone and install are timed in "
-          "test_colab_bootstrap.py, or fall to the first notebook when it runs alone)")

@@ -11,7 +11,6 @@ tests/site/artifacts/ for a person to look at.
 
 import html.parser
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
@@ -21,18 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources")))
 CHAPTER_PAGES = sorted(p.with_suffix(".html").relative_to(HTML.parent.parent).as_posix()
                        for p in (HTML.parent.parent / "chapters").glob("*.ipynb"))
 CONFIG = (ROOT / "_config.yml").read_text(encoding="utf-8")
 REPO_URL = re.search(r"^  url: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
-BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)  # main or a release tag
+# main or a release tag:
+BRANCH = re.search(r"^  branch: (\S+)", CONFIG, flags=re.MULTILINE).group(1)
 BOOK_PATH = re.search(r"^  path_to_book: (\S*)", CONFIG, flags=re.MULTILINE).group(1)  # reader
-SITE_URL = re.search(r"^  baseurl: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)  # where it is published
+# where it is published:
+SITE_URL = re.search(r"^  baseurl: (\S+)$", CONFIG, flags=re.MULTILINE).group(1)
 
 
 class _Links(html.parser.HTMLParser):
@@ -90,45 +88,17 @@ def test_no_internal_link_is_broken():
     assert not broken, "\n".join(broken)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("Debian's chromium is not installed: `make test` installs it with apt-get")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
-def _open(browser, url, width=1280):
-    """Open ``url`` with every non-local request blocked; return (page, failures, errors)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    failures, errors = [], []
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-        "http://127.0.0.1") else route.abort())
-    def local(url):
-        return url.startswith("http://127.0.0.1")
-    page.on("requestfailed", lambda r: failures.append(r.url) if local(r.url) else None)
-    page.on("response", lambda r: failures.append(f"{r.status} {r.url}")
-            if r.status >= 400 and local(r.url) else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url, wait_until="networkidle")
-    return page, failures, errors
-
-
 @pytest.mark.parametrize("path", PAGES)
-def test_page_loads_without_failed_requests_or_script_errors(browser, site_url, path):
-    page, failures, errors = _open(browser, f"{site_url}/{path}")
-    assert page.title()
-    assert not failures, failures
-    assert not errors, errors
-    page.close()
+def test_page_loads_without_failed_requests_or_script_errors(loaded_page, path):
+    loaded = loaded_page(path)
+    assert loaded.page.title()
+    assert not loaded.failures, loaded.failures
+    assert not loaded.errors, loaded.errors
 
 
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
-def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url, path):
-    page, _, _ = _open(browser, f"{site_url}/{path}")
+def test_chapter_renders_figures_math_and_a_colab_launch_link(loaded_page, path):
+    page = loaded_page(path).page
     # On a loaded 2-core machine "networkidle" can fire before the last images decode: wait.
     page.wait_for_function("() => { const i = document.querySelectorAll('div.cell_output img');"
                            " return i.length > 0 && [...i].every(e => e.complete); }",
@@ -146,21 +116,20 @@ def test_chapter_renders_figures_math_and_a_colab_launch_link(browser, site_url,
     assert not launch.is_visible()  # inside the closed launch menu
     page.hover("button[aria-label='Launch interactive content']")
     launch.wait_for(state="visible", timeout=5000)
-    page.close()
+    page.mouse.move(0, 0)  # and the menu closes again: the shared page is left as it was
 
 
-def test_tour_shows_its_numbers_and_saves_a_screenshot(browser, site_url):
-    page, _, _ = _open(browser, f"{site_url}/chapters/hardware_tour.html")
+def test_tour_shows_its_numbers_and_saves_a_screenshot(loaded_page):
+    page = loaded_page("chapters/hardware_tour.html").page
     text = page.inner_text("main")
     assert "ridge sits at 295 FLOP per byte" in text  # glued from the library
     assert "0.34% of its BF16 peak" in text
-    # The widget is the library's precomputed grid, wired by explore.js (tests/site/test_widgets.py).
+    # The widget is the library's precomputed grid, wired by explore.js (test_widgets.py).
     page.wait_for_selector(".llmphys-explore-live", timeout=15000)
     assert "intensity 63.4 FLOP/B" in page.inner_text(".llmphys-explore-output")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "hardware_tour.png"), full_page=True)
     assert (ARTIFACTS / "hardware_tour.png").stat().st_size > 50_000
-    page.close()
 
 
 # --- Navigation on a phone and on a desktop ------------------------------------------
@@ -176,11 +145,12 @@ def _visible_toggle(page):
     return visible[0]
 
 
-def test_phone_toggle_opens_and_closes_the_table_of_contents(browser, site_url):
+def test_phone_toggle_opens_and_closes_the_table_of_contents(open_page):
     # 390 px is an iPhone 12-15 in portrait. pydata-sphinx-theme >= 0.17 under
     # sphinx-book-theme 1.3 binds its handler to a hidden duplicate toggle
     # (pydata/pydata-sphinx-theme#2451): this press then does nothing.
-    page, _, errors = _open(browser, f"{site_url}/chapters/01_foundations.html", width=390)
+    loaded = open_page("chapters/01_foundations.html", width=390)  # its own: the test clicks
+    page, errors = loaded.page, loaded.errors
     link = page.locator(TOC_LINK).first
     assert not link.is_visible()  # the sidebar starts closed on a phone
     _visible_toggle(page).click()
@@ -195,8 +165,9 @@ def test_phone_toggle_opens_and_closes_the_table_of_contents(browser, site_url):
     page.close()
 
 
-def test_desktop_toggle_hides_and_shows_the_table_of_contents(browser, site_url):
-    page, _, errors = _open(browser, f"{site_url}/chapters/01_foundations.html", width=1280)
+def test_desktop_toggle_hides_and_shows_the_table_of_contents(open_page):
+    loaded = open_page("chapters/01_foundations.html", width=1280)  # its own: the test clicks
+    page, errors = loaded.page, loaded.errors
     link = page.locator(TOC_LINK).first
     assert link.is_visible()  # open by default on a wide screen
     _visible_toggle(page).click()
@@ -264,14 +235,10 @@ def test_page_shows_no_raw_role_text_or_unparsed_math(path):
 MAX_PAGE_BYTES = 3_000_000  # issue 13: at most 3 MB per chapter page, uncompressed
 
 
-def _loaded_bytes(browser, site_url, path, width=1280):
-    """Bytes (uncompressed, as served from _build/html) of every resource the page loads."""
-    page, failures, errors = _open(browser, f"{site_url}/{path}", width=width)
-    # Scroll to the end so that anything loaded lazily is loaded and counted too.
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    page.wait_for_load_state("networkidle")
-    urls = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
-    page.close()
+def _loaded_bytes(loaded, site_url, path):
+    """Bytes (uncompressed, as served from _build/html) of every resource the page loaded; the
+    shared page was scrolled to its end, so anything loaded lazily is counted too."""
+    urls = loaded.page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
     total, sizes = (HTML / path).stat().st_size, {}
     for url in set(urls):
         local = urlparse(url)
@@ -281,12 +248,14 @@ def _loaded_bytes(browser, site_url, path, width=1280):
         if f.is_file():
             sizes[local.path] = f.stat().st_size
     total += sum(sizes.values())
-    return total, sizes, failures, errors
+    return total, sizes
 
 
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
-def test_chapter_page_loads_at_most_3_mb_and_nothing_fails(browser, site_url, path):
-    total, sizes, failures, errors = _loaded_bytes(browser, site_url, path)
+def test_chapter_page_loads_at_most_3_mb_and_nothing_fails(loaded_page, site_url, path):
+    loaded = loaded_page(path)
+    total, sizes = _loaded_bytes(loaded, site_url, path)
+    failures, errors = loaded.failures, loaded.errors
     biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
     print(f"{path}: {total / 1e6:.2f} MB in {len(sizes) + 1} files; largest {biggest}")
     assert total <= MAX_PAGE_BYTES, f"{total / 1e6:.2f} MB > 3 MB: largest {biggest}"
@@ -318,24 +287,24 @@ def test_every_figure_has_an_alt_text_that_says_what_it_shows(path):
     assert not bad, bad
 
 
-def test_figures_are_high_dpi_for_a_phone(browser, site_url):
+def test_figures_are_high_dpi_for_a_phone(loaded_page):
     # At 390 px a 6.4-inch figure is shown about 360 CSS px wide. It stays sharp on a
     # phone (2-3 device pixels per CSS pixel) when its bitmap has at least two pixels per
     # CSS pixel there; a 100-dpi PNG has 1.8.
-    page, _, _ = _open(browser, f"{site_url}/chapters/04_memory_wall.html", width=390)
+    page = loaded_page("chapters/04_memory_wall.html", width=390).page
     page.wait_for_function("() => [...document.querySelectorAll('div.cell_output img')]"
                            ".every(e => e.complete)", timeout=20000)
     ratios = page.eval_on_selector_all(
         "div.cell_output img", "els => els.map(e => e.naturalWidth / e.clientWidth)")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "memory_wall_390px.png"), full_page=True)
-    page.close()
     assert ratios and min(ratios) >= 2, ratios
 
 
-def test_theme_icons_draw_from_the_web_fonts_without_font_awesome_js(browser, site_url):
+def test_theme_icons_draw_from_the_web_fonts_without_font_awesome_js(loaded_page):
     # _ext/page_weight.py drops fontawesome.js; the stylesheet's web fonts must draw the icons.
-    page, failures, errors = _open(browser, f"{site_url}/chapters/01_foundations.html")
+    loaded = loaded_page("chapters/01_foundations.html")
+    page, failures, errors = loaded.page, loaded.failures, loaded.errors
     assert page.locator("script[src*='fontawesome.js']").count() == 0
     page.wait_for_function("document.fonts.ready.then(() => true)")
     # The icons on view in the header (the rest sit in closed menus): each draws a glyph.
@@ -351,4 +320,3 @@ def test_theme_icons_draw_from_the_web_fonts_without_font_awesome_js(browser, si
                            " && f.status === 'loaded').length")
     assert loaded >= 1
     assert not failures and not errors, (failures, errors)
-    page.close()

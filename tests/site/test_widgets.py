@@ -9,34 +9,16 @@ computed for that setting.
 """
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
                if not p.relative_to(HTML).as_posix().startswith(("_static", "_sources"))
                and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:500])
 CHAPTERS = sorted(p.stem for p in (ROOT / "chapters").glob("*.ipynb"))
-
-
-@pytest.fixture(scope="module")
-def page(site_url):
-    if CHROMIUM is None:
-        pytest.fail("Debian's chromium is not installed: `make test` installs it with apt-get")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        pg = b.new_page(viewport={"width": 390, "height": 844})
-        pg.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
-            "http://127.0.0.1") else r.abort())
-        yield pg
-        b.close()
 
 
 def _controls_outside_widgets(page):
@@ -47,9 +29,9 @@ def _controls_outside_widgets(page):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_no_enabled_control_outside_a_widget(page, site_url, path):
-    page.goto(f"{site_url}/{path}", wait_until="load")
-    assert _controls_outside_widgets(page) == []
+def test_no_enabled_control_outside_a_widget(loaded_page, path):
+    # The page's one load (tests/site/conftest.py), shared with test_site.py's checks of it.
+    assert _controls_outside_widgets(loaded_page(path).page) == []
 
 
 def _stored(block):
@@ -73,8 +55,9 @@ def _move(control, i):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_widget_control_changes_the_output_to_the_librarys(page, site_url, chapter):
-    page.goto(f"{site_url}/chapters/{chapter}.html", wait_until="load")
+def test_every_widget_control_changes_the_output_to_the_librarys(loaded_page, chapter):
+    # On a phone's width (390 px); every control is put back where it was before the next.
+    page = loaded_page(f"chapters/{chapter}.html", width=390).page
     blocks = page.locator(".llmphys-explore")
     assert blocks.count() >= 1, f"{chapter} has no widget"
     for b in range(blocks.count()):
@@ -96,9 +79,10 @@ def test_every_widget_control_changes_the_output_to_the_librarys(page, site_url,
                 if i == setting[j]:
                     continue
                 _move(c, i)
-                trial = setting[:j] + [i] + setting[j + 1:]
-                assert out.text_content() == _expected(data, trial), (chapter, j, i)
-                changed = changed or out.text_content() != before
+                trial = [*setting[:j], i, *setting[j + 1:]]
+                shown = out.text_content()  # one read per move: each is a round trip
+                assert shown == _expected(data, trial), (chapter, j, i)
+                changed = changed or shown != before
             assert changed, f"{chapter}: moving control {j} never changes the output"
             _move(c, setting[j])
             assert out.text_content() == before
