@@ -30,8 +30,8 @@ def test_bad_input_is_named():
 
 
 def test_serving_figure_draws_every_published_deployment_on_log_axes():
-    from llmphys import deploy
-    rows = deploy.residuals()
+    from llmphys import predict
+    rows = predict.serving_residuals()
     fig = plots.plot_serving_predicted_vs_measured(
         [r["measured"] for r in rows], [r["predicted"] for r in rows],
         groups=[r["accelerator"] for r in rows], calibration=[r["calibration"] for r in rows])

@@ -53,6 +53,49 @@ from .train import (
 from .train import (
     _accelerator as _accelerator,
 )
+
+# --- serving (predict/serve.py, simulate.py, serving_runs.py; issue 28) -----------------------
+from .serve import (
+    CONSTANTS as SERVE_CONSTANTS,
+)
+from .serve import (
+    ENGINE_LIMITS,
+    Layout,
+    Serve,
+    ServeConstants,
+    StepCost,
+    all_to_all_s,
+    expected_tokens_per_step,
+    expert_load_imbalance,
+    largest_batch_within_tpot,
+    serve,
+    small_collective_latency_s,
+    step_cost,
+    weight_read_bytes,
+)
+from .serve import (
+    format_budget as format_serve_budget,
+)
+from .serving_runs import (
+    CALIBRATION_RUNS as SERVING_CALIBRATION_RUNS,
+)
+from .serving_runs import (
+    ServingRun,
+    format_loso_table,
+    loso_summary,
+    predict_figures,
+    predict_serve,
+    serving_runs,
+)
+from .serving_runs import (
+    calibrate as calibrate_serving,
+)
+from .serving_runs import (
+    residuals as serving_residuals,
+)
+from .simulate import LengthDistribution, Scheduler, Simulation, simulate_serving, sla_rate_per_s
+
+# --- end of serving block ----------------------------------------------------------------------
 from .train import (
     _model as _model,
 )
@@ -88,4 +131,35 @@ __all__ = [
     "source_flop_per_token",
     "train_step",
     "training_runs",
+    # --- serving (issue 28) ---
+    "ENGINE_LIMITS",
+    "SERVE_CONSTANTS",
+    "SERVING_CALIBRATION_RUNS",
+    "LengthDistribution",
+    "Layout",
+    "Scheduler",
+    "Serve",
+    "ServeConstants",
+    "ServingRun",
+    "Simulation",
+    "StepCost",
+    "all_to_all_s",
+    "calibrate_serving",
+    "expected_tokens_per_step",
+    "expert_load_imbalance",
+    "format_loso_table",
+    "format_serve_budget",
+    "largest_batch_within_tpot",
+    "loso_summary",
+    "predict_figures",
+    "predict_serve",
+    "serve",
+    "serving_residuals",
+    "serving_runs",
+    "simulate_serving",
+    "sla_rate_per_s",
+    "small_collective_latency_s",
+    "step_cost",
+    "weight_read_bytes",
+    # --- end of serving block ---
 ]
