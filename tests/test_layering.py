@@ -35,7 +35,7 @@ LAYERS = {
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
-        "predict.serve", "predict.simulate", "predict.serving_runs",
+        "predict.serve_model", "predict.simulate", "predict.serving_data",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies",
     },

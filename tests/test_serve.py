@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from llmphys import accounting, inference, kv_cache, predict, specs
 
-S = importlib.import_module("llmphys.predict.serve")  # the module; predict.serve is the function
+S = importlib.import_module("llmphys.predict.serve_model")  # the module; predict.serve is the function
 
 ROOT = Path(__file__).resolve().parents[1]
 

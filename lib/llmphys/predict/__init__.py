@@ -6,8 +6,11 @@ A package with one file per part of the model (issues 26-29 agree on this layout
     memory.py      what one chip holds for a layout, as the frameworks lay it out
     efficiency.py  achieved fractions of a chip's peaks (GEMM by shape, bandwidth, links)
     runs.py        ``data/training_runs.toml``, one loader and one schema
-    serve.py       ``serve``: a deployment's step, throughput and latency terms
+    serve_model.py ``serve``: a deployment's step, throughput and latency terms (not serve.py:
+                   a submodule named like the package's function ``serve`` would replace it
+                   whenever an importer sets the package attribute, as pytest's doctests do)
     simulate.py    ``simulate_serving``: discrete-event continuous batching
+    serving_data.py ``data/serving_runs.toml``, calibration, leave-one-source-out errors
     plan.py        the inverse questions: layout search, chips for a target, cost
 
 Callers use the package's names (``predict.train_step``, ``predict.training_runs``); the
@@ -53,12 +56,16 @@ from .train import (
 from .train import (
     _accelerator as _accelerator,
 )
+from .train import (
+    _model as _model,
+)
 
-# --- serving (predict/serve.py, simulate.py, serving_runs.py; issue 28) -----------------------
-from .serve import (
+# isort: split
+# --- serving (serve_model.py, simulate.py, serving_data.py; issue 28) -----------------------
+from .serve_model import (
     CONSTANTS as SERVE_CONSTANTS,
 )
-from .serve import (
+from .serve_model import (
     ENGINE_LIMITS,
     Layout,
     Serve,
@@ -73,13 +80,13 @@ from .serve import (
     step_cost,
     weight_read_bytes,
 )
-from .serve import (
+from .serve_model import (
     format_budget as format_serve_budget,
 )
-from .serving_runs import (
+from .serving_data import (
     CALIBRATION_RUNS as SERVING_CALIBRATION_RUNS,
 )
-from .serving_runs import (
+from .serving_data import (
     ServingRun,
     format_loso_table,
     loso_summary,
@@ -87,20 +94,17 @@ from .serving_runs import (
     predict_serve,
     serving_runs,
 )
-from .serving_runs import (
+from .serving_data import (
     calibrate as calibrate_serving,
 )
-from .serving_runs import (
+from .serving_data import (
     residuals as serving_residuals,
 )
 from .simulate import LengthDistribution, Scheduler, Simulation, simulate_serving, sla_rate_per_s
 
 # --- end of serving block ----------------------------------------------------------------------
-from .train import (
-    _model as _model,
-)
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (the serving names are a block of their own, for merging)
     "ADAM_BYTES_PER_PARAM",
     "ATTENTION_EFFICIENCY",
     "BACKWARD_SHARE",

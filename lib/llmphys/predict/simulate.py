@@ -32,7 +32,8 @@ from .. import units
 from ..specs import Accelerator, Model
 
 # the module itself: the package's name serve is the function
-_serve = importlib.import_module(".serve", __package__)
+_serve = importlib.import_module(".serve_model", __package__)
+from .serve_model import ServeConstants, StepCost  # noqa: E402  (names for the annotations)
 
 BLOCK_TOKENS = 16
 """Tokens per KV-cache block: vLLM's default block_size (16)."""
@@ -104,7 +105,7 @@ class Simulation:
 
 
 def _replica_run(
-    cost: _serve.StepCost,
+    cost: StepCost,
     *,
     arrivals: np.ndarray,
     inputs: np.ndarray,
@@ -168,8 +169,8 @@ def _replica_run(
         # 1. running sequences: decode, or the next chunk of a prompt
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
         dec = done_prompt[rr] >= inputs[rr]
-        need = -(-(inputs[rr] + gen[rr] + k1) // BLOCK_TOKENS) - blocks[rr]
-        need = np.where(dec, np.maximum(need, 0), 0)
+        grow = -(-(inputs[rr] + gen[rr] + k1) // BLOCK_TOKENS) - blocks[rr]
+        need = np.where(dec, np.maximum(grow, 0), 0)
         if used_blocks + int(need.sum()) > kv_blocks:
             # preempt the most recently admitted until the decodes' new blocks fit
             while len(running) > 1 and used_blocks + int(need.sum()) > kv_blocks:
@@ -203,12 +204,12 @@ def _replica_run(
             c = min(rem, budget - tokens) if sched.chunked_prefill else rem
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
-            need = -(-(int(inputs[r]) + 1) // BLOCK_TOKENS)
-            if used_blocks + need > kv_blocks:
+            first_blocks = -(-(int(inputs[r]) + 1) // BLOCK_TOKENS)
+            if used_blocks + first_blocks > kv_blocks:
                 break
             waiting.pop(0)
-            used_blocks += need
-            blocks[r] = need
+            used_blocks += first_blocks
+            blocks[r] = first_blocks
             running.append(r)
             if c > 0:
                 tokens += c
@@ -216,6 +217,8 @@ def _replica_run(
                 pflop += pre_flop(int(inputs[r]), c)
                 chunks.append((r, c))
         if tokens == 0:
+            if running or not waiting:
+                continue  # sequences just admitted with their caches ready decode next step
             # nothing fits (a prompt larger than the whole cache): drop it with no tokens
             r = waiting.pop(0)
             first[r] = finish[r] = t
@@ -231,6 +234,8 @@ def _replica_run(
                 gen[r] = 1  # the prompt's last chunk yields the first token
                 first[r] = t
         gen[decoding] += k1
+        fresh = decoding[np.isnan(first[decoding])]  # caches prefilled elsewhere
+        first[fresh] = t
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
         over = (gen[rr] >= outputs[rr]) & (done_prompt[rr] >= inputs[rr])
         if over.any():
@@ -269,7 +274,7 @@ def simulate_serving(
     math_dtype: str | None = None,
     prefill_chips: int = 0,
     two_batch_overlap: bool = False,
-    constants: _serve.ServeConstants = _serve.CONSTANTS,
+    constants: ServeConstants = _serve.CONSTANTS,
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
 ) -> Simulation:
@@ -286,7 +291,7 @@ def simulate_serving(
     ...                        output_tokens=LengthDistribution(mean=128),
     ...                        arrival_rate_per_s=10.0, rng=np.random.default_rng(0))
     >>> round(sim.percentile("tpot_s", 50) * 1e3, 1)  # ms
-    7.1
+    8.8
     """
     mdl = _serve.resolve_model(model)
     acc = _serve.resolve_accelerator(accelerator)
@@ -300,9 +305,16 @@ def simulate_serving(
         raise ValueError(f"n_chips - prefill_chips = {n_chips - pc} must be a multiple of {g}")
     n_rep = (n_chips - pc) // g
     k = _serve._int("draft_tokens", draft_tokens, 0)
-    cost = _serve.step_cost(mdl, acc, layout=layout, weight_dtype=weight_dtype,
-                            kv_dtype=kv_dtype, math_dtype=math_dtype, constants=constants,
-                            draft_tokens=k)
+    cost = _serve.step_cost(
+        mdl,
+        acc,
+        layout=layout,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        math_dtype=math_dtype,
+        constants=constants,
+        draft_tokens=k,
+    )
     e_tok = _serve.expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
     if k:
         cost = dataclasses.replace(cost, tokens_per_decode=max(1, round(e_tok)))
@@ -320,8 +332,9 @@ def simulate_serving(
     if pc:
         # the prefill pool: replicas of tp*pp chips, each a FIFO server of whole prompts
         pre_lay = _serve.make_layout(mdl, tp=tp, pp=pp)
-        pcost = dataclasses.replace(cost, layout=pre_lay, tokens_per_decode=1,
-                                    draft_s_per_seq=(0.0, 0.0))
+        pcost = dataclasses.replace(
+            cost, layout=pre_lay, tokens_per_decode=1, draft_s_per_seq=(0.0, 0.0)
+        )
         free_at = np.zeros(pc // pre_lay.chips)
         link = acc.scale_out_bytes_per_s_per_direction * constants.link_efficiency
         for j in np.argsort(arrivals, kind="stable"):
@@ -340,8 +353,14 @@ def simulate_serving(
         idx = np.arange(rep, n, n_rep)
         cl = 0 if concurrency is None else max(1, _serve._int("concurrency", concurrency) // n_rep)
         f, fin, a, s, p, b = _replica_run(
-            cost, arrivals=ready[idx], inputs=ins[idx], outputs=outs[idx], sched=scheduler,
-            kv_blocks=kv_blocks, closed_loop=cl, prefilled=bool(pc),
+            cost,
+            arrivals=ready[idx],
+            inputs=ins[idx],
+            outputs=outs[idx],
+            sched=scheduler,
+            kv_blocks=kv_blocks,
+            closed_loop=cl,
+            prefilled=bool(pc),
         )
         first[idx], finish[idx], arr_eff[idx] = f, fin, a
         steps, preempts, batch_sum = steps + s, preempts + p, batch_sum + b
@@ -368,9 +387,7 @@ def simulate_serving(
     )
 
 
-def sla_rate_per_s(
-    *, rates_per_s: np.ndarray, tpot_p90_s: np.ndarray, target_s: float
-) -> float:
+def sla_rate_per_s(*, rates_per_s: np.ndarray, tpot_p90_s: np.ndarray, target_s: float) -> float:
     """The largest request rate whose p90 TPOT stays at or under ``target_s``: linear
     interpolation between the last rate that meets it and the first that misses it."""
     rates, tp = np.asarray(rates_per_s, float), np.asarray(tpot_p90_s, float)

@@ -1,8 +1,8 @@
 """Published serving measurements, the serving model's calibration and its out-of-sample errors.
 
-``data/serving_runs.toml`` holds every row (its header states the selection rule). Two constants
+``data/serving_runs.toml`` holds every row (its header states the selection rule). Three constants
 of :class:`predict.serve.ServeConstants` are fitted, once, on ``CALIBRATION_RUNS``; everything else
-is sourced. Errors are reported leave-one-source-out: for each source the two constants are
+is sourced. Errors are reported leave-one-source-out: for each source the three constants are
 refitted on the calibration rows of the other sources, and that source's rows are predicted with
 them. Throughput rows are timed by ``predict.serve`` in its steady state; rows whose source
 publishes latency percentiles under a stated load are run through ``predict.simulate_serving``.
@@ -13,8 +13,8 @@ Home: chapters/06_economics.ipynb, section "Does the model predict real deployme
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import functools
+import importlib
 import math
 import statistics
 import tomllib
@@ -26,8 +26,10 @@ from .. import specs, units
 from . import train as _train
 
 # the modules themselves: the package's names serve and simulate_serving are the functions
-_serve = importlib.import_module(".serve", __package__)
+_serve = importlib.import_module(".serve_model", __package__)
 _sim = importlib.import_module(".simulate", __package__)
+from .serve_model import ServeConstants  # noqa: E402  (names for the annotations)
+from .simulate import LengthDistribution, Simulation  # noqa: E402
 
 CALIBRATION_RUNS = (
     "trtllm_llama31_8b_h100_tp1_1000_1000",
@@ -36,11 +38,10 @@ CALIBRATION_RUNS = (
     "sglang_deepseek_v3_h100_decode_ep72",
     "trtllm_qwen3_235b_a22b_h200_tp8_1000_1000",
 )
-"""The rows ``gemm_efficiency``, ``expert_gemm_efficiency`` and ``step_overhead_s`` are fitted on: a small and a large dense
-model at max throughput (TensorRT-LLM, 1,000 in and out), a small model at concurrency 4 (vLLM,
-where the step overhead is a third of the step), a MoE decode pool (SGLang, EP72) and a MoE at
-max throughput (TensorRT-LLM, Qwen3-235B-A22B on H200). Leaving a
-source out drops its calibration rows from the fit."""
+"""The rows the three fitted constants are fitted on: a small and a large dense model at max
+throughput (TensorRT-LLM, 1,000 in and out), a small model at concurrency 4 (vLLM, where the step
+overhead is a third of the step), a MoE decode pool (SGLang, EP72) and a MoE at max throughput
+(TensorRT-LLM, Qwen3-235B-A22B on H200). Leaving a source out drops its calibration rows."""
 
 SHAREGPT_SIGMA = 1.0
 """Log-space spread of the ShareGPT lengths the simulator draws (lognormal with the run's mean):
@@ -133,72 +134,110 @@ def serving_runs() -> dict[str, ServingRun]:
     return runs
 
 
-def _lengths(run: ServingRun) -> tuple[_sim.LengthDistribution, _sim.LengthDistribution]:
+def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:
     if run.length_distribution == "fixed":
-        return (_sim.LengthDistribution(mean=run.input_tokens),
-                _sim.LengthDistribution(mean=run.output_tokens))
-    kw: dict[str, Any] = {"kind": "lognormal", "sigma": SHAREGPT_SIGMA,
-                          "max_tokens": SHAREGPT_MAX_TOKENS}
-    return (_sim.LengthDistribution(mean=run.input_tokens, **kw),
-            _sim.LengthDistribution(mean=run.output_tokens, **kw))
+        return (
+            LengthDistribution(mean=run.input_tokens),
+            LengthDistribution(mean=run.output_tokens),
+        )
+    kw: dict[str, Any] = {
+        "kind": "lognormal",
+        "sigma": SHAREGPT_SIGMA,
+        "max_tokens": SHAREGPT_MAX_TOKENS,
+    }
+    return (
+        LengthDistribution(mean=run.input_tokens, **kw),
+        LengthDistribution(mean=run.output_tokens, **kw),
+    )
 
 
 def _limits(run: ServingRun) -> tuple[int, int]:
     return _serve.ENGINE_LIMITS.get(run.engine_family, (_serve.MAX_BATCH, _serve.CHUNK_TOKENS))
 
 
-def predict_serve(run: ServingRun | str, constants: _serve.ServeConstants = _serve.CONSTANTS):
+def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS):
     """``serve`` on a published deployment's layout and workload (steady state)."""
     r = serving_runs()[run] if isinstance(run, str) else run
     seqs, budget = _limits(r)
     decode_only = r.arrival == "decode_only"
     batch = r.concurrency if r.arrival in ("decode_only", "concurrency") else None
     return _serve.serve(
-        r.model, r.accelerator, n_chips=r.n_chips, tp=r.tp, ep=r.ep, pp=r.pp,
-        batch_size=batch, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
-        weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, math_dtype=r.math_dtype,
-        max_batch=seqs, chunk_tokens=budget, decode_only=decode_only,
-        two_batch_overlap=r.two_batch_overlap, constants=constants, check_memory=False,
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        ep=r.ep,
+        pp=r.pp,
+        batch_size=batch,
+        input_tokens=r.input_tokens,
+        output_tokens=r.output_tokens,
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+        math_dtype=r.math_dtype,
+        max_batch=seqs,
+        chunk_tokens=budget,
+        decode_only=decode_only,
+        two_batch_overlap=r.two_batch_overlap,
+        constants=constants,
+        check_memory=False,
     )
 
 
 def predict_simulated(
-    run: ServingRun | str, constants: _serve.ServeConstants = _serve.CONSTANTS
-) -> _sim.Simulation:
+    run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS
+) -> Simulation:
     """``simulate_serving`` on a published run's workload (its requests, lengths and load)."""
     r = serving_runs()[run] if isinstance(run, str) else run
     seqs, budget = _limits(r)
     ins, outs = _lengths(r)
     return _sim.simulate_serving(
-        r.model, r.accelerator, n_chips=r.n_chips, tp=r.tp, ep=r.ep, pp=r.pp,
-        input_tokens=ins, output_tokens=outs, n_requests=r.n_requests or 1000,
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        ep=r.ep,
+        pp=r.pp,
+        input_tokens=ins,
+        output_tokens=outs,
+        n_requests=r.n_requests or 1000,
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
         scheduler=_sim.Scheduler(max_num_seqs=seqs, max_num_batched_tokens=budget),
-        weight_dtype=r.weight_dtype, kv_dtype=r.kv_dtype, math_dtype=r.math_dtype,
-        two_batch_overlap=r.two_batch_overlap, constants=constants,
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+        math_dtype=r.math_dtype,
+        two_batch_overlap=r.two_batch_overlap,
+        constants=constants,
         rng=np.random.default_rng(SEED),
     )
 
 
 def predict_figures(
-    run: ServingRun | str, constants: _serve.ServeConstants = _serve.CONSTANTS
+    run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS
 ) -> dict[str, float]:
     """Predicted output tokens/s and every latency figure the row publishes (seconds)."""
     r = serving_runs()[run] if isinstance(run, str) else run
     if r.length_distribution == "sharegpt":
         sim = predict_simulated(r, constants)
-        out = {"output_tokens_per_s": sim.output_tokens_per_s,
-               "ttft_p50": sim.percentile("ttft_s", 50), "tpot_p50": sim.percentile("tpot_s", 50),
-               "tpot_p99": sim.percentile("tpot_s", 99),
-               "tpot_mean": float(np.mean(sim.tpot_s))}
+        out = {
+            "output_tokens_per_s": sim.output_tokens_per_s,
+            "ttft_p50": sim.percentile("ttft_s", 50),
+            "tpot_p50": sim.percentile("tpot_s", 50),
+            "tpot_p99": sim.percentile("tpot_s", 99),
+            "tpot_mean": float(np.mean(sim.tpot_s)),
+        }
     else:
         s = predict_serve(r, constants)
-        out = {"output_tokens_per_s": s.output_tokens_per_s, "tpot_mean": s.tpot_s,
-               "tpot_p50": s.tpot_s, "ttft_p50": s.ttft_s, "tpot_p99": s.tpot_worst_s}
+        out = {
+            "output_tokens_per_s": s.output_tokens_per_s,
+            "tpot_mean": s.tpot_s,
+            "tpot_p50": s.tpot_s,
+            "ttft_p50": s.ttft_s,
+            "tpot_p99": s.tpot_worst_s,
+        }
     return out
 
 
-def _calibration_loss(runs: list[ServingRun], c: _serve.ServeConstants) -> float:
+def _calibration_loss(runs: list[ServingRun], c: ServeConstants) -> float:
     loss = 0.0
     for r in runs:
         if r.arrival == "concurrency":  # the steady state at the closed loop's batch
@@ -220,12 +259,15 @@ def _identifies(run: ServingRun) -> set[str]:
     return {"expert_gemm_efficiency"} if run.is_moe else {"gemm_efficiency"}
 
 
-_BOUNDS = {"gemm_efficiency": (0.2, 1.0), "expert_gemm_efficiency": (0.02, 1.0),
-           "step_overhead_s": (0.0, 5e-3)}
+_BOUNDS = {
+    "gemm_efficiency": (0.2, 1.0),
+    "expert_gemm_efficiency": (0.02, 1.0),
+    "step_overhead_s": (0.0, 5e-3),
+}
 
 
 @functools.cache
-def calibrate(exclude_source: str | None = None) -> _serve.ServeConstants:
+def calibrate(exclude_source: str | None = None) -> ServeConstants:
     """The fitted constants on CALIBRATION_RUNS (least squares in log throughput, log TPOT for
     the closed-loop row), leaving out ``exclude_source``'s rows.
 
@@ -244,9 +286,12 @@ def calibrate(exclude_source: str | None = None) -> _serve.ServeConstants:
             if name not in free:
                 continue
             lo, hi = _BOUNDS[name]
+            base = c
             best = _train.golden_section_min(
-                lambda x, n=name: _calibration_loss(runs, dataclasses.replace(c, **{n: x})),
-                lo, hi, n_iter=40,
+                lambda x, n=name, b=base: _calibration_loss(runs, dataclasses.replace(b, **{n: x})),
+                lo,
+                hi,
+                n_iter=40,
             )
             c = dataclasses.replace(c, **{name: best})
     return c
@@ -273,17 +318,26 @@ def residuals() -> tuple[dict[str, Any], ...]:
         pred = predict_figures(run, c)
         meas = run.measured_output_tokens_per_s
         lat = {f: (pred[f] - v) / v for f, v in run.measured_latency().items()}
-        rows.append({
-            "run": key, "source": run.source_key, "engine": run.engine_family,
-            "model": run.model, "moe": run.is_moe, "accelerator": run.accelerator,
-            "n_chips": run.n_chips, "input_tokens": run.input_tokens,
-            "output_tokens": run.output_tokens, "measured": meas,
-            "predicted": pred["output_tokens_per_s"], "rel_error": (pred["output_tokens_per_s"]
-                                                                  - meas) / meas,
-            "latency_errors": lat, "predicted_latency": {f: pred[f] for f in lat},
-            "measured_latency": run.measured_latency(),
-            "calibration": key in CALIBRATION_RUNS,
-        })
+        rows.append(
+            {
+                "run": key,
+                "source": run.source_key,
+                "engine": run.engine_family,
+                "model": run.model,
+                "moe": run.is_moe,
+                "accelerator": run.accelerator,
+                "n_chips": run.n_chips,
+                "input_tokens": run.input_tokens,
+                "output_tokens": run.output_tokens,
+                "measured": meas,
+                "predicted": pred["output_tokens_per_s"],
+                "rel_error": (pred["output_tokens_per_s"] - meas) / meas,
+                "latency_errors": lat,
+                "predicted_latency": {f: pred[f] for f in lat},
+                "measured_latency": run.measured_latency(),
+                "calibration": key in CALIBRATION_RUNS,
+            }
+        )
     return tuple(rows)
 
 
@@ -294,31 +348,47 @@ def loso_summary() -> dict[str, dict[str, float]]:
     tput = [r["rel_error"] for r in rows]
     lat = [e for r in rows for e in r["latency_errors"].values()]
     moe = [abs(r["rel_error"]) for r in rows if r["moe"]]
-    out = {"all": {
-        "n_rows": len(rows), "median": statistics.median(map(abs, tput)),
-        "worst": max(map(abs, tput)), "median_signed": statistics.median(tput),
-        "n_latency": len(lat), "latency_median": statistics.median(map(abs, lat)),
-        "latency_worst": max(map(abs, lat)), "moe_median": statistics.median(moe),
-        "n_moe": len(moe)}}
+    out = {
+        "all": {
+            "n_rows": len(rows),
+            "median": statistics.median(map(abs, tput)),
+            "worst": max(map(abs, tput)),
+            "median_signed": statistics.median(tput),
+            "n_latency": len(lat),
+            "latency_median": statistics.median(map(abs, lat)),
+            "latency_worst": max(map(abs, lat)),
+            "moe_median": statistics.median(moe),
+            "n_moe": len(moe),
+        }
+    }
     for src in sorted({r["source"] for r in rows}):
         e = [r["rel_error"] for r in rows if r["source"] == src]
         le = [x for r in rows if r["source"] == src for x in r["latency_errors"].values()]
-        out[src] = {"n_rows": len(e), "median": statistics.median(map(abs, e)),
-                    "worst": max(map(abs, e)), "median_signed": statistics.median(e),
-                    "n_latency": len(le),
-                    "latency_median": statistics.median(map(abs, le)) if le else math.nan}
+        out[src] = {
+            "n_rows": len(e),
+            "median": statistics.median(map(abs, e)),
+            "worst": max(map(abs, e)),
+            "median_signed": statistics.median(e),
+            "n_latency": len(le),
+            "latency_median": statistics.median(map(abs, le)) if le else math.nan,
+        }
     return out
 
 
 def format_loso_table() -> str:
     """The leave-one-source-out summary as a text table (one line per source, then all rows)."""
     s = loso_summary()
-    lines = [f"{'source':<26}{'rows':>5}{'median':>8}{'worst':>8}{'signed':>8}"
-             f"{'lat n':>6}{'lat med':>8}"]
+    lines = [
+        f"{'source':<26}{'rows':>5}{'median':>8}{'worst':>8}{'signed':>8}{'lat n':>6}{'lat med':>8}"
+    ]
     for k, v in s.items():
-        lines.append(f"{k:<26}{v['n_rows']:>5}{v['median']:>8.1%}{v['worst']:>8.1%}"
-                     f"{v['median_signed']:>+8.1%}{v['n_latency']:>6}{v['latency_median']:>8.1%}")
+        lines.append(
+            f"{k:<26}{v['n_rows']:>5}{v['median']:>8.1%}{v['worst']:>8.1%}"
+            f"{v['median_signed']:>+8.1%}{v['n_latency']:>6}{v['latency_median']:>8.1%}"
+        )
     a = s["all"]
-    lines.append(f"MoE rows: {a['n_moe']}, throughput median {a['moe_median']:.1%}; latency worst "
-                 f"{a['latency_worst']:.1%}")
+    lines.append(
+        f"MoE rows: {a['n_moe']}, throughput median {a['moe_median']:.1%}; latency worst "
+        f"{a['latency_worst']:.1%}"
+    )
     return "\n".join(lines)

@@ -28,7 +28,7 @@ weight-read count (:func:`weight_read_bytes`), one MoE-layer count, one all-to-a
 ``collective_latency_s.nvlink_small_all_reduce``). The constants sit in one frozen
 :class:`ServeConstants`: three are sourced (HBM, attention and link efficiencies) and three,
 ``gemm_efficiency``, ``expert_gemm_efficiency`` and ``step_overhead_s``, are fitted once, on the
-rows named in ``predict.serving_runs.CALIBRATION_RUNS``.
+rows named in ``predict.serving_data.CALIBRATION_RUNS``.
 
 Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
 """
@@ -91,18 +91,20 @@ def small_collective_latency_s() -> float:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class ServeConstants:
-    """The serving model's constants: three sourced, three fitted once (see the module docstring)."""
+    """The serving model's constants: three sourced, three fitted once (module docstring)."""
 
     hbm_efficiency: float = HBM_EFFICIENCY
     attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # FlashAttention-3 on H100 (sourced)
     link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # NCCL bus bandwidth / link (sourced)
     gemm_efficiency: float = 0.44  # fitted: fraction of the dense peak the dense GEMMs reach
-    expert_gemm_efficiency: float = 0.11  # fitted: the same for the routed experts' grouped GEMMs
-    step_overhead_s: float = 2.3e-3  # fitted: seconds per step beyond every roofline term
+    expert_gemm_efficiency: float = 0.68  # fitted: the same for the routed experts' grouped GEMMs
+    step_overhead_s: float = 2.5e-3  # fitted: seconds per step beyond every roofline term
 
 
-CONSTANTS = ServeConstants(gemm_efficiency=0.44, expert_gemm_efficiency=0.11, step_overhead_s=2.3e-3)
-"""The constants in use: the fitted three are the values ``predict.serving_runs.calibrate()``
+CONSTANTS = ServeConstants(
+    gemm_efficiency=0.44, expert_gemm_efficiency=0.68, step_overhead_s=2.5e-3
+)
+"""The constants in use: the fitted three are the values ``predict.serving_data.calibrate()``
 returns on CALIBRATION_RUNS (a test checks it)."""
 
 
@@ -191,8 +193,8 @@ def expert_load_imbalance(*, n_tokens: float, k: int, ep: int) -> float:
     Raab and Steger 1998), so the factor is 1 + sqrt(2 ln(ep) / lambda). Real routing is
     skewed; a load balancer (EPLB) with redundant experts pulls it back towards this bound.
 
-    >>> round(expert_load_imbalance(n_tokens=256, k=8, ep=72), 3)
-    1.193
+    >>> round(expert_load_imbalance(n_tokens=256, k=8, ep=72), 3)  # lambda = 28.4 a rank
+    1.549
     """
     if ep <= 1:
         return 1.0
@@ -326,8 +328,9 @@ class StepCost:
             dispatch = min(ACTIVATION_BYTES, self.weight_bytes) * rank_el
             ep_s = self._counts[2] * (
                 all_to_all_s(dispatch, lay.ep, link_bytes_per_s=link, latency_s=lat)
-                + all_to_all_s(ACTIVATION_BYTES * rank_el, lay.ep, link_bytes_per_s=link,
-                               latency_s=lat)
+                + all_to_all_s(
+                    ACTIVATION_BYTES * rank_el, lay.ep, link_bytes_per_s=link, latency_s=lat
+                )
             )
         return tp_s, ep_s
 
@@ -523,12 +526,14 @@ def serve(
     >>> s = serve("llama3_70b", "h100_sxm", n_chips=8, tp=8, batch_size=1,
     ...           input_tokens=1000, output_tokens=1000)
     >>> round(s.tpot_s * 1e3, 1)  # ms: BF16 weights over 8 HBMs, all-reduces, overhead
-    7.9
+    9.9
     """
     mdl, acc = resolve_model(model), resolve_accelerator(accelerator)
     layout = make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)
-    n, i, o = _int("n_chips", n_chips), _int("input_tokens", input_tokens), _int(
-        "output_tokens", output_tokens
+    n, i, o = (
+        _int("n_chips", n_chips),
+        _int("input_tokens", input_tokens),
+        _int("output_tokens", output_tokens),
     )
     pc = _int("prefill_chips", prefill_chips, 0)
     g = layout.chips
@@ -544,9 +549,17 @@ def serve(
     k = _int("draft_tokens", draft_tokens, 0)
     e_tok = expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
     draft = None if draft_model is None else resolve_model(draft_model)
-    cost = step_cost(mdl, acc, layout=layout, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                     math_dtype=math_dtype, constants=constants, draft_tokens=k,
-                     draft_model=draft)
+    cost = step_cost(
+        mdl,
+        acc,
+        layout=layout,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        math_dtype=math_dtype,
+        constants=constants,
+        draft_tokens=k,
+        draft_model=draft,
+    )
     ctx = kv_cache.cached_positions(mdl, n_tokens=i if decode_only else i + o // 2)
 
     # --- memory and the batch
@@ -589,8 +602,9 @@ def serve(
     step = sum(parts.values())
     out_rate = n_rep * b_fed * e_tok / step
     c_i = min(i, chunk)
-    mixed = cost.step_s(b_fed, b_fed * ctx, c_i,
-                        prefill_attention_flop(mdl, n_tokens=c_i, prompt_tokens=i))
+    mixed = cost.step_s(
+        b_fed, b_fed * ctx, c_i, prefill_attention_flop(mdl, n_tokens=c_i, prompt_tokens=i)
+    )
     if decode_only:
         ttft, worst = 0.0, step
     elif pc == 0:
@@ -598,13 +612,15 @@ def serve(
         worst = max(mixed, step) if chunked_prefill else step - parts["prefill_stall"] + whole
     else:
         pre_lay = make_layout(mdl, tp=tp, pp=pp)
-        pcost = dataclasses.replace(cost, layout=pre_lay, tokens_per_decode=1,
-                                    draft_s_per_seq=(0.0, 0.0))
+        pcost = dataclasses.replace(
+            cost, layout=pre_lay, tokens_per_decode=1, draft_s_per_seq=(0.0, 0.0)
+        )
         t_pre = pcost.step_s(0, 0, i, prefill_attention_flop(mdl, n_tokens=i, prompt_tokens=i))
         link = acc.scale_out_bytes_per_s_per_direction * constants.link_efficiency
         ttft, worst = t_pre + i * cost.kv_bytes_per_token / link, step
-        big = pcost.step_s(0, 0, chunk,
-                           prefill_attention_flop(mdl, n_tokens=chunk, prompt_tokens=i))
+        big = pcost.step_s(
+            0, 0, chunk, prefill_attention_flop(mdl, n_tokens=chunk, prompt_tokens=i)
+        )
         prefill_rate = (pc // (layout.tp * layout.pp)) * chunk / big
         out_rate = min(out_rate, prefill_rate * o / i)
     return Serve(
