@@ -67,6 +67,8 @@ from .serve_model import (
 )
 from .serve_model import (
     ENGINE_LIMITS,
+    HBM_EFFICIENCY,
+    KV_CACHE_FREE_FRACTION,
     Layout,
     Serve,
     ServeConstants,
@@ -75,6 +77,7 @@ from .serve_model import (
     expected_tokens_per_step,
     expert_load_imbalance,
     largest_batch_within_tpot,
+    priced_time_s,
     serve,
     small_collective_latency_s,
     step_cost,
@@ -137,6 +140,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "training_runs",
     # --- serving (issue 28) ---
     "ENGINE_LIMITS",
+    "HBM_EFFICIENCY",
+    "KV_CACHE_FREE_FRACTION",
     "SERVE_CONSTANTS",
     "SERVING_CALIBRATION_RUNS",
     "LengthDistribution",
@@ -157,6 +162,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "loso_summary",
     "predict_figures",
     "predict_serve",
+    "priced_time_s",
     "serve",
     "serving_residuals",
     "serving_runs",

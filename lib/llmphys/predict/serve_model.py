@@ -108,6 +108,17 @@ CONSTANTS = ServeConstants(
 returns on CALIBRATION_RUNS (a test checks it)."""
 
 
+def priced_time_s(*, memory_time_s: float, compute_time_s: float) -> float:
+    """Seconds of a roofline phase as served: max(bytes time / HBM_EFFICIENCY, FLOP time /
+    the fitted GEMM efficiency), with both times at 100% of the datasheet. The one way chapter 6
+    prices a prefill (a prompt's tokens, a recomputed cache) and a decode step outside ``serve``.
+
+    >>> round(priced_time_s(memory_time_s=0.0, compute_time_s=0.44), 3)  # s: at CONSTANTS
+    1.0
+    """
+    return max(memory_time_s / CONSTANTS.hbm_efficiency, compute_time_s / CONSTANTS.gemm_efficiency)
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Layout:
     """A replica's parallelism: attention TP, expert EP, pipeline stages; chips = max(tp, ep) pp."""
@@ -306,6 +317,10 @@ class StepCost:
     def step_s(self, n_decode: float, kv_tokens: float, n_prefill: float, prefill_attn_flop: float):
         """Seconds of one step: the sum of :meth:`parts`."""
         return sum(self.parts(n_decode, kv_tokens, n_prefill, prefill_attn_flop).values())
+
+    def collectives_s(self, tokens: float) -> tuple[float, float]:
+        """TP all-reduce and EP all-to-all seconds of a step of ``tokens`` (before any overlap)."""
+        return self._collectives_s(tokens)
 
     def _collectives_s(self, tokens: float) -> tuple[float, float]:
         """TP all-reduce and EP all-to-all seconds of one step of ``tokens`` in the replica."""
