@@ -91,8 +91,10 @@ from .serving_data import (
 )
 from .serving_data import (
     ServingRun,
+    deepseek_decode_study,
     format_loso_table,
     loso_summary,
+    miss_summary,
     predict_figures,
     predict_serve,
     serving_runs,
@@ -103,7 +105,14 @@ from .serving_data import (
 from .serving_data import (
     residuals as serving_residuals,
 )
-from .simulate import LengthDistribution, Scheduler, Simulation, simulate_serving, sla_rate_per_s
+from .simulate import (
+    LengthDistribution,
+    Scheduler,
+    Simulation,
+    load_sweep,
+    simulate_serving,
+    sla_rate_per_s,
+)
 
 # --- end of serving block ----------------------------------------------------------------------
 
@@ -154,12 +163,15 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "StepCost",
     "all_to_all_s",
     "calibrate_serving",
+    "deepseek_decode_study",
     "expected_tokens_per_step",
     "expert_load_imbalance",
     "format_loso_table",
     "format_serve_budget",
     "largest_batch_within_tpot",
+    "load_sweep",
     "loso_summary",
+    "miss_summary",
     "predict_figures",
     "predict_serve",
     "priced_time_s",
