@@ -54,7 +54,7 @@ pairs over 2,048); outputs are clipped at the same length."""
 SEED = 2026
 """Seed of the simulations behind the latency rows (one ``numpy.random.Generator`` per row)."""
 
-LATENCY_FIELDS = ("ttft_p50", "tpot_p50", "tpot_p99", "tpot_mean")
+LATENCY_FIELDS = ("ttft_p50", "ttft_mean", "tpot_p50", "tpot_p99", "tpot_mean")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -87,6 +87,7 @@ class ServingRun:
     n_requests: int | None = None
     two_batch_overlap: bool = False
     measured_ttft_p50_s: float | None = None
+    measured_ttft_mean_s: float | None = None
     measured_tpot_p50_s: float | None = None
     measured_tpot_p99_s: float | None = None
     measured_tpot_mean_s: float | None = None
@@ -199,7 +200,7 @@ def predict_simulated(
         pp=r.pp,
         input_tokens=ins,
         output_tokens=outs,
-        n_requests=r.n_requests or 1000,
+        n_requests=r.n_requests or max(100, 10 * r.concurrency),
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
         scheduler=_sim.Scheduler(max_num_seqs=seqs, max_num_batched_tokens=budget),
         weight_dtype=r.weight_dtype,
@@ -216,11 +217,12 @@ def predict_figures(
 ) -> dict[str, float]:
     """Predicted output tokens/s and every latency figure the row publishes (seconds)."""
     r = serving_runs()[run] if isinstance(run, str) else run
-    if r.length_distribution == "sharegpt":
+    if r.length_distribution == "sharegpt" or r.arrival == "concurrency":
         sim = predict_simulated(r, constants)
         out = {
             "output_tokens_per_s": sim.output_tokens_per_s,
             "ttft_p50": sim.percentile("ttft_s", 50),
+            "ttft_mean": float(np.mean(sim.ttft_s)),
             "tpot_p50": sim.percentile("tpot_s", 50),
             "tpot_p99": sim.percentile("tpot_s", 99),
             "tpot_mean": float(np.mean(sim.tpot_s)),
@@ -232,6 +234,7 @@ def predict_figures(
             "tpot_mean": s.tpot_s,
             "tpot_p50": s.tpot_s,
             "ttft_p50": s.ttft_s,
+            "ttft_mean": s.ttft_s,
             "tpot_p99": s.tpot_worst_s,
         }
     return out
@@ -437,8 +440,9 @@ def deepseek_decode_study(run_key: str = "deepseek_v3_h800_decode_ep144") -> dic
 
 def miss_summary() -> dict[str, float]:
     """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
-    rows' median |error|, the worst dense row, the MoE rows by source, and the latency figures
-    at low load (closed loop) and under a burst, as medians of signed relative errors."""
+    rows' median |error|, the worst dense row, the MoE rows by source, the latency figures at
+    low load (closed loop) and under a burst, and NIM's concurrency sweep below and above the
+    knee, as medians of signed relative errors."""
     rows = residuals()
     dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
     worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
@@ -446,7 +450,14 @@ def miss_summary() -> dict[str, float]:
     def med(xs: list[float]) -> float:
         return statistics.median(xs) if xs else math.nan
 
-    low = [r for r in rows if serving_runs()[r["run"]].arrival == "concurrency"]
+    low = [
+        r
+        for r in rows
+        if serving_runs()[r["run"]].arrival == "concurrency" and "ttft_p50" in r["latency_errors"]
+    ]
+    nim = [r for r in rows if r["source"] == "nvidia_nim_benchmarking"]
+    light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
+    heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
     burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
     return {
         "trt_dense_median": med([abs(r["rel_error"]) for r in dense_trt]),
@@ -462,4 +473,9 @@ def miss_summary() -> dict[str, float]:
         "low_load_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in low]),
         "burst_ttft_median_signed": med([r["latency_errors"]["ttft_p50"] for r in burst]),
         "burst_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in burst]),
+        "nim_light_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in light]),
+        "nim_light_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in light]),
+        "nim_heavy_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in heavy]),
+        "nim_heavy_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in heavy]),
+        "nim_throughput_median": med([abs(r["rel_error"]) for r in nim]),
     }
