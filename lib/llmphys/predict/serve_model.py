@@ -51,9 +51,31 @@ on a GB200's 8 TB/s, 92% (Microsoft Azure HPC blog, 'Azure's ND GB200 v6 deliver
 performance for inference workloads', 2025); rounded down to 0.9 for Hopper. Sourced."""
 
 KV_CACHE_FREE_FRACTION = 0.9
-"""Share of the memory left after the weights that the engine gives the KV cache: the default of
-TensorRT-LLM's ``kv_cache_free_gpu_mem_fraction`` (0.90, its perf-overview page) and of vLLM's
-``gpu_memory_utilization``. Sourced."""
+"""Share of the memory left after the weights that TensorRT-LLM gives the KV cache: its
+``kv_cache_free_gpu_mem_fraction`` default (0.90, its perf-overview page). Sourced."""
+
+KV_MEMORY_RULES = {"trtllm": ("free", 0.90), "vllm": ("total", 0.90), "sglang": ("total", 0.88)}
+"""How each engine sizes its KV cache: ("free", f) gives the cache f of the memory the weights
+leave (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, 0.90); ("total", f) caps weights plus cache
+at f of the whole HBM (vLLM's gpu_memory_utilization, default 0.90, in its engine arguments;
+SGLang's mem_fraction_static, 0.88 assumed: SGLang picks it from the GPU's memory and the TP size).
+The activation workspace is not subtracted."""
+
+
+def kv_budget_bytes(hbm_bytes: float, weight_bytes: float, *, rule: tuple[str, float]) -> float:
+    """Bytes of KV cache a chip holds under an engine's memory rule (``KV_MEMORY_RULES``).
+
+    >>> rules = (("free", 0.9), ("total", 0.9))  # TensorRT-LLM's and vLLM's defaults
+    >>> [round(kv_budget_bytes(80e9, 35e9, rule=r) / 1e9, 1) for r in rules]  # GB
+    [40.5, 37.0]
+    """
+    kind, f = rule
+    if kind == "free":
+        return max(hbm_bytes - weight_bytes, 0.0) * f
+    if kind == "total":
+        return max(f * hbm_bytes - weight_bytes, 0.0)
+    raise ValueError(f"rule must be ('free', f) or ('total', f), got {rule!r}")
+
 
 ACTIVATION_BYTES = 2.0
 """Bytes per element of the activations the TP all-reduces and the EP combine move (BF16). The EP
@@ -519,6 +541,7 @@ def serve(
     prefill_chips: int = 0,
     decode_only: bool = False,
     two_batch_overlap: bool = False,
+    kv_memory_rule: tuple[str, float] = ("free", KV_CACHE_FREE_FRACTION),
     constants: ServeConstants = CONSTANTS,
     check_memory: bool = True,
 ) -> Serve:
@@ -526,7 +549,8 @@ def serve(
 
     ``batch_size`` is the number of sequences decoding at once in the whole deployment, split
     evenly over its replicas; ``None`` is max-throughput mode, the largest batch whose KV cache
-    fits (``KV_CACHE_FREE_FRACTION`` of the memory the weights leave, sequences at their mean
+    fits (``kv_memory_rule``, by default ``KV_CACHE_FREE_FRACTION`` of the memory the weights
+    leave, sequences at their mean
     length I + O/2), capped at ``max_batch`` a replica. In the steady state each step decodes B
     sequences and prefills the prompts replacing the finished ones, B e I / O tokens; a step
     holds at most ``chunk_tokens`` tokens, so B is capped at C / (k + 1 + e I / O). Output
@@ -587,7 +611,8 @@ def serve(
         )
     one = memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=ctx)["kv_cache"]
     if batch_size is None:
-        b = max(1, min(cap, int(KV_CACHE_FREE_FRACTION * max(free, 0.0) // one)))
+        kv = kv_budget_bytes(acc.hbm_bytes, empty["weights"], rule=kv_memory_rule)
+        b = max(1, min(cap, int(kv // one)))
     else:
         b_all = _int("batch_size", batch_size)
         if b_all % n_rep:

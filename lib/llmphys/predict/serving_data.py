@@ -156,6 +156,10 @@ def _limits(run: ServingRun) -> tuple[int, int]:
     return _serve.ENGINE_LIMITS.get(run.engine_family, (_serve.MAX_BATCH, _serve.CHUNK_TOKENS))
 
 
+def _kv_rule(run: ServingRun) -> tuple[str, float]:
+    return _serve.KV_MEMORY_RULES.get(run.engine_family, _serve.KV_MEMORY_RULES["trtllm"])
+
+
 def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS):
     """``serve`` on a published deployment's layout and workload (steady state)."""
     r = serving_runs()[run] if isinstance(run, str) else run
@@ -177,6 +181,7 @@ def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONS
         math_dtype=r.math_dtype,
         max_batch=seqs,
         chunk_tokens=budget,
+        kv_memory_rule=_kv_rule(r),
         decode_only=decode_only,
         two_batch_overlap=r.two_batch_overlap,
         constants=constants,
@@ -202,7 +207,9 @@ def predict_simulated(
         output_tokens=outs,
         n_requests=r.n_requests or max(100, 10 * r.concurrency),
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
-        scheduler=_sim.Scheduler(max_num_seqs=seqs, max_num_batched_tokens=budget),
+        scheduler=_sim.Scheduler(
+            max_num_seqs=seqs, max_num_batched_tokens=budget, kv_memory_rule=_kv_rule(r)
+        ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,
         math_dtype=r.math_dtype,

@@ -64,12 +64,13 @@ class LengthDistribution:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
-    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off."""
+    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, and
+    how it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``)."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
     chunked_prefill: bool = True
-    kv_cache_free_fraction: float = _serve.KV_CACHE_FREE_FRACTION
+    kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -325,7 +326,7 @@ def simulate_serving(
     else:
         arrivals = np.zeros(n)
     mem = _serve.memory_per_chip_bytes(cost, n_sequences=0, seq_tokens=1)
-    free = max(acc.hbm_bytes - mem["weights"], 0.0) * scheduler.kv_cache_free_fraction
+    free = _serve.kv_budget_bytes(acc.hbm_bytes, mem["weights"], rule=scheduler.kv_memory_rule)
     per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
     kv_blocks = int(free / per_token) // BLOCK_TOKENS
     ready = arrivals.copy()
