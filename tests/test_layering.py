@@ -34,7 +34,8 @@ LAYERS = {
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
-        "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving", "deploy",
+        "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
+        "predict.serve_model", "predict.simulate", "predict.serving_data",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies",
     },

@@ -30,8 +30,8 @@ def test_bad_input_is_named():
 
 
 def test_serving_figure_draws_every_published_deployment_on_log_axes():
-    from llmphys import deploy
-    rows = deploy.residuals()
+    from llmphys import predict
+    rows = predict.serving_residuals()
     fig = plots.plot_serving_predicted_vs_measured(
         [r["measured"] for r in rows], [r["predicted"] for r in rows],
         groups=[r["accelerator"] for r in rows], calibration=[r["calibration"] for r in rows])
@@ -44,3 +44,19 @@ def test_serving_figure_draws_every_published_deployment_on_log_axes():
     with pytest.raises(ValueError, match="must be positive"):
         plots.plot_serving_predicted_vs_measured([0.0], [1.0], groups=["a"],
                                                  calibration=[False])
+
+
+def test_latency_under_load_figure_draws_each_percentile_on_a_log_axis_with_the_rates():
+    rates = [2.0, 6.0, 10.0]
+    series = {"TPOT p50": [0.008, 0.009, 0.012], "TTFT p90": [0.09, 0.1, 0.3]}
+    fig = plots.plot_latency_under_load(rates, series, sla_rate_per_s=7.0, max_rate_per_s=12.0,
+                                        tpot_target_s=0.02)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    assert [list(line.get_ydata()) for line in ax.lines[:2]] == [
+        [8.0, 9.0, 12.0], [90.0, 100.0, 300.0]]  # milliseconds
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one value"):
+        plots.plot_latency_under_load(rates, {"x": [1.0]}, sla_rate_per_s=1.0,
+                                      max_rate_per_s=2.0, tpot_target_s=0.02)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from llmphys import comms, deploy, parallelism, predict, specs, tables
+from llmphys import comms, parallelism, predict, specs, tables
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "llmphys"
 
@@ -46,8 +46,8 @@ def test_benchmark_held_out_runs_meet_the_bar_and_every_run_is_shown(capsys):
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
-# (whatever it is split into) and the deployment model.
-MODEL_FILES = [*sorted((LIB / "predict").glob("*.py")), LIB / "deploy.py"]
+# (whatever it is split into), the deployment model included.
+MODEL_FILES = sorted((LIB / "predict").glob("*.py"))
 SOURCE_MARK = re.compile(r"\b(19|20)\d\d\b|arXiv|[Ff]itted|default of|``calibrate_\w+``")
 TUNING_WORDS = re.compile(r"eff|eta|fudge|tun|calib|factor", re.IGNORECASE)
 
@@ -77,7 +77,7 @@ def test_no_constant_is_tuned_per_run():
     constants = _efficiency_constants()
     names = [name for _, name, _, _ in constants]
     assert {"GEMM_EFFICIENCY", "ATTENTION_EFFICIENCY", "COLLECTIVE_EFFICIENCY",
-            "HBM_EFFICIENCY", "SERVE_GEMM_EFFICIENCY"} <= set(names)
+            "HBM_EFFICIENCY"} <= set(names)
     # 1. Each is one named module-level literal, defined once, with a docstring naming its
     #    source (a paper or year, a vendor default, or the calibration function it is fitted
     #    by), and a fraction in (0, 1].
@@ -105,14 +105,14 @@ def test_no_constant_is_tuned_per_run():
                 args = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
                 assert not [a for a in args if TUNING_WORDS.search(a)], (path.name, fn.name)
     # 4. A run row carries layout and measurement only: no field of a run's type is a knob.
-    for row_type in (predict.TrainingRun, deploy.ServingRun):
+    for row_type in (predict.TrainingRun, predict.ServingRun):
         fields = [f.name for f in dataclasses.fields(row_type)]
         assert not [f for f in fields if TUNING_WORDS.search(f)
                     or f.upper() in names], (row_type.__name__, fields)
 
 
 @pytest.mark.parametrize(("loader", "file"), [(predict.training_runs, "training_runs.toml"),
-                                              (deploy.serving_runs, "serving_runs.toml")])
+                                              (predict.serving_runs, "serving_runs.toml")])
 def test_a_run_row_that_sets_an_efficiency_is_rejected(loader, file, tmp_path, monkeypatch):
     # The loaders refuse a field they do not know, so a row cannot carry its own constant.
     data = specs.data_dir()

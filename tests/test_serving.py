@@ -66,11 +66,15 @@ def test_output_input_cost_ratio_grows_with_the_prompt():
     # Llama 3 70B on 8 H100s, 512 output tokens, 0.5K to 32K of prompt. The reviewers' 1.0, 2.2,
     # 4.0, 7.2, 22.7 (issue 15) used the 80 GB label; at the 85.5 GB the driver reports, the
     # larger batch that fits lowers the long-prompt ratios a little.
-    def curve(acc):
+    def curve(acc, priced=False):
         return [round(serving.output_input_cost_ratio(LLAMA, acc, prompt_tokens=s, output_tokens=512,
-                                                      n_chips=8), 1) for s in (512, 2048, 4096, 8192, 32768)]
+                                                      n_chips=8, priced=priced), 1)
+                for s in (512, 2048, 4096, 8192, 32768)]
     assert curve(dataclasses.replace(H100, hbm_bytes=H100.hbm_bytes_nominal)) == [1.0, 2.2, 4.0, 7.2, 22.7]
     assert curve(H100) == [1.0, 2.2, 3.9, 7.1, 22.3]
+    # as served (issue 32 item 24): the compute-bound prefill at the fitted GEMM efficiency (0.44)
+    # and the memory-bound decode at the HBM efficiency (0.9) halve the long-prompt ratios
+    assert curve(H100, priced=True) == [1.0, 1.1, 1.9, 3.5, 10.9]
 
 
 def test_cost_at_max_batch_matches_the_roofline_cost():

@@ -18,7 +18,6 @@ Modules (one concept each; import modules, not names)::
     inference   decode-step and prefill time and cost vs batch; decode ceilings; balance batch
     serving     serving studies: per-operator balance batch, batch-1 floors, cost at the
                 largest batch that memory allows
-    deploy      predicted throughput and latency of a serving deployment (deploy.serve)
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining

@@ -323,7 +323,7 @@ def train_report(model: specs.Model, chip: specs.Accelerator, **layout) -> dict:
 
 
 def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> dict:
-    """``deploy.serve`` as a dict: tokens/s, TPOT and TTFT (s), memory (bytes), step parts.
+    """``predict.serve`` as a dict: tokens/s, TPOT and TTFT (s), memory (bytes), step parts.
 
     >>> r = serve_report(specs.model("llama3_8b"), specs.accelerator("h100_sxm"), n_chips=1,
     ...                  batch_size=None, input_tokens=1000, output_tokens=1000,
@@ -331,9 +331,9 @@ def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> d
     >>> r["fits"], r["batch_size"]
     (True, 709)
     """
-    from . import deploy
+    from . import predict
 
-    s = deploy.serve(model, chip, check_memory=False, **deployment)
+    s = predict.serve(model, chip, check_memory=False, **deployment)
     return {
         "model": model.key,
         "chip": chip.key,
@@ -350,7 +350,7 @@ def serve_report(model: specs.Model, chip: specs.Accelerator, **deployment) -> d
         "fits": s.fits,
         "parts_s": s.parts,
         "memory_parts_bytes": s.memory_parts,
-        "text": deploy.format_budget(s),
+        "text": predict.format_serve_budget(s),
     }
 
 

@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import economics, inference, kv_cache, specs, units
+from . import economics, inference, kv_cache, predict, specs, units
 from .specs import Accelerator, Model
 
 
@@ -71,22 +71,27 @@ def recompute_time_s(
     context_tokens: int,
     n_chips: int,
     weight_dtype: str = "bf16",
-    efficiency: float = 0.5,
+    efficiency: float | None = None,
 ) -> float:
     """Seconds to rebuild the cache by prefilling ``context_tokens`` again.
 
-    Roofline prefill time (``inference.prefill``) divided by ``efficiency``, the fraction
-    of the roofline a real prefill reaches (its MFU when compute-bound).
+    The prefill (``inference.prefill``) priced as every prefill of chapter 6 is,
+    ``predict.priced_time_s`` (the serving model's fitted GEMM efficiency on the FLOP time, its
+    HBM efficiency on the byte time); or the roofline time over ``efficiency`` if given.
 
     >>> from llmphys import specs
     >>> round(recompute_time_s(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                        context_tokens=32768, n_chips=8), 2)
-    1.51
+    1.71
     """
-    units.check_fraction("efficiency", efficiency)
     p = inference.prefill(
         model, acc, prompt_tokens=context_tokens, n_chips=n_chips, weight_dtype=weight_dtype
     )
+    if efficiency is None:
+        return predict.priced_time_s(
+            memory_time_s=p["memory_time_s"], compute_time_s=p["compute_time_s"]
+        )
+    units.check_fraction("efficiency", efficiency)
     return p["time_s"] / efficiency
 
 
@@ -116,7 +121,7 @@ def tier_costs(
     usd_per_chip_hour: float,
     tiers: dict[str, tuple[float, float, int]],
     weight_dtype: str = "bf16",
-    efficiency: float = 0.5,
+    efficiency: float | None = None,
     kv_bytes_per_element: float = 2.0,
 ) -> dict[str, dict[str, float]]:
     """Restore time, restore cost, holding cost and break-even idle time for each tier.
@@ -132,7 +137,7 @@ def tier_costs(
     ...                tiers={"hbm": (float("inf"),
     ...                               hbm_usd_per_byte_s(h100, usd_per_chip_hour=2.95), 8)})
     >>> round(t["hbm"]["breakeven_idle_s"])  # HBM priced per usable byte (85.5 GB per H100)
-    96
+    109
     """
     rate_usd_per_h = units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
     gpu_usd_per_s = n_chips * rate_usd_per_h / units.HOUR
@@ -184,7 +189,7 @@ def idle_cache_tiers(
     links. The rows are ``"HBM"``, ``"host DRAM"``, ``"NVMe"`` and ``"recompute"``.
 
     >>> round(idle_cache_tiers()["HBM"]["breakeven_idle_s"])
-    96
+    109
     """
     model = specs.model("llama3_70b") if model is None else model
     acc = specs.accelerator("h100_sxm") if acc is None else acc

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from . import accounting, compute_split, economics, inference, specs, units
+from . import accounting, compute_split, economics, inference, predict, specs, units
 from .specs import Accelerator, Model
 
 __all__ = [
@@ -457,12 +457,14 @@ def prefill_decode_bounds() -> tuple[float, float]:
 def input_output_cost(*, prompt_tokens: int = 4096, output_tokens: int = 512) -> dict[str, float]:
     """USD per input token and per output token for Llama 3 70B on 8 H100s, rental prices.
 
-    Input tokens at the prefill roofline of one ``prompt_tokens`` prompt; output tokens at the
-    largest batch that fits at ``prompt_tokens + output_tokens`` of context. Returns
+    Input tokens: the prefill of one ``prompt_tokens`` prompt; output tokens: a decode step at
+    the largest batch that fits at ``prompt_tokens + output_tokens`` of context. Both phases
+    priced one way, ``predict.priced_time_s`` (the serving model's GEMM and HBM efficiencies).
+    Returns
     ``usd_per_input_token``, ``usd_per_output_token``, the output ``batch_size`` and ``ratio``.
 
     >>> round(input_output_cost()["ratio"], 1)
-    3.9
+    1.9
     """
     p = inference.prefill(
         specs.model("llama3_70b"),
@@ -470,24 +472,32 @@ def input_output_cost(*, prompt_tokens: int = 4096, output_tokens: int = 512) ->
         prompt_tokens=prompt_tokens,
         n_chips=8,
     )
-    cost_in = 8 * usd_per_chip_hour("h100_sxm") / units.HOUR * p["time_s"] / prompt_tokens
+    usd_per_s = 8 * usd_per_chip_hour("h100_sxm") / units.HOUR
+    t_in = predict.priced_time_s(
+        memory_time_s=p["memory_time_s"], compute_time_s=p["compute_time_s"]
+    )
+    cost_in = usd_per_s * t_in / prompt_tokens
     out = at_max_batch(
         "llama3_70b", "h100_sxm", context_tokens=prompt_tokens + output_tokens, n_chips=8
     )
+    t_out = predict.priced_time_s(
+        memory_time_s=out["memory_time_s"], compute_time_s=out["compute_time_s"]
+    )
+    cost_out = usd_per_s * t_out / out["batch_size"]
     return {
         "usd_per_input_token": cost_in,
-        "usd_per_output_token": out["usd_per_token"],
+        "usd_per_output_token": cost_out,
         "batch_size": out["batch_size"],
-        "ratio": out["usd_per_token"] / cost_in,
+        "ratio": cost_out / cost_in,
     }
 
 
 def output_over_input() -> tuple[float, float, float]:
-    """Output-token cost over input-token cost: on the roofline (:func:`input_output_cost`),
+    """Output-token cost over input-token cost as served (:func:`input_output_cost`),
     then the least and greatest list-price ratio (:func:`~llmphys.economics.api_output_over_input`).
 
     >>> [round(r, 1) for r in output_over_input()]
-    [3.9, 4.0, 5.0]
+    [1.9, 4.0, 5.0]
     """
     api = economics.api_output_over_input()
     return input_output_cost()["ratio"], min(api.values()), max(api.values())
@@ -530,6 +540,28 @@ def operator_balance_batch(
     if model.moe is not None:
         out["routed_experts"] = dense * model.moe.n_experts / model.moe.n_experts_per_token
     return out
+
+
+QUOTED_RACK_WAIT_S = 20e-3
+"""The summaries' 'even if you use an entire rack for one user, you still have to wait ~20 ms'
+(data/claims, P13): the figure the single-user floors are compared with."""
+
+
+def rack_wait_overstatement(
+    model: Model, acc: Accelerator, *, n_chips: int, weight_dtype: str, expert_parallel: bool
+) -> float:
+    """How many times the quoted ~20 ms exceeds the bandwidth floor of one user's token:
+    ``QUOTED_RACK_WAIT_S`` / :func:`batch1_latency_floor_s`'s weights time.
+
+    >>> from llmphys import specs
+    >>> round(rack_wait_overstatement(specs.model("deepseek_v3"), specs.accelerator("gb200"),
+    ...                               n_chips=72, weight_dtype="fp8", expert_parallel=True))
+    58
+    """
+    f = batch1_latency_floor_s(
+        model, acc, n_chips=n_chips, weight_dtype=weight_dtype, expert_parallel=expert_parallel
+    )
+    return QUOTED_RACK_WAIT_S / f["weights_s"]
 
 
 def batch1_latency_floor_s(
@@ -591,16 +623,19 @@ def output_input_cost_ratio(
     output_tokens: int,
     n_chips: int,
     weight_dtype: str = "bf16",
+    priced: bool = True,
 ) -> float:
-    """Cost of an output token over that of an input token, on the same chips at the roofline.
+    """Cost of an output token over that of an input token, on the same chips.
 
     Input: the prefill time of one prompt over its S tokens. Output: t(B) / B at the
-    largest batch whose cache (S + output tokens per sequence) fits. The chip price cancels.
+    largest batch whose cache (S + output tokens per sequence) fits. Both priced by
+    ``predict.priced_time_s``, or both at 100% of the roofline with ``priced=False``. The chip
+    price cancels.
 
     >>> from llmphys import specs
     >>> round(output_input_cost_ratio(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                               prompt_tokens=4096, output_tokens=512, n_chips=8), 1)
-    3.9
+    1.9
     """
     units.check_positive("output_tokens", output_tokens)
     p = inference.prefill(
@@ -612,18 +647,18 @@ def output_input_cost_ratio(
     )
     if b < 1:
         raise ValueError(f"no sequence of {context} tokens fits on {n_chips} x {acc.key}")
-    out = (
-        inference.decode_step(
-            model,
-            acc,
-            batch_size=b,
-            context_tokens=context,
-            n_chips=n_chips,
-            weight_dtype=weight_dtype,
-        )["step_time_s"]
-        / b
+    d = inference.decode_step(
+        model, acc, batch_size=b, context_tokens=context, n_chips=n_chips, weight_dtype=weight_dtype
     )
-    return out / (p["time_s"] / prompt_tokens)
+    if not priced:
+        return (d["step_time_s"] / b) / (p["time_s"] / prompt_tokens)
+    out = predict.priced_time_s(
+        memory_time_s=d["memory_time_s"], compute_time_s=d["compute_time_s"]
+    )
+    t_in = predict.priced_time_s(
+        memory_time_s=p["memory_time_s"], compute_time_s=p["compute_time_s"]
+    )
+    return (out / b) / (t_in / prompt_tokens)
 
 
 def cost_per_token_at_max_batch_usd(

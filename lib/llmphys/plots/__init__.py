@@ -57,7 +57,11 @@ _WHERE = {
     ),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
-    "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
+    "predict": (
+        "plot_predicted_vs_measured",
+        "plot_serving_predicted_vs_measured",
+        "plot_latency_under_load",
+    ),
     "foundations": (
         "plot_loss_curves",
         "plot_residual_stream",

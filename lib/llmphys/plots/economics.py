@@ -187,12 +187,14 @@ def plot_kv_restore(
     tiers: Mapping[str, tuple[float, int]],
     n_chips: int,
     weight_dtype: str = "bf16",
-    efficiency: float = 0.5,
+    efficiency: float | None = None,
     ax: plt.Axes | None = None,
 ) -> plt.Figure:
     """Time to bring back a conversation's KV cache from each tier vs recomputing it (log-log).
 
-    ``tiers`` maps a name to (bytes/s per link, number of links in parallel).
+    ``tiers`` maps a name to (bytes/s per link, number of links in parallel). The recomputation
+    is priced as ``kv_tiers.recompute_time_s`` prices it (``efficiency=None``: the serving model's
+    one prefill pricing, ``predict.priced_time_s``).
     """
     t = np.asarray(context_tokens, dtype=int)
     with style():
@@ -221,7 +223,8 @@ def plot_kv_restore(
             y,
             color="0.1",
             linestyle="--",
-            label=f"recompute (prefill on {n_chips}x {_short(acc)}, {efficiency:.0%} of roofline)",
+            label=f"recompute (prefill on {n_chips}x {_short(acc)}, "
+            + ("as served)" if efficiency is None else f"{efficiency:.0%} of roofline)"),
         )
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -126,3 +126,52 @@ def _band_and_points(ax, x, y, *, line, band, groups, calibration) -> None:
                     markeredgecolor=colour,
                     label=g + suffix,
                 )
+
+
+def plot_latency_under_load(
+    rates_per_s: Sequence[float],
+    series: dict[str, Sequence[float]],
+    *,
+    sla_rate_per_s: float,
+    max_rate_per_s: float,
+    tpot_target_s: float,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
+    """TTFT and TPOT percentiles (ms, log axis) against the request rate (requests/s), with the
+    TPOT target, the SLA-bound rate and the max-throughput table's rate as vertical lines
+    (chapters/06_economics.ipynb, section "Latency under load"). ``series`` maps a label such
+    as "TPOT p90" to seconds at each rate."""
+    x = np.asarray(rates_per_s, dtype=float)
+    if not series or any(len(v) != len(x) for v in series.values()) or len(x) == 0:
+        raise ValueError("series must map labels to one value (s) per rate, and rates be non-empty")
+    with style():
+        fig, ax = new_axes(ax, figsize=(6.4, 4.2))
+        for (label, y), color, marker in zip(series.items(), PALETTE, MARKERS, strict=False):
+            ax.plot(x, np.asarray(y) * 1e3, color=color, marker=marker, markersize=4, label=label)
+        ax.axhline(
+            tpot_target_s * 1e3,
+            color="0.3",
+            linestyle=":",
+            linewidth=1.0,
+            label=f"TPOT target {tpot_target_s * 1e3:.0f} ms",
+        )
+        ax.axvline(
+            sla_rate_per_s,
+            color="0.3",
+            linestyle="--",
+            linewidth=1.0,
+            label=f"SLA-bound rate {sla_rate_per_s:.1f} requests/s",
+        )
+        ax.axvline(
+            max_rate_per_s,
+            color="0.6",
+            linestyle="-.",
+            linewidth=1.0,
+            label=f"max-throughput rate {max_rate_per_s:.1f} requests/s",
+        )
+        ax.set_yscale("log")
+        ax.set_xlabel("request rate (requests/s, Poisson arrivals)")
+        ax.set_ylabel("latency (ms)")
+        ax.legend(loc="upper left", fontsize=7.0)
+        fig.tight_layout()
+    return fig

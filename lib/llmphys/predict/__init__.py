@@ -6,8 +6,11 @@ A package with one file per part of the model (issues 26-29 agree on this layout
     memory.py      what one chip holds for a layout, as the frameworks lay it out
     efficiency.py  achieved fractions of a chip's peaks (GEMM by shape, bandwidth, links)
     runs.py        ``data/training_runs.toml``, one loader and one schema
-    serve.py       ``serve``: a deployment's step, throughput and latency terms
+    serve_model.py ``serve``: a deployment's step, throughput and latency terms (not serve.py:
+                   a submodule named like the package's function ``serve`` would replace it
+                   whenever an importer sets the package attribute, as pytest's doctests do)
     simulate.py    ``simulate_serving``: discrete-event continuous batching
+    serving_data.py ``data/serving_runs.toml``, calibration, leave-one-source-out errors
     plan.py        the inverse questions: layout search, chips for a target, cost
 
 Callers use the package's names (``predict.train_step``, ``predict.training_runs``); the
@@ -57,7 +60,63 @@ from .train import (
     _model as _model,
 )
 
-__all__ = [
+# isort: split
+# --- serving (serve_model.py, simulate.py, serving_data.py; issue 28) -----------------------
+from .serve_model import (
+    CONSTANTS as SERVE_CONSTANTS,
+)
+from .serve_model import (
+    ENGINE_LIMITS,
+    HBM_EFFICIENCY,
+    KV_CACHE_FREE_FRACTION,
+    Layout,
+    Serve,
+    ServeConstants,
+    StepCost,
+    all_to_all_s,
+    expected_tokens_per_step,
+    expert_load_imbalance,
+    largest_batch_within_tpot,
+    priced_time_s,
+    serve,
+    small_collective_latency_s,
+    step_cost,
+    weight_read_bytes,
+)
+from .serve_model import (
+    format_budget as format_serve_budget,
+)
+from .serving_data import (
+    CALIBRATION_RUNS as SERVING_CALIBRATION_RUNS,
+)
+from .serving_data import (
+    ServingRun,
+    deepseek_decode_study,
+    format_loso_table,
+    loso_summary,
+    miss_summary,
+    predict_figures,
+    predict_serve,
+    serving_runs,
+)
+from .serving_data import (
+    calibrate as calibrate_serving,
+)
+from .serving_data import (
+    residuals as serving_residuals,
+)
+from .simulate import (
+    LengthDistribution,
+    Scheduler,
+    Simulation,
+    load_sweep,
+    simulate_serving,
+    sla_rate_per_s,
+)
+
+# --- end of serving block ----------------------------------------------------------------------
+
+__all__ = [  # noqa: RUF022 (the serving names are a block of their own, for merging)
     "ADAM_BYTES_PER_PARAM",
     "ATTENTION_EFFICIENCY",
     "BACKWARD_SHARE",
@@ -88,4 +147,41 @@ __all__ = [
     "source_flop_per_token",
     "train_step",
     "training_runs",
+    # --- serving (issue 28) ---
+    "ENGINE_LIMITS",
+    "HBM_EFFICIENCY",
+    "KV_CACHE_FREE_FRACTION",
+    "SERVE_CONSTANTS",
+    "SERVING_CALIBRATION_RUNS",
+    "LengthDistribution",
+    "Layout",
+    "Scheduler",
+    "Serve",
+    "ServeConstants",
+    "ServingRun",
+    "Simulation",
+    "StepCost",
+    "all_to_all_s",
+    "calibrate_serving",
+    "deepseek_decode_study",
+    "expected_tokens_per_step",
+    "expert_load_imbalance",
+    "format_loso_table",
+    "format_serve_budget",
+    "largest_batch_within_tpot",
+    "load_sweep",
+    "loso_summary",
+    "miss_summary",
+    "predict_figures",
+    "predict_serve",
+    "priced_time_s",
+    "serve",
+    "serving_residuals",
+    "serving_runs",
+    "simulate_serving",
+    "sla_rate_per_s",
+    "small_collective_latency_s",
+    "step_cost",
+    "weight_read_bytes",
+    # --- end of serving block ---
 ]

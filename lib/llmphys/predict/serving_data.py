@@ -1,0 +1,488 @@
+"""Published serving measurements, the serving model's calibration and its out-of-sample errors.
+
+``data/serving_runs.toml`` holds every row (its header states the selection rule). Three constants
+of :class:`predict.serve.ServeConstants` are fitted, once, on ``CALIBRATION_RUNS``; everything else
+is sourced. Errors are reported leave-one-source-out: for each source the three constants are
+refitted on the calibration rows of the other sources, and that source's rows are predicted with
+them. Throughput rows are timed by ``predict.serve`` in its steady state; rows whose source
+publishes latency percentiles under a stated load are run through ``predict.simulate_serving``.
+
+Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import math
+import statistics
+import tomllib
+from typing import Any
+
+import numpy as np
+
+from .. import inference, specs, units
+from . import train as _train
+
+# the modules themselves: the package's names serve and simulate_serving are the functions
+_serve = importlib.import_module(".serve_model", __package__)
+_sim = importlib.import_module(".simulate", __package__)
+from .serve_model import ServeConstants  # noqa: E402  (names for the annotations)
+from .simulate import LengthDistribution, Simulation  # noqa: E402
+
+CALIBRATION_RUNS = (
+    "trtllm_llama31_8b_h100_tp1_1000_1000",
+    "trtllm_llama33_70b_h100_tp2_1000_1000",
+    "gpustack_qwen3_8b_h100_vllm_bf16_c4",
+    "sglang_deepseek_v3_h100_decode_ep72",
+    "trtllm_qwen3_235b_a22b_h200_tp8_1000_1000",
+)
+"""The rows the three fitted constants are fitted on: a small and a large dense model at max
+throughput (TensorRT-LLM, 1,000 in and out), a small model at concurrency 4 (vLLM, where the step
+overhead is a third of the step), a MoE decode pool (SGLang, EP72) and a MoE at max throughput
+(TensorRT-LLM, Qwen3-235B-A22B on H200). Leaving a source out drops its calibration rows."""
+
+SHAREGPT_SIGMA = 1.0
+"""Log-space spread of the ShareGPT lengths the simulator draws (lognormal with the run's mean):
+an assumption, neither fitted nor measured here; the sources give only total tokens."""
+
+SHAREGPT_MAX_TOKENS = 1024
+"""Longest ShareGPT prompt vLLM's benchmark keeps (its sampler drops prompts over 1,024 tokens and
+pairs over 2,048); outputs are clipped at the same length."""
+
+SEED = 2026
+"""Seed of the simulations behind the latency rows (one ``numpy.random.Generator`` per row)."""
+
+LATENCY_FIELDS = ("ttft_p50", "ttft_mean", "tpot_p50", "tpot_p99", "tpot_mean")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServingRun:
+    """A published serving measurement: source, engine, model, layout, workload, figures."""
+
+    key: str
+    source_key: str
+    engine: str
+    model: str
+    model_name: str
+    accelerator: str
+    n_chips: int
+    tp: int
+    ep: int
+    pp: int
+    weight_dtype: str
+    kv_dtype: str
+    math_dtype: str
+    arrival: str  # burst | concurrency | decode_only
+    concurrency: int  # 0: unlimited (burst)
+    length_distribution: str  # fixed | sharegpt
+    input_tokens: int
+    output_tokens: int
+    measured_output_tokens_per_s: float
+    quote: str
+    source: str
+    table: str
+    unstated: str
+    n_requests: int | None = None
+    two_batch_overlap: bool = False
+    measured_ttft_p50_s: float | None = None
+    measured_ttft_mean_s: float | None = None
+    measured_tpot_p50_s: float | None = None
+    measured_tpot_p99_s: float | None = None
+    measured_tpot_mean_s: float | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        """Whether the row's model is a mixture of experts."""
+        return _serve.resolve_model(self.model).moe is not None
+
+    @property
+    def engine_family(self) -> str:
+        """trtllm, vllm, sglang or other: which engine's default limits apply."""
+        e = self.engine.lower()
+        for fam, prefix in (("trtllm", "tensorrt-llm"), ("vllm", "vllm"), ("sglang", "sglang")):
+            if e.startswith(prefix):
+                return fam
+        return "other"
+
+    def measured_latency(self) -> dict[str, float]:
+        """The published latency figures, by name (seconds)."""
+        out = {f: getattr(self, f"measured_{f}_s") for f in LATENCY_FIELDS}
+        return {f: v for f, v in out.items() if v is not None}
+
+
+_ARRIVALS = ("burst", "concurrency", "decode_only")
+
+
+@functools.cache
+def serving_runs() -> dict[str, ServingRun]:
+    """Every measurement in ``data/serving_runs.toml``, keyed by row (checked field by field)."""
+    path = specs.data_dir() / "serving_runs.toml"
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    runs = {}
+    for key, entry in raw.items():
+        where = f"serving_runs.toml[{key}]"
+        run = specs.build_spec(ServingRun, entry, where, key=key)
+        for field in ("weight_dtype", "kv_dtype", "math_dtype"):
+            units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
+        if run.arrival not in _ARRIVALS:
+            raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
+        if run.length_distribution not in ("fixed", "sharegpt"):
+            raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
+        runs[key] = run
+    return runs
+
+
+def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:
+    if run.length_distribution == "fixed":
+        return (
+            LengthDistribution(mean=run.input_tokens),
+            LengthDistribution(mean=run.output_tokens),
+        )
+    kw: dict[str, Any] = {
+        "kind": "lognormal",
+        "sigma": SHAREGPT_SIGMA,
+        "max_tokens": SHAREGPT_MAX_TOKENS,
+    }
+    return (
+        LengthDistribution(mean=run.input_tokens, **kw),
+        LengthDistribution(mean=run.output_tokens, **kw),
+    )
+
+
+def _limits(run: ServingRun) -> tuple[int, int]:
+    return _serve.ENGINE_LIMITS.get(run.engine_family, (_serve.MAX_BATCH, _serve.CHUNK_TOKENS))
+
+
+def _kv_rule(run: ServingRun) -> tuple[str, float]:
+    return _serve.KV_MEMORY_RULES.get(run.engine_family, _serve.KV_MEMORY_RULES["trtllm"])
+
+
+def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS):
+    """``serve`` on a published deployment's layout and workload (steady state)."""
+    r = serving_runs()[run] if isinstance(run, str) else run
+    seqs, budget = _limits(r)
+    decode_only = r.arrival == "decode_only"
+    batch = r.concurrency if r.arrival in ("decode_only", "concurrency") else None
+    return _serve.serve(
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        ep=r.ep,
+        pp=r.pp,
+        batch_size=batch,
+        input_tokens=r.input_tokens,
+        output_tokens=r.output_tokens,
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+        math_dtype=r.math_dtype,
+        max_batch=seqs,
+        chunk_tokens=budget,
+        kv_memory_rule=_kv_rule(r),
+        decode_only=decode_only,
+        two_batch_overlap=r.two_batch_overlap,
+        constants=constants,
+        check_memory=False,
+    )
+
+
+def predict_simulated(
+    run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS
+) -> Simulation:
+    """``simulate_serving`` on a published run's workload (its requests, lengths and load)."""
+    r = serving_runs()[run] if isinstance(run, str) else run
+    seqs, budget = _limits(r)
+    ins, outs = _lengths(r)
+    return _sim.simulate_serving(
+        r.model,
+        r.accelerator,
+        n_chips=r.n_chips,
+        tp=r.tp,
+        ep=r.ep,
+        pp=r.pp,
+        input_tokens=ins,
+        output_tokens=outs,
+        n_requests=r.n_requests or max(100, 10 * r.concurrency),
+        concurrency=r.concurrency if r.arrival == "concurrency" else None,
+        scheduler=_sim.Scheduler(
+            max_num_seqs=seqs, max_num_batched_tokens=budget, kv_memory_rule=_kv_rule(r)
+        ),
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+        math_dtype=r.math_dtype,
+        two_batch_overlap=r.two_batch_overlap,
+        constants=constants,
+        rng=np.random.default_rng(SEED),
+    )
+
+
+def predict_figures(
+    run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS
+) -> dict[str, float]:
+    """Predicted output tokens/s and every latency figure the row publishes (seconds)."""
+    r = serving_runs()[run] if isinstance(run, str) else run
+    if r.length_distribution == "sharegpt" or r.arrival == "concurrency":
+        sim = predict_simulated(r, constants)
+        out = {
+            "output_tokens_per_s": sim.output_tokens_per_s,
+            "ttft_p50": sim.percentile("ttft_s", 50),
+            "ttft_mean": float(np.mean(sim.ttft_s)),
+            "tpot_p50": sim.percentile("tpot_s", 50),
+            "tpot_p99": sim.percentile("tpot_s", 99),
+            "tpot_mean": float(np.mean(sim.tpot_s)),
+        }
+    else:
+        s = predict_serve(r, constants)
+        out = {
+            "output_tokens_per_s": s.output_tokens_per_s,
+            "tpot_mean": s.tpot_s,
+            "tpot_p50": s.tpot_s,
+            "ttft_p50": s.ttft_s,
+            "ttft_mean": s.ttft_s,
+            "tpot_p99": s.tpot_worst_s,
+        }
+    return out
+
+
+def _calibration_loss(runs: list[ServingRun], c: ServeConstants) -> float:
+    loss = 0.0
+    for r in runs:
+        if r.arrival == "concurrency":  # the steady state at the closed loop's batch
+            s = predict_serve(r, c)
+            meas = r.measured_tpot_p50_s
+            assert meas is not None, f"{r.key}: a concurrency calibration row needs its TPOT"
+            loss += math.log(s.tpot_s / meas) ** 2
+        else:
+            s = predict_serve(r, c)
+            loss += math.log(s.output_tokens_per_s / r.measured_output_tokens_per_s) ** 2
+    return loss
+
+
+def _identifies(run: ServingRun) -> set[str]:
+    """The fitted constants a calibration row pins down: the dense GEMM rate (a dense model at
+    max throughput), the expert GEMM rate (a MoE row), the step overhead (a small closed loop)."""
+    if run.arrival == "concurrency":
+        return {"step_overhead_s"}
+    return {"expert_gemm_efficiency"} if run.is_moe else {"gemm_efficiency"}
+
+
+_BOUNDS = {
+    "gemm_efficiency": (0.2, 1.0),
+    "expert_gemm_efficiency": (0.02, 1.0),
+    "step_overhead_s": (0.0, 5e-3),
+}
+
+
+@functools.cache
+def calibrate(exclude_source: str | None = None) -> ServeConstants:
+    """The fitted constants on CALIBRATION_RUNS (least squares in log throughput, log TPOT for
+    the closed-loop row), leaving out ``exclude_source``'s rows.
+
+    Coordinate descent, three rounds of golden-section searches within ``_BOUNDS``. A constant
+    that no remaining row pins down (:func:`_identifies`) keeps its all-rows value, and
+    :func:`fold_fallbacks` says so.
+    """
+    runs = [serving_runs()[k] for k in CALIBRATION_RUNS]
+    runs = [r for r in runs if r.source_key != exclude_source]
+    if not runs:
+        raise ValueError(f"exclude_source={exclude_source!r} leaves no calibration row")
+    c = _serve.CONSTANTS if exclude_source is None else calibrate(None)
+    free = set().union(*(_identifies(r) for r in runs))
+    for _ in range(3):
+        for name in ("gemm_efficiency", "expert_gemm_efficiency", "step_overhead_s"):
+            if name not in free:
+                continue
+            lo, hi = _BOUNDS[name]
+            base = c
+            best = _train.golden_section_min(
+                lambda x, n=name, b=base: _calibration_loss(runs, dataclasses.replace(b, **{n: x})),
+                lo,
+                hi,
+                n_iter=40,
+            )
+            c = dataclasses.replace(c, **{name: best})
+    return c
+
+
+def fold_fallbacks(source: str) -> tuple[str, ...]:
+    """The fitted constants that leaving ``source`` out cannot refit (they keep the all-rows
+    fit, so that fold is not out-of-source for them)."""
+    runs = [serving_runs()[k] for k in CALIBRATION_RUNS]
+    free = set().union(*(_identifies(r) for r in runs if r.source_key != source))
+    return tuple(n for n in _BOUNDS if n not in free)
+
+
+@functools.cache
+def residuals() -> tuple[dict[str, Any], ...]:
+    """One row per published measurement: measured and leave-one-source-out predicted figures.
+
+    ``rel_error`` is (predicted - measured) / measured throughput; ``latency_errors`` maps each
+    published latency figure to its relative error. ``calibration`` marks CALIBRATION_RUNS.
+    """
+    rows = []
+    for key, run in serving_runs().items():
+        c = calibrate(run.source_key)
+        pred = predict_figures(run, c)
+        meas = run.measured_output_tokens_per_s
+        lat = {f: (pred[f] - v) / v for f, v in run.measured_latency().items()}
+        rows.append(
+            {
+                "run": key,
+                "source": run.source_key,
+                "engine": run.engine_family,
+                "model": run.model,
+                "moe": run.is_moe,
+                "accelerator": run.accelerator,
+                "n_chips": run.n_chips,
+                "input_tokens": run.input_tokens,
+                "output_tokens": run.output_tokens,
+                "measured": meas,
+                "predicted": pred["output_tokens_per_s"],
+                "rel_error": (pred["output_tokens_per_s"] - meas) / meas,
+                "latency_errors": lat,
+                "predicted_latency": {f: pred[f] for f in lat},
+                "measured_latency": run.measured_latency(),
+                "calibration": key in CALIBRATION_RUNS,
+            }
+        )
+    return tuple(rows)
+
+
+def loso_summary() -> dict[str, dict[str, float]]:
+    """Leave-one-source-out error summary: throughput median, worst and median signed; latency
+    median and worst; MoE rows' throughput median; and each source's throughput median."""
+    rows = residuals()
+    tput = [r["rel_error"] for r in rows]
+    lat = [e for r in rows for e in r["latency_errors"].values()]
+    moe = [abs(r["rel_error"]) for r in rows if r["moe"]]
+    out = {
+        "all": {
+            "n_rows": len(rows),
+            "median": statistics.median(map(abs, tput)),
+            "worst": max(map(abs, tput)),
+            "median_signed": statistics.median(tput),
+            "n_latency": len(lat),
+            "latency_median": statistics.median(map(abs, lat)),
+            "latency_worst": max(map(abs, lat)),
+            "moe_median": statistics.median(moe),
+            "n_moe": len(moe),
+        }
+    }
+    for src in sorted({r["source"] for r in rows}):
+        e = [r["rel_error"] for r in rows if r["source"] == src]
+        le = [x for r in rows if r["source"] == src for x in r["latency_errors"].values()]
+        out[src] = {
+            "n_rows": len(e),
+            "median": statistics.median(map(abs, e)),
+            "worst": max(map(abs, e)),
+            "median_signed": statistics.median(e),
+            "n_latency": len(le),
+            "latency_median": statistics.median(map(abs, le)) if le else math.nan,
+        }
+    return out
+
+
+def format_loso_table() -> str:
+    """The leave-one-source-out summary as a text table (one line per source, then all rows)."""
+    s = loso_summary()
+    lines = [
+        f"{'source':<26}{'rows':>5}{'median':>8}{'worst':>8}{'signed':>8}{'lat n':>6}{'lat med':>8}"
+    ]
+    for k, v in s.items():
+        lines.append(
+            f"{k:<26}{v['n_rows']:>5}{v['median']:>8.1%}{v['worst']:>8.1%}"
+            f"{v['median_signed']:>+8.1%}{v['n_latency']:>6}{v['latency_median']:>8.1%}"
+        )
+    a = s["all"]
+    lines.append(
+        f"MoE rows: {a['n_moe']}, throughput median {a['moe_median']:.1%}; latency worst "
+        f"{a['latency_worst']:.1%}"
+    )
+    return "\n".join(lines)
+
+
+DEEPSEEK_NODE_CHIPS = 8
+"""GPUs per node in DeepSeek's and SGLang's figures (8-GPU H800 and H100 servers)."""
+
+
+def deepseek_decode_study(run_key: str = "deepseek_v3_h800_decode_ep144") -> dict[str, Any]:
+    """DeepSeek-V3's expert-parallel decode pool worked through, against its published figures.
+
+    For a decode-only row: the per-GPU batch, the tokens each routed expert sees per step
+    (B k / E over the whole EP group), the per-operator balance batches of the chip
+    (``inference.balance_batch_by_operator``), the step's parts (``serve``), the all-to-all time
+    before overlap, and predicted against published per-node output tokens/s and TPOT.
+    """
+    r = serving_runs()[run_key]
+    m = _serve.resolve_model(r.model)
+    acc = _serve.resolve_accelerator(r.accelerator)
+    assert m.moe is not None, f"{run_key}: a MoE row"
+    s = predict_serve(r)
+    cost = _serve.step_cost(
+        m,
+        acc,
+        layout=_serve.make_layout(m, tp=r.tp, ep=r.ep, overlap=r.two_batch_overlap),
+        weight_dtype=r.weight_dtype,
+        kv_dtype=r.kv_dtype,
+    )
+    _, a2a_s = cost.collectives_s(float(r.concurrency))
+    nodes = r.n_chips / DEEPSEEK_NODE_CHIPS
+    return {
+        "n_gpus": r.n_chips,
+        "batch_per_gpu": r.concurrency / r.n_chips,
+        "tokens_per_expert": r.concurrency * m.moe.n_experts_per_token / m.moe.n_experts,
+        "balance_batch": inference.balance_batch_by_operator(m, acc, weight_dtype=r.weight_dtype),
+        "parts_s": s.parts,
+        "step_s": s.step_s,
+        "all_to_all_s": a2a_s,
+        "predicted_per_node": s.output_tokens_per_s / nodes,
+        "measured_per_node": r.measured_output_tokens_per_s / nodes,
+        "predicted_tpot_s": s.tpot_s,
+        "measured_tpot_s": r.measured_tpot_mean_s,
+    }
+
+
+def miss_summary() -> dict[str, float]:
+    """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
+    rows' median |error|, the worst dense row, the MoE rows by source, the latency figures at
+    low load (closed loop) and under a burst, and NIM's concurrency sweep below and above the
+    knee, as medians of signed relative errors."""
+    rows = residuals()
+    dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
+    worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
+
+    def med(xs: list[float]) -> float:
+        return statistics.median(xs) if xs else math.nan
+
+    low = [
+        r
+        for r in rows
+        if serving_runs()[r["run"]].arrival == "concurrency" and "ttft_p50" in r["latency_errors"]
+    ]
+    nim = [r for r in rows if r["source"] == "nvidia_nim_benchmarking"]
+    light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
+    heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
+    burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
+    return {
+        "trt_dense_median": med([abs(r["rel_error"]) for r in dense_trt]),
+        "worst_dense_error": worst["rel_error"],
+        "worst_dense_run": worst["run"],
+        "trt_moe_median_signed": med(
+            [r["rel_error"] for r in rows if r["moe"] and r["source"] == "trtllm_v1_perf_overview"]
+        ),
+        "gpustack_moe_median_signed": med(
+            [r["rel_error"] for r in rows if r["moe"] and r["source"] == "gpustack_performance_lab"]
+        ),
+        "low_load_ttft_median_signed": med([r["latency_errors"]["ttft_p50"] for r in low]),
+        "low_load_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in low]),
+        "burst_ttft_median_signed": med([r["latency_errors"]["ttft_p50"] for r in burst]),
+        "burst_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in burst]),
+        "nim_light_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in light]),
+        "nim_light_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in light]),
+        "nim_heavy_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in heavy]),
+        "nim_heavy_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in heavy]),
+        "nim_throughput_median": med([abs(r["rel_error"]) for r in nim]),
+    }

@@ -1,0 +1,485 @@
+"""A discrete-event simulation of continuous batching, timed by the serving model's step cost.
+
+One replica of a deployment runs a vLLM-style scheduler (Kwon et al. 2023, PagedAttention,
+arXiv:2309.06180; vLLM V1's unified scheduler): every step it first serves the running
+sequences (one decode token each, or the next chunk of a prompt still prefilling), then admits
+waiting requests first-come first-served while the step's token budget, the sequence cap and the
+KV-cache blocks allow. A sequence that needs a new block when none is free preempts the most
+recently admitted one, which frees its blocks and waits again to be recomputed from scratch (vLLM's
+recompute preemption). Each step lasts ``StepCost.step_s`` of what it carries, the same terms
+``predict.serve`` sums in the steady state, so the two agree when the load is steady (a test shows
+it). With ``prefill_chips`` the deployment is disaggregated: prompts are prefilled by their own
+pool and their caches sent over scale-out before the decode pool admits them.
+
+Requests arrive as a Poisson stream (``arrival_rate_per_s``), as a closed loop of ``concurrency``
+clients, or all at once (neither). Lengths are drawn from ``LengthDistribution``s with a seeded
+``numpy.random.Generator``, so a run is deterministic. Vidur (Agrawal et al. 2024,
+arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
+throughput a latency target allows.
+
+Home: chapters/06_economics.ipynb, section "Latency under load".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import math
+
+import numpy as np
+
+from .. import units
+from ..specs import Accelerator, Model
+
+# the module itself: the package's name serve is the function
+_serve = importlib.import_module(".serve_model", __package__)
+from .serve_model import ServeConstants, StepCost  # noqa: E402  (names for the annotations)
+
+BLOCK_TOKENS = 16
+"""Tokens per KV-cache block: vLLM's default block_size (16)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class LengthDistribution:
+    """Token lengths: ``fixed`` (every request ``mean``) or ``lognormal`` with that mean and a
+    log-space spread ``sigma``, clipped to [1, ``max_tokens``]."""
+
+    mean: float
+    kind: str = "fixed"
+    sigma: float = 0.0
+    max_tokens: int = 131072
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` integer lengths."""
+        units.check_positive("mean", self.mean)
+        if self.kind == "fixed":
+            x = np.full(n, float(self.mean))
+        elif self.kind == "lognormal":
+            mu = math.log(self.mean) - self.sigma**2 / 2  # so that E[x] = mean
+            x = rng.lognormal(mu, self.sigma, n)
+        else:
+            raise ValueError(f"kind must be 'fixed' or 'lognormal', got {self.kind!r}")
+        return np.clip(np.rint(x), 1, self.max_tokens).astype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Scheduler:
+    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, and
+    how it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``)."""
+
+    max_num_seqs: int = 1024
+    max_num_batched_tokens: int = _serve.CHUNK_TOKENS
+    chunked_prefill: bool = True
+    kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Simulation:
+    """Per-request latencies (s) and the run's throughput; percentiles by :meth:`percentile`."""
+
+    ttft_s: np.ndarray
+    tpot_s: np.ndarray  # (finish - first token) / (output - 1), requests with > 1 output token
+    e2e_s: np.ndarray
+    output_tokens_per_s: float  # whole deployment: generated tokens / (last finish - first arrival)
+    input_tokens_per_s: float
+    n_requests: int
+    n_steps: int
+    n_preemptions: int
+    mean_batch: float  # decode sequences per step of one replica, averaged over steps
+    duration_s: float
+
+    def percentile(self, metric: str, q: float) -> float:
+        """The ``q``-th percentile (0-100) of ``ttft_s``, ``tpot_s`` or ``e2e_s``."""
+        if metric not in ("ttft_s", "tpot_s", "e2e_s"):
+            raise ValueError(f"metric must be ttft_s, tpot_s or e2e_s, got {metric!r}")
+        return float(np.percentile(getattr(self, metric), q))
+
+    def summary(self) -> dict[str, float]:
+        """p50, p90 and p99 of each latency, and the throughputs."""
+        out = {
+            f"{m}_p{q}": self.percentile(m, q)
+            for m in ("ttft_s", "tpot_s", "e2e_s")
+            for q in (50, 90, 99)
+        }
+        out["output_tokens_per_s"] = self.output_tokens_per_s
+        return out
+
+
+def _replica_run(
+    cost: StepCost,
+    *,
+    arrivals: np.ndarray,
+    inputs: np.ndarray,
+    outputs: np.ndarray,
+    sched: Scheduler,
+    kv_blocks: int,
+    closed_loop: int,
+    prefilled: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]:
+    """Simulate one replica. Returns first-token and finish times, admission order, steps,
+    preemptions and the summed decode batch. ``closed_loop`` > 0: a finished request releases
+    its client, whose next request (in index order) arrives at that instant. ``prefilled``: the
+    prompts' caches arrive ready (the decode pool of a disaggregated deployment)."""
+    model = cost.model
+    n = len(arrivals)
+    arr = arrivals.astype(float).copy()
+    first = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    done_prompt = np.zeros(n, dtype=np.int64)  # prompt tokens computed
+    gen = np.zeros(n, dtype=np.int64)  # output tokens emitted
+    k1 = cost.tokens_per_decode
+    budget, max_seqs = sched.max_num_batched_tokens, sched.max_num_seqs
+    flop_per_ctx = {}  # prompt length -> attention FLOP of one of its tokens, mean context
+
+    def pre_flop(i_len: int, n_tok: int) -> float:
+        if i_len not in flop_per_ctx:
+            flop_per_ctx[i_len] = _serve.prefill_attention_flop(
+                model, n_tokens=1, prompt_tokens=int(i_len)
+            )
+        return n_tok * flop_per_ctx[i_len]
+
+    if closed_loop:
+        arr[closed_loop:] = np.inf  # released, in index order, as clients free up
+        order = list(range(min(closed_loop, n)))
+    else:
+        order = list(np.argsort(arr, kind="stable"))
+    nxt = 0  # next request in arrival order not yet queued
+    waiting: list[int] = []
+    running: list[int] = []  # in admission order
+    blocks = np.zeros(n, dtype=np.int64)
+    used_blocks = 0
+    t = 0.0
+    steps = preempt = 0
+    batch_sum = 0.0
+    next_client = closed_loop
+    if prefilled:
+        done_prompt[:] = inputs
+    n_done = 0
+    while n_done < n:
+        while nxt < len(order) and arr[order[nxt]] <= t:
+            waiting.append(order[nxt])
+            nxt += 1
+        if not running and not waiting:
+            if nxt >= len(order):
+                break
+            t = max(t, float(arr[order[nxt]]))  # idle until the next arrival
+            continue
+        n_pre = 0
+        pflop = 0.0
+        chunks: list[tuple[int, int]] = []
+        # 1. running sequences: decode, or the next chunk of a prompt
+        rr = np.fromiter(running, dtype=np.int64, count=len(running))
+        dec = done_prompt[rr] >= inputs[rr]
+        grow = -(-(inputs[rr] + gen[rr] + k1) // BLOCK_TOKENS) - blocks[rr]
+        need = np.where(dec, np.maximum(grow, 0), 0)
+        if used_blocks + int(need.sum()) > kv_blocks:
+            # preempt the most recently admitted until the decodes' new blocks fit
+            while len(running) > 1 and used_blocks + int(need.sum()) > kv_blocks:
+                victim = running.pop()
+                used_blocks -= int(blocks[victim])
+                blocks[victim] = 0
+                done_prompt[victim] = inputs[victim] if prefilled else 0
+                gen[victim] = 0
+                preempt += 1
+                waiting.insert(0, victim)
+                rr, dec, need = rr[:-1], dec[:-1], need[:-1]
+        blocks[rr] += need
+        used_blocks += int(need.sum())
+        dec_idx = rr[dec][: max(budget // k1, 0)]
+        decoding = dec_idx
+        n_dec = len(dec_idx)
+        tokens = n_dec * k1
+        kv_tok = float((inputs[dec_idx] + gen[dec_idx]).sum())
+        for r in rr[~dec]:
+            c = min(int(inputs[r] - done_prompt[r]), budget - tokens)
+            if c <= 0:
+                break
+            tokens += c
+            n_pre += c
+            pflop += pre_flop(int(inputs[r]), c)
+            chunks.append((int(r), c))
+        # 2. admit waiting requests while the budget, the cap and the cache allow
+        while waiting and tokens < budget and len(running) < max_seqs:
+            r = waiting[0]
+            rem = int(inputs[r] - done_prompt[r])
+            c = min(rem, budget - tokens) if sched.chunked_prefill else rem
+            if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
+                break
+            first_blocks = -(-(int(inputs[r]) + 1) // BLOCK_TOKENS)
+            if used_blocks + first_blocks > kv_blocks:
+                break
+            waiting.pop(0)
+            used_blocks += first_blocks
+            blocks[r] = first_blocks
+            running.append(r)
+            if c > 0:
+                tokens += c
+                n_pre += c
+                pflop += pre_flop(int(inputs[r]), c)
+                chunks.append((r, c))
+        if tokens == 0:
+            if running or not waiting:
+                continue  # sequences just admitted with their caches ready decode next step
+            # nothing fits (a prompt larger than the whole cache): drop it with no tokens
+            r = waiting.pop(0)
+            first[r] = finish[r] = t
+            n_done += 1
+            continue
+        dt = cost.step_s(n_dec, kv_tok, n_pre, pflop)
+        t += dt
+        steps += 1
+        batch_sum += n_dec
+        for r, c in chunks:
+            done_prompt[r] += c
+            if done_prompt[r] >= inputs[r] and gen[r] == 0:
+                gen[r] = 1  # the prompt's last chunk yields the first token
+                first[r] = t
+        gen[decoding] += k1
+        fresh = decoding[np.isnan(first[decoding])]  # caches prefilled elsewhere
+        first[fresh] = t
+        rr = np.fromiter(running, dtype=np.int64, count=len(running))
+        over = (gen[rr] >= outputs[rr]) & (done_prompt[rr] >= inputs[rr])
+        if over.any():
+            ended = rr[over]
+            gen[ended] = outputs[ended]
+            finish[ended] = t
+            used_blocks -= int(blocks[ended].sum())
+            blocks[ended] = 0
+            n_done += len(ended)
+            running = [int(r) for r in rr[~over]]
+            for _ in range(len(ended)):
+                if closed_loop and next_client < n:
+                    arr[next_client] = t
+                    order.append(next_client)
+                    next_client += 1
+    return first, finish, arr, steps, preempt, batch_sum
+
+
+def simulate_serving(
+    model: Model | str,
+    accelerator: Accelerator | str,
+    *,
+    n_chips: int,
+    tp: int = 1,
+    ep: int = 1,
+    pp: int = 1,
+    input_tokens: LengthDistribution,
+    output_tokens: LengthDistribution,
+    n_requests: int,
+    rng: np.random.Generator,
+    arrival_rate_per_s: float | None = None,
+    concurrency: int | None = None,
+    scheduler: Scheduler = Scheduler(),
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    math_dtype: str | None = None,
+    prefill_chips: int = 0,
+    two_batch_overlap: bool = False,
+    constants: ServeConstants = _serve.CONSTANTS,
+    draft_tokens: int = 0,
+    acceptance_rate: float = 0.0,
+) -> Simulation:
+    """Simulate ``n_requests`` through a deployment; latency percentiles and throughput.
+
+    Requests go to the deployment's replicas in turn (round robin), each replica simulated on
+    its own. ``arrival_rate_per_s`` (whole deployment, Poisson) or ``concurrency`` (closed loop)
+    or neither (every request at t = 0). Speculative decoding: each decode emits the expected
+    accepted run (rounded per step), priced as k + 1 tokens.
+
+    >>> import numpy as np
+    >>> sim = simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=200,
+    ...                        input_tokens=LengthDistribution(mean=512),
+    ...                        output_tokens=LengthDistribution(mean=128),
+    ...                        arrival_rate_per_s=10.0, rng=np.random.default_rng(0))
+    >>> round(sim.percentile("tpot_s", 50) * 1e3, 1)  # ms
+    8.8
+    """
+    mdl = _serve.resolve_model(model)
+    acc = _serve.resolve_accelerator(accelerator)
+    n = _serve._int("n_requests", n_requests)
+    if arrival_rate_per_s is not None and concurrency is not None:
+        raise ValueError("pass arrival_rate_per_s or concurrency, not both")
+    layout = _serve.make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)
+    g, pc = layout.chips, _serve._int("prefill_chips", prefill_chips, 0)
+    n_chips = _serve._int("n_chips", n_chips)
+    if n_chips - pc < g or (n_chips - pc) % g:
+        raise ValueError(f"n_chips - prefill_chips = {n_chips - pc} must be a multiple of {g}")
+    n_rep = (n_chips - pc) // g
+    k = _serve._int("draft_tokens", draft_tokens, 0)
+    cost = _serve.step_cost(
+        mdl,
+        acc,
+        layout=layout,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        math_dtype=math_dtype,
+        constants=constants,
+        draft_tokens=k,
+    )
+    e_tok = _serve.expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
+    if k:
+        cost = dataclasses.replace(cost, tokens_per_decode=max(1, round(e_tok)))
+    ins, outs = input_tokens.sample(rng, n), output_tokens.sample(rng, n)
+    if arrival_rate_per_s is not None:
+        units.check_positive("arrival_rate_per_s", arrival_rate_per_s)
+        arrivals = np.cumsum(rng.exponential(1.0 / arrival_rate_per_s, n))
+    else:
+        arrivals = np.zeros(n)
+    mem = _serve.memory_per_chip_bytes(cost, n_sequences=0, seq_tokens=1)
+    free = _serve.kv_budget_bytes(acc.hbm_bytes, mem["weights"], rule=scheduler.kv_memory_rule)
+    per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
+    kv_blocks = int(free / per_token) // BLOCK_TOKENS
+    ready = arrivals.copy()
+    if pc:
+        # the prefill pool: replicas of tp*pp chips, each a FIFO server of whole prompts
+        pre_lay = _serve.make_layout(mdl, tp=tp, pp=pp)
+        pcost = dataclasses.replace(
+            cost, layout=pre_lay, tokens_per_decode=1, draft_s_per_seq=(0.0, 0.0)
+        )
+        free_at = np.zeros(pc // pre_lay.chips)
+        link = acc.scale_out_bytes_per_s_per_direction * constants.link_efficiency
+        for j in np.argsort(arrivals, kind="stable"):
+            s = int(np.argmin(free_at))
+            t0 = max(free_at[s], arrivals[j])
+            i_len = int(ins[j])
+            f = _serve.prefill_attention_flop(mdl, n_tokens=i_len, prompt_tokens=i_len)
+            free_at[s] = t0 + pcost.step_s(0, 0, i_len, f)
+            ready[j] = free_at[s] + i_len * cost.kv_bytes_per_token / link
+    first = np.full(n, np.nan)
+    finish = np.full(n, np.nan)
+    arr_eff = ready.copy()
+    steps = preempts = 0
+    batch_sum = 0.0
+    for rep in range(n_rep):
+        idx = np.arange(rep, n, n_rep)
+        cl = 0 if concurrency is None else max(1, _serve._int("concurrency", concurrency) // n_rep)
+        f, fin, a, s, p, b = _replica_run(
+            cost,
+            arrivals=ready[idx],
+            inputs=ins[idx],
+            outputs=outs[idx],
+            sched=scheduler,
+            kv_blocks=kv_blocks,
+            closed_loop=cl,
+            prefilled=bool(pc),
+        )
+        first[idx], finish[idx], arr_eff[idx] = f, fin, a
+        steps, preempts, batch_sum = steps + s, preempts + p, batch_sum + b
+    if pc:
+        arr_eff = np.where(np.isfinite(arr_eff), arrivals, arr_eff)
+        if concurrency is None:
+            arr_eff = arrivals
+    ttft = first - arr_eff
+    multi = outs > 1
+    tpot = (finish[multi] - first[multi]) / (outs[multi] - 1)
+    start = float(np.nanmin(arr_eff))
+    duration = float(np.nanmax(finish)) - start
+    return Simulation(
+        ttft_s=ttft,
+        tpot_s=tpot,
+        e2e_s=finish - arr_eff,
+        output_tokens_per_s=float(outs.sum()) / duration,
+        input_tokens_per_s=float(ins.sum()) / duration,
+        n_requests=n,
+        n_steps=steps,
+        n_preemptions=preempts,
+        mean_batch=batch_sum / max(steps, 1),
+        duration_s=duration,
+    )
+
+
+def sla_rate_per_s(*, rates_per_s: np.ndarray, tpot_p90_s: np.ndarray, target_s: float) -> float:
+    """The largest request rate whose p90 TPOT stays at or under ``target_s``: linear
+    interpolation between the last rate that meets it and the first that misses it."""
+    rates, tp = np.asarray(rates_per_s, float), np.asarray(tpot_p90_s, float)
+    ok = tp <= target_s
+    if not ok[0]:
+        return 0.0
+    if ok.all():
+        return float(rates[-1])
+    j = int(np.argmin(ok))  # first miss
+    r0, r1, t0, t1 = rates[j - 1], rates[j], tp[j - 1], tp[j]
+    return float(r0 + (target_s - t0) * (r1 - r0) / (t1 - t0))
+
+
+def load_sweep(
+    model: Model | str,
+    accelerator: Accelerator | str,
+    *,
+    rates_per_s: np.ndarray,
+    n_requests: int,
+    seed: int,
+    tpot_target_s: float,
+    **kwargs,
+) -> dict[str, np.ndarray | float]:
+    """TTFT and TPOT percentiles (s) against the request rate, the SLA rate and the max rate.
+
+    One :func:`simulate_serving` run per rate (Poisson arrivals, ``kwargs`` its other arguments,
+    each run seeded ``seed``). Returns arrays ``rates_per_s``, ``ttft_p50_s``, ``ttft_p90_s``,
+    ``ttft_p99_s``, ``tpot_p50_s``, ``tpot_p90_s``, ``tpot_p99_s``, ``output_tokens_per_s``;
+    ``sla_rate_per_s``, the largest rate whose p90 TPOT stays under ``tpot_target_s``
+    (:func:`sla_rate_per_s`); and ``max_rate_per_s``, ``max_batch`` and ``max_tpot_s``, the rate
+    ``serve`` sustains at the largest batch that fits (the max-throughput table's figure, in
+    requests/s), that batch and its TPOT.
+    """
+    units.check_positive("tpot_target_s", tpot_target_s)
+    rates = np.asarray(rates_per_s, dtype=float)
+    out: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "ttft_p50_s",
+            "ttft_p90_s",
+            "ttft_p99_s",
+            "tpot_p50_s",
+            "tpot_p90_s",
+            "tpot_p99_s",
+            "output_tokens_per_s",
+        )
+    }
+    for r in rates:
+        sim = simulate_serving(
+            model,
+            accelerator,
+            arrival_rate_per_s=float(r),
+            n_requests=n_requests,
+            rng=np.random.default_rng(seed),
+            **kwargs,
+        )
+        for q in (50, 90, 99):
+            out[f"ttft_p{q}_s"].append(sim.percentile("ttft_s", q))
+            out[f"tpot_p{q}_s"].append(sim.percentile("tpot_s", q))
+        out["output_tokens_per_s"].append(sim.output_tokens_per_s)
+    res: dict[str, np.ndarray | float] = {"rates_per_s": rates}
+    res.update({k: np.asarray(v) for k, v in out.items()})
+    res["sla_rate_per_s"] = sla_rate_per_s(
+        rates_per_s=rates, tpot_p90_s=np.asarray(out["tpot_p90_s"]), target_s=tpot_target_s
+    )
+    ins, outs = kwargs["input_tokens"], kwargs["output_tokens"]
+    top = _serve.serve(
+        model,
+        accelerator,
+        n_chips=kwargs["n_chips"],
+        tp=kwargs.get("tp", 1),
+        ep=kwargs.get("ep", 1),
+        batch_size=None,
+        input_tokens=round(ins.mean),
+        output_tokens=round(outs.mean),
+        weight_dtype=kwargs.get("weight_dtype", "bf16"),
+        kv_dtype=kwargs.get("kv_dtype", "bf16"),
+        check_memory=False,
+    )
+    res["max_rate_per_s"] = top.output_tokens_per_s / round(outs.mean)
+    res["max_batch"] = float(top.batch_size)
+    res["max_tpot_s"] = top.tpot_s
+    return res
+
+
+__all__ = [
+    "BLOCK_TOKENS",
+    "LengthDistribution",
+    "Scheduler",
+    "Simulation",
+    "load_sweep",
+    "simulate_serving",
+    "sla_rate_per_s",
+]

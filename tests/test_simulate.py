@@ -1,0 +1,117 @@
+"""The continuous-batching simulator (llmphys.predict.simulate) against the steady state,
+Little's law, its limits, and its speed."""
+
+import importlib
+import time
+
+import numpy as np
+import pytest
+from llmphys import predict
+
+M = importlib.import_module("llmphys.predict.simulate")  # the module
+FIXED = predict.LengthDistribution
+
+
+def _run(rate, n=2000, seed=0, **kw):
+    args = dict(n_chips=8, tp=8, n_requests=n, weight_dtype="fp8", kv_dtype="fp8",
+                input_tokens=FIXED(mean=1000), output_tokens=FIXED(mean=200),
+                arrival_rate_per_s=rate, rng=np.random.default_rng(seed))
+    args.update(kw)
+    return predict.simulate_serving("llama3_70b", "h100_sxm", **args)
+
+
+def test_the_simulator_agrees_with_serve_in_the_steady_state():
+    # a closed loop of 64 clients with 8-token prompts: every step decodes the same 64
+    # sequences, which is serve's steady state at batch 64 (the prompt share is 1 token a step)
+    kw = dict(n_chips=8, tp=8, weight_dtype="fp8", kv_dtype="fp8")
+    sim = predict.simulate_serving("llama3_70b", "h100_sxm", n_requests=640, concurrency=64,
+                                   input_tokens=FIXED(mean=8), output_tokens=FIXED(mean=500),
+                                   rng=np.random.default_rng(0), **kw)
+    s = predict.serve("llama3_70b", "h100_sxm", batch_size=64, input_tokens=8,
+                      output_tokens=500, **kw)
+    print(f"\nsimulated TPOT {np.mean(sim.tpot_s) * 1e3:.3f} ms, serve {s.tpot_s * 1e3:.3f} ms; "
+          f"throughput {sim.output_tokens_per_s:,.0f} against {s.output_tokens_per_s:,.0f}")
+    # 2%: one step in 500 carries the next 64 prompts at once instead of one token of each
+    assert np.mean(sim.tpot_s) == pytest.approx(s.tpot_s, rel=0.02)
+    assert sim.output_tokens_per_s == pytest.approx(s.output_tokens_per_s, rel=0.02)
+
+
+def test_uneven_prompt_chunks_make_the_mean_tpot_exceed_the_even_steady_state():
+    # Poisson arrivals: some steps carry a whole 1,000-token prompt, others none. A step is the
+    # larger of its byte and FLOP times, a convex function of its tokens, so the mean over
+    # uneven steps exceeds serve's even spread at the same mean batch (by ~10% here).
+    sim = _run(20.0)
+    s = predict.serve("llama3_70b", "h100_sxm", n_chips=8, tp=8,
+                      batch_size=round(sim.mean_batch), input_tokens=1000, output_tokens=200,
+                      weight_dtype="fp8", kv_dtype="fp8")
+    assert s.tpot_s < np.mean(sim.tpot_s) < 1.2 * s.tpot_s
+    # Little's law: in the steady state every arriving request's tokens come out
+    assert sim.output_tokens_per_s == pytest.approx(20.0 * 200, rel=0.05)
+
+
+def test_a_run_is_deterministic_for_a_seed():
+    a, b, c = _run(30.0, n=300), _run(30.0, n=300), _run(30.0, n=300, seed=1)
+    assert np.array_equal(a.ttft_s, b.ttft_s) and np.array_equal(a.tpot_s, b.tpot_s)
+    assert not np.array_equal(a.ttft_s, c.ttft_s)
+
+
+def test_past_capacity_the_queue_grows_and_ttft_with_it():
+    # the knee: above the service rate, requests wait in the queue and TTFT grows with the run
+    cap = predict.serve("llama3_70b", "h100_sxm", n_chips=8, tp=8, batch_size=None,
+                        input_tokens=1000, output_tokens=200, weight_dtype="fp8",
+                        kv_dtype="fp8").output_tokens_per_s / 200  # requests/s at max batch
+    low, high = _run(0.3 * cap, n=1500), _run(1.5 * cap, n=1500)
+    assert high.percentile("ttft_s", 90) > 20 * low.percentile("ttft_s", 90)
+    assert high.output_tokens_per_s < 1.5 * cap * 200  # it cannot serve the offered load
+    assert high.output_tokens_per_s == pytest.approx(cap * 200, rel=0.25)
+
+
+def test_a_full_cache_preempts_and_every_request_still_finishes():
+    # Llama 3 70B in FP8 on one H100 leaves about 14 GB of cache: 40 sequences growing to
+    # 6,000 tokens do not fit, so the newest are preempted and recomputed
+    sim = predict.simulate_serving(
+        "llama3_70b", "h100_sxm", n_chips=1, n_requests=80, weight_dtype="fp8", kv_dtype="fp8",
+        input_tokens=FIXED(mean=2000), output_tokens=FIXED(mean=4000),
+        rng=np.random.default_rng(0))
+    assert sim.n_preemptions > 0
+    assert np.all(np.isfinite(sim.e2e_s)) and np.all(sim.tpot_s > 0)
+
+
+def test_disaggregation_keeps_long_prompts_out_of_the_decode_steps():
+    kw = dict(n=600, input_tokens=FIXED(mean=8000), output_tokens=FIXED(mean=200))
+    col = _run(3.0, **kw)
+    dis = _run(3.0, n_chips=16, prefill_chips=8, **kw)
+    # the decode pool never carries a prompt chunk: its p99 gap is its plain decode step
+    assert dis.percentile("tpot_s", 99) < 0.6 * col.percentile("tpot_s", 99)
+
+
+def test_closed_loop_concurrency_never_exceeds_its_clients():
+    sim = _run(None, n=400, concurrency=16)
+    assert sim.mean_batch <= 16
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="not both"):
+        _run(10.0, concurrency=4)
+    with pytest.raises(ValueError, match="kind must be"):
+        FIXED(mean=10, kind="zipf").sample(np.random.default_rng(0), 3)
+    with pytest.raises(ValueError, match="metric must be"):
+        _run(10.0, n=20).percentile("latency", 50)
+
+
+def test_sla_rate_interpolates_between_the_last_pass_and_the_first_miss():
+    r = predict.sla_rate_per_s(rates_per_s=np.array([1.0, 2.0, 3.0]),
+                               tpot_p90_s=np.array([0.01, 0.02, 0.04]), target_s=0.03)
+    assert r == pytest.approx(2.5)
+
+
+def test_ten_thousand_requests_benchmark():
+    t0 = time.perf_counter()
+    sim = predict.simulate_serving(
+        "llama3_70b", "h100_sxm", n_chips=8, tp=8, n_requests=10_000, weight_dtype="fp8",
+        kv_dtype="fp8", input_tokens=FIXED(mean=1000, kind="lognormal", sigma=0.8),
+        output_tokens=FIXED(mean=250, kind="lognormal", sigma=0.8), arrival_rate_per_s=20.0,
+        rng=np.random.default_rng(0))
+    dt = time.perf_counter() - t0
+    print(f"\n10,000 requests, {sim.n_steps:,} steps: {dt:.2f} s (target < 5 s on 2 cores)")
+    assert sim.n_requests == 10_000
