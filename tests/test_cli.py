@@ -142,3 +142,147 @@ def test_kv_of_an_imported_model_repeats_what_the_import_could_not_represent(tmp
     out = llmphys("kv", str(tmp_path), "--tokens", "8192")
     assert out.returncode == 0 and "an upper bound beyond" in " ".join(out.stdout.split())
 
+
+
+# ------------------------------------------------------------------ train and serve
+GEMMA3 = str(ROOT / "data" / "hf_configs" / "gemma-3-12b-it")
+LLAMA4 = str(ROOT / "data" / "hf_configs" / "Llama-4-Scout-17B-16E")
+TRAIN_8B = ("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+            "--batch-tokens", str(64 * 4096))
+SERVE_8B = ("serve", "llama3_8b", "h100_sxm", "--chips", "8", "--input", "1000",
+            "--output", "1000")
+
+
+# Every bad input a new user hit (issue 29), each refused with exit 2 and the flag named.
+@pytest.mark.parametrize("args, message", [
+    ((*TRAIN_8B, "--tp", "3"), r"--tp 3 does not divide the model's 32 query heads and 8 KV "
+                               r"heads; allowed: 1, 2, 4, 8"),
+    ((*TRAIN_8B, "--tp", "64"), r"--tp 64 does not divide"),
+    ((*SERVE_8B, "--tp", "3"), r"--tp 3 does not divide"),
+    (("serve", "mixtral_8x7b", "h100_sxm", "--chips", "24", "--ep", "3", "--input", "1000",
+      "--output", "1000"), r"--ep 3 does not divide the model's 8 routed experts"),
+    (("train", "mixtral_8x7b", "h100_sxm", "--chips", "64", "--ep", "16", "--seq-len", "4096",
+      "--batch-tokens", str(64 * 4096)), r"--ep 16 does not divide the model's 8 routed"),
+    (("serve", "llama3_8b", "h100_sxm", "--chips", "1", "--input", "200000", "--output", "1000"),
+     r"--input 200,000 \+ --output 1,000 = 201,000 tokens exceed the model's context of 8,192"),
+    (("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+      "--batch-tokens", "1000"), r"--batch-tokens=1000 is not a whole number"),
+    ((*TRAIN_8B, "--memory-margin", "1.5"), r"--memory-margin: must be a fraction in \[0, 1\)"),
+    ((*SERVE_8B, "--acceptance-rate", "2"), r"--acceptance-rate: must be a fraction"),
+    ((*TRAIN_8B, "--schedule", "zigzag"), r"invalid choice: 'zigzag'"),
+    (("params", "nobody/no-such-model"), r"no config.json in the local Hugging Face cache .* no "
+                                         r"network at run time"),
+])
+def test_layouts_and_inputs_that_cannot_run_exit_2_naming_the_flag(args, message, tmp_path):
+    env_cache = {"HF_HUB_CACHE": str(tmp_path)}
+    out = llmphys_env(env_cache, *args)
+    text = " ".join(out.stderr.split())
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    assert __import__("re").search(message, text), out.stderr
+    assert "global_batch_tokens" not in text and "Traceback" not in text
+
+
+def llmphys_env(extra: dict, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), **extra}
+    return subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=120, check=False)
+
+
+def test_exit_0_train_on_a_geglu_config_names_model_chip_and_mfu_convention():
+    out = llmphys("train", GEMMA3, "h100_sxm", "--chips", "8", "--tp", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096))
+    assert out.returncode == 0, out.stderr  # was: "error: geglu", exit 2
+    assert "gemma-3-12b-it on NVIDIA H100 SXM5 80GB: 8 chips, tp 8" in out.stdout
+    assert "MFU convention: PaLM's count" in out.stdout and "(fits)" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 100
+
+
+def test_exit_3_a_layout_that_does_not_fit_gives_the_bytes_over_and_no_mfu():
+    out = llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096))
+    assert out.returncode == 3 and out.stdout == ""
+    assert "does not fit" in out.stderr and "over. To shrink it" in out.stderr
+    assert "MFU" not in out.stderr
+    r = json.loads(llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len",
+                           "4096", "--batch-tokens", str(64 * 4096), "--json").stdout)
+    assert "mfu" not in r and not r["fits"]
+    assert r["bytes_over"] == pytest.approx(r["memory_per_chip_bytes"] - r["hbm_bytes"])
+
+
+def test_a_memory_margin_turns_a_tight_fit_into_exit_3():
+    # Llama 3 8B in BF16 is 16.06 GB of weights; with 90% of an H100's 85.5 GB held back
+    # only 8.55 GB remain
+    assert llmphys(*SERVE_8B[:4], "1", *SERVE_8B[5:]).returncode == 0
+    out = llmphys(*SERVE_8B[:4], "1", *SERVE_8B[5:], "--memory-margin", "0.9")
+    assert out.returncode == 3 and "the chip offers 8.552 GB" in out.stderr
+
+
+def test_a_broken_pipe_ends_quietly():
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
+    p = subprocess.Popen([sys.executable, "-m", "llmphys", "chips", "--sources"], cwd=ROOT,
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before the first line is written, as with `| head -0`
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_help_shows_defaults_and_names_the_model_argument():
+    out = llmphys("train", "--help").stdout
+    assert "MODEL" in out and "the model registry" not in out
+    for flag in ("--interleave", "--grad-dtype", "--no-flash-attention", "--memory-margin",
+                 "--schedule", "--fsdp-weight-gathers"):
+        assert flag in out
+    assert "pipeline stages (default: 1)" in " ".join(out.split())
+    out = " ".join(llmphys("serve", "--help").stdout.split())
+    for flag in ("--draft-tokens", "--acceptance-rate", "--draft-model", "--no-chunked-prefill",
+                 "--chunk-tokens", "--math-dtype", "--memory-margin"):
+        assert flag in out
+    assert "(default: 8192)" in out  # deploy.CHUNK_TOKENS
+
+
+def test_version_prints_the_package_version():
+    from llmphys import __version__
+    out = llmphys("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"llmphys {__version__}"
+
+
+def test_one_unit_style_and_one_rounding_of_the_h100s_memory():
+    # The H100 SXM's HBM, 85,520,809,984 bytes (data/accelerators.toml), reads 85.521 in every
+    # command; rates carry SI prefixes of tokens/s ("92.9 ktokens/s"), never "0.09M tokens/s".
+    outs = [llmphys(*a).stdout for a in (("chips",), ("roofline", "h100_sxm"), TRAIN_8B,
+                                         SERVE_8B)]
+    assert "h100_sxm  NVIDIA H100 SXM5 80GB" in outs[0] and " 85.521 " in outs[0]
+    for text in outs[1:]:
+        assert "85.521 GB (79.647 GiB)" in text
+    for text in outs[2:]:
+        assert "ktokens/s" in text and "M tokens/s" not in text
+
+
+def test_the_hidden_library_options_change_the_prediction():
+    base = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--json").stdout)
+    spec = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--draft-tokens", "4",
+                              "--acceptance-rate", "0.8", "--json").stdout)
+    assert spec["tokens_per_step"] > 3 and spec["tpot_s"] < base["tpot_s"]
+    whole = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--no-chunked-prefill",
+                               "--json").stdout)
+    assert whole["tpot_worst_s"] > base["tpot_worst_s"]
+    t = json.loads(llmphys(*TRAIN_8B, "--json").stdout)
+    fp32 = json.loads(llmphys(*TRAIN_8B, "--grad-dtype", "fp32", "--json").stdout)
+    assert fp32["step_time_s"] >= t["step_time_s"]
+    assert fp32["layout"]["grad_bytes"] == 4.0 and t["layout"]["grad_bytes"] == 2.0
+    pp = ("train", "llama3_8b", "h100_sxm", "--chips", "8", "--pp", "4", "--seq-len", "4096",
+          "--batch-tokens", str(32 * 4096))
+    inter = json.loads(llmphys(*pp, "--interleave", "2", "--json").stdout)
+    plain = json.loads(llmphys(*pp, "--json").stdout)
+    assert inter["step_time_s"] < plain["step_time_s"]  # a smaller pipeline bubble
+
+
+def test_multimodal_configs_and_a_cached_repo_id_are_accepted(tmp_path):
+    for cfg in (GEMMA3, LLAMA4):
+        out = llmphys("params", cfg)
+        assert out.returncode == 0 and "vision tower" in " ".join(out.stdout.split())
+    snap = tmp_path / "models--Qwen--Qwen2.5-0.5B" / "snapshots" / "0123abc"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text((Path(QWEN) / "config.json").read_text())
+    out = llmphys_env({"HF_HUB_CACHE": str(tmp_path)}, "params", "Qwen/Qwen2.5-0.5B")
+    assert out.returncode == 0 and "494,032,768" in out.stdout, out.stderr
