@@ -155,14 +155,14 @@ SERVE_8B = ("serve", "llama3_8b", "h100_sxm", "--chips", "8", "--input", "1000",
 
 # Every bad input a new user hit (issue 29), each refused with exit 2 and the flag named.
 @pytest.mark.parametrize("args, message", [
-    ((*TRAIN_8B, "--tp", "3"), r"--tp 3 does not divide the model's 32 query heads and 8 KV "
-                               r"heads; allowed: 1, 2, 4, 8"),
-    ((*TRAIN_8B, "--tp", "64"), r"--tp 64 does not divide"),
-    ((*SERVE_8B, "--tp", "3"), r"--tp 3 does not divide"),
+    ((*TRAIN_8B, "--tp", "3"), r"--tp 3: the model's 32 query heads and 8 KV heads are not "
+                               r"divisible by it; allowed: 1, 2, 4, 8"),
+    ((*TRAIN_8B, "--tp", "64"), r"--tp 64: the model's 32 query heads"),
+    ((*SERVE_8B, "--tp", "3"), r"--tp 3: the model's"),
     (("serve", "mixtral_8x7b", "h100_sxm", "--chips", "24", "--ep", "3", "--input", "1000",
-      "--output", "1000"), r"--ep 3 does not divide the model's 8 routed experts"),
+      "--output", "1000"), r"--ep 3: the model's 8 routed experts are not divisible"),
     (("train", "mixtral_8x7b", "h100_sxm", "--chips", "64", "--ep", "16", "--seq-len", "4096",
-      "--batch-tokens", str(64 * 4096)), r"--ep 16 does not divide the model's 8 routed"),
+      "--batch-tokens", str(64 * 4096)), r"--ep 16: the model's 8 routed experts"),
     (("serve", "llama3_8b", "h100_sxm", "--chips", "1", "--input", "200000", "--output", "1000"),
      r"--input 200,000 \+ --output 1,000 = 201,000 tokens exceed the model's context of 8,192"),
     (("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",

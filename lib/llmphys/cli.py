@@ -346,7 +346,7 @@ def flag_names(message: str) -> str:
 
     for name, flag in {**TRAIN_FLAGS, **SERVE_FLAGS}.items():
         message = re.sub(rf"(?<![-\w]){name}\b", flag, message)
-    return re.sub(r"(?<![-\w])(tp|pp|cp|ep)\b", r"--\1", message)
+    return re.sub(r"(?<![-\w])(tp|pp|cp|ep)=", r"--\1=", message)
 
 
 def check_layout(
@@ -370,14 +370,14 @@ def check_layout(
     if h % tp or g % tp:
         ok = [d for d in range(1, g + 1) if h % d == 0 and g % d == 0]
         raise ValueError(
-            f"--tp {tp} does not divide the model's {h} query heads and {g} KV heads; "
-            f"allowed: {', '.join(map(str, ok))}"
+            f"--tp {tp}: the model's {h} query heads and {g} KV heads are not divisible by "
+            f"it; allowed: {', '.join(map(str, ok))}"
         )
     if ep > 1 and model.moe is not None and model.moe.n_experts % ep:
         e = model.moe.n_experts
         ok = [d for d in range(1, e + 1) if e % d == 0]
         raise ValueError(
-            f"--ep {ep} does not divide the model's {e} routed experts; allowed: "
+            f"--ep {ep}: the model's {e} routed experts are not divisible by it; allowed: "
             f"{', '.join(map(str, ok))}"
         )
     if context_tokens is not None and context_tokens > model.max_context_tokens:
