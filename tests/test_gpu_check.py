@@ -147,3 +147,11 @@ def test_past_the_time_limit_every_case_is_skipped_by_name():
     assert out["skipped"] and all("time limit" in s["reason"] for s in out["skipped"])
     # 2 headline matmuls, 2 copies, 2 blocks, 2 x 2 decode steps, 2 prefills, 2 x 2^3 grid
     assert len(out["skipped"]) == 2 + 2 + 2 + 4 + 2 + 16
+
+
+def test_the_grid_gives_one_achieved_fraction_per_shape(record):
+    grid = gpu_record.achieved_fraction_by_shape(record, "fp8")
+    sizes = _tool().QUICK["grid"]
+    assert set(grid) == {(m, n, k) for m in sizes for n in sizes for k in sizes}
+    case = next(c for c in record["matmul"] if c["dtype"] == "fp8" and not c["headline"])
+    assert grid[(case["m"], case["n"], case["k"])] == case["predicted_s"] / case["median_s"]

@@ -640,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time-limit-s", type=float, default=450.0,
                    help="skip what is left after this many seconds")
     p.add_argument("--no-cuda-graphs", action="store_true")
+    p.add_argument("--fine-grid", action="store_true",
+                   help="m, n, k at every power of 2 from 256 to 16384 (343 shapes a dtype)")
     p.add_argument("--out", type=Path, default=None, help="TOML record to write")
     args = p.parse_args(argv)
 
@@ -650,6 +652,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick or args.backend == "numpy":
         model = dataclasses.replace(model, **TINY)
     sizes = QUICK if (args.quick or args.backend == "numpy") else FULL
+    if args.fine_grid and sizes is FULL:
+        sizes = {**FULL, "grid": [2**i for i in range(8, 15)]}
     kw = {"seed": args.seed, "n_warmup": args.warmup, "n_repeats": args.repeats}
     backend = (NumpyBackend(**kw) if args.backend == "numpy"
                else TorchBackend(**kw, device=args.device))

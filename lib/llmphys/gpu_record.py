@@ -330,6 +330,21 @@ def achieved_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def achieved_fraction_by_shape(record: dict[str, Any], dtype: str) -> dict[tuple, float]:
+    """(m, n, k) -> achieved fraction of the datasheet roofline, for the grid's ``dtype``
+    matmuls: what an efficiency-by-shape curve of the training model is checked against.
+
+    >>> achieved_fraction_by_shape({"matmul": [{"dtype": "bf16", "m": 256, "n": 256, "k": 256,
+    ...     "headline": False, "predicted_over_measured": 0.25}]}, "bf16")
+    {(256, 256, 256): 0.25}
+    """
+    return {
+        (c["m"], c["n"], c["k"]): c["predicted_over_measured"]
+        for c in record.get("matmul", [])
+        if c["dtype"] == dtype and not c["headline"]
+    }
+
+
 def achieved_table(record: dict[str, Any], *, sections: tuple[str, ...] = SECTIONS) -> str:
     """The record as a Markdown table: measured (median, spread), predicted, their ratio.
 
