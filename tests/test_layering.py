@@ -34,6 +34,7 @@ LAYERS = {
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
+        "predict.plan", "predict.cost", "predict.plan_serve",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving", "deploy",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies",

@@ -89,3 +89,34 @@ __all__ = [
     "train_step",
     "training_runs",
 ]
+
+# ---------------------------------------------------------------- issue 29: planner and cost
+# (plan_serve.py is not re-exported yet: it imports deploy, which imports this package; once
+# deploy is predict/serve.py, add `from .plan_serve import ServingPlan, plan_serving`.)
+from .cost import chip_hour_price, price_line, serving_cost, training_cost
+from .plan import (
+    Layout,
+    TrainingPlan,
+    chip_counts,
+    fewest_chips,
+    legal_layouts,
+    plan_training,
+    published_rank,
+    tp_degrees,
+)
+
+__all__ += [
+    "Layout",
+    "TrainingPlan",
+    "chip_counts",
+    "chip_hour_price",
+    "fewest_chips",
+    "legal_layouts",
+    "plan_training",
+    "price_line",
+    "published_rank",
+    "serving_cost",
+    "tp_degrees",
+    "training_cost",
+]
+# ---------------------------------------------------------------- end of issue 29's block
