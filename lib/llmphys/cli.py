@@ -37,7 +37,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from . import accounting, hf_config, kv_cache, roofline, specs, units
+from . import accounting, cli_plan, hf_config, kv_cache, roofline, specs, units
 
 WIDTH = 100  # columns of human output
 KV_DTYPES = ("bf16", "fp16", "fp8")
@@ -344,7 +344,7 @@ def flag_names(message: str) -> str:
     """
     import re
 
-    for name, flag in {**TRAIN_FLAGS, **SERVE_FLAGS}.items():
+    for name, flag in {**TRAIN_FLAGS, **SERVE_FLAGS, **PLAN_FLAGS}.items():
         message = re.sub(rf"(?<![-\w]){name}\b", flag, message)
     return re.sub(r"(?<![-\w])(tp|pp|cp|ep)=", r"--\1=", message)
 
@@ -359,16 +359,19 @@ def check_layout(
 ) -> None:
     """Refuse, naming the flag, a layout no framework can run on ``model``.
 
-    TP shards attention heads: it must divide the query heads and the KV heads (the
-    model shards KV heads, it does not replicate them). EP shards routed experts: it
+    TP shards attention heads: it must divide the query heads, and divide the KV heads or
+    be a multiple of them (each KV head replicated, as vLLM does): ``predict.tp_degrees``,
+    the planner's rule. EP shards routed experts: it
     must divide their number. A sequence of ``context_tokens`` must fit the model's
     context (``max_position_embeddings``).
 
     >>> check_layout(specs.model("llama3_8b"), tp=8, ep=1)  # 32 query, 8 KV heads: runs
     """
+    from . import predict
+
     h, g = model.n_heads, model.n_kv_heads
-    if h % tp or g % tp:
-        ok = [d for d in range(1, g + 1) if h % d == 0 and g % d == 0]
+    ok = predict.tp_degrees(model, max_tp=h)
+    if tp not in ok:
         raise ValueError(
             f"--tp {tp}: the model's {h} query heads and {g} KV heads are not divisible by "
             f"it; allowed: {', '.join(map(str, ok))}"
@@ -633,7 +636,7 @@ CHIP_HELP = "a registry key (see `llmphys chips`) or a path to an accelerator TO
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``llmphys``: params, kv, roofline, chips, models, train, serve."""
-    from . import __version__, deploy, parallelism
+    from . import __version__
 
     p = argparse.ArgumentParser(
         prog="llmphys",
@@ -662,6 +665,205 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--sources", action="store_true", help="show each entry's sources")
 
     c = command("train", "predicted step time, MFU and memory of a training layout")
+    _train_args(c)
+    c = command("serve", "predicted throughput, TPOT, TTFT and memory of serving")
+    _serve_args(c)
+    leaves = [c for name, c in sub.choices.items()]
+    for name, text, what in (
+        ("plan", "search: the layouts for a run, the cheapest deployment for a load", "plan"),
+        ("cost", "USD of a training run or a deployment at prices.toml's dated prices", "cost"),
+    ):
+        c = command(name, text)
+        inner = c.add_subparsers(dest="what", required=True, metavar="WHAT")
+        for kind in ("train", "serve"):
+            help_text = {
+                ("plan", "train"): "training layouts that fit, ranked by predicted step time",
+                ("plan", "serve"): "the cheapest deployments meeting a load and latency target",
+                ("cost", "train"): "chip-hours, days and USD of a training layout for a budget",
+                ("cost", "serve"): "USD per hour and per million tokens of a deployment",
+            }[(what, kind)]
+            leaf = inner.add_parser(
+                kind, help=help_text, description=help_text, formatter_class=_Help
+            )
+            {
+                ("plan", "train"): _plan_train_args,
+                ("plan", "serve"): _plan_serve_args,
+                ("cost", "train"): _train_args,
+                ("cost", "serve"): _serve_args,
+            }[(what, kind)](leaf)
+            if what == "cost" and kind == "train":
+                leaf.add_argument(
+                    "--tokens", type=_positive_float, required=True, help="training tokens"
+                )
+            leaves.append(leaf)
+    for c in leaves:
+        c.add_argument("--json", action="store_true", help="print JSON (SI units) instead")
+        c.add_argument("--csv", action="store_true", help="print CSV (SI units) instead")
+        if c.prog.split()[-1] in ("train", "serve"):
+            c.add_argument(
+                "--sweep",
+                metavar="FLAG=V1,V2,...",
+                default=None,
+                help="run once per value of one flag (e.g. --sweep tp=1,2,4,8); one row each",
+            )
+        for action in c._actions:  # N for a count, FRACTION for a share, in the usage line
+            if action.metavar is None and action.option_strings and action.type is not None:
+                kinds: dict[object, str] = {
+                    _positive_int: "N",
+                    _whole: "N",
+                    _fraction: "FRACTION",
+                    _positive_float: "X",
+                }
+                action.metavar = kinds.get(action.type)
+    return p
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0.0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def _list_of(choices: Sequence[str]):
+    """A comma-separated list of ``choices`` (argparse type)."""
+
+    def parse(text: str) -> list[str]:
+        items = [t for t in text.split(",") if t]
+        bad = [t for t in items if t not in choices]
+        if bad or not items:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: each must be one of {', '.join(choices)} (comma-separated)"
+            )
+        return items
+
+    return parse
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        items = [int(t) for t in text.split(",") if t]
+    except ValueError:
+        items = []
+    if not items or min(items) < 0:
+        raise argparse.ArgumentTypeError(f"must be whole numbers, comma-separated, got {text!r}")
+    return items
+
+
+def _plan_train_args(c: argparse.ArgumentParser) -> None:
+    """The flags of ``plan train``: the problem, the constraints, the fewest-chips mode."""
+    from . import parallelism, predict
+
+    c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
+    c.add_argument("--chips", type=_positive_int, default=None, help="chips in the run")
+    c.add_argument(
+        "--tokens-per-s",
+        type=_positive_float,
+        default=None,
+        help="instead of --chips: the fewest chips that train at this rate",
+    )
+    c.add_argument(
+        "--max-chips", type=_positive_int, default=65_536, help="largest count --tokens-per-s tries"
+    )
+    c.add_argument("--seq-len", type=_positive_int, required=True, help="tokens per sequence")
+    c.add_argument(
+        "--batch-tokens", type=_positive_int, required=True, help="global batch in tokens"
+    )
+    c.add_argument("--dtype", choices=("bf16", "fp8"), default="bf16", help="matrix precision")
+    c.add_argument(
+        "--max-tp",
+        type=_positive_int,
+        default=None,
+        help="largest tensor-parallel degree searched (default: the chip's scale-up domain)",
+    )
+    c.add_argument(
+        "--zero-stages",
+        type=_ints,
+        default=list(predict.ZERO_STAGES),
+        help="ZeRO stages searched, comma-separated",
+    )
+    c.add_argument(
+        "--recompute",
+        type=_list_of(parallelism.RECOMPUTE),
+        default=list(parallelism.RECOMPUTE),
+        help="recomputation choices searched, comma-separated",
+    )
+    c.add_argument(
+        "--grad-dtype",
+        choices=tuple(GRAD_DTYPES),
+        default="bf16",
+        help="width of the gradients the data-parallel group reduces",
+    )
+    c.add_argument(
+        "--fsdp-weight-gathers",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
+    )
+    c.add_argument(
+        "--no-flash-attention",
+        action="store_true",
+        help="materialise the attention scores (no fused flash kernel)",
+    )
+    c.add_argument(
+        "--memory-margin",
+        type=_fraction,
+        default=0.0,
+        help="fraction of HBM held back from every layout (fragmentation, framework buffers)",
+    )
+    c.add_argument("--top", type=_positive_int, default=10, help="layouts shown")
+
+
+def _plan_serve_args(c: argparse.ArgumentParser) -> None:
+    """The flags of ``plan serve``: the load, the targets and the space searched."""
+    c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    c.add_argument(
+        "--chip",
+        action="append",
+        default=None,
+        metavar="CHIP",
+        help="a chip to consider; repeat for several (default: every chip with a price)",
+    )
+    c.add_argument("--rate", type=_positive_float, default=None, help="requests per second")
+    c.add_argument(
+        "--tokens-per-s",
+        type=_positive_float,
+        default=None,
+        help="instead of --rate: output tokens per second",
+    )
+    c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
+    c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
+    c.add_argument(
+        "--tpot", type=_positive_float, default=None, help="p90 time per output token target, s"
+    )
+    c.add_argument(
+        "--ttft", type=_positive_float, default=None, help="p90 time to first token target, s"
+    )
+    c.add_argument(
+        "--weights",
+        type=_list_of(("bf16", "fp8", "int4", "fp4")),
+        default=["bf16", "fp8"],
+        help="weight element types searched, comma-separated",
+    )
+    c.add_argument(
+        "--kv",
+        type=_list_of(KV_DTYPES),
+        default=["bf16", "fp8"],
+        help="KV-cache element types searched, comma-separated",
+    )
+    c.add_argument("--pp", type=_ints, default=[1], help="pipeline degrees per replica searched")
+    c.add_argument("--top", type=_positive_int, default=10, help="deployments shown")
+
+
+def _train_args(c: argparse.ArgumentParser) -> None:
+    """The flags of ``train`` and ``cost train``."""
+    from . import parallelism
+
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
     c.add_argument("--chips", type=_positive_int, required=True, help="chips in the run")
@@ -719,7 +921,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="fraction of HBM held back from the layout (fragmentation, framework buffers)",
     )
 
-    c = command("serve", "predicted throughput, TPOT, TTFT and memory of serving")
+
+def _serve_args(c: argparse.ArgumentParser) -> None:
+    """The flags of ``serve`` and ``cost serve``."""
+    from . import deploy
+
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
     c.add_argument("--chips", type=_positive_int, required=True, help="chips, all replicas")
@@ -791,13 +997,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         help="fraction of HBM held back from weights and KV cache",
     )
-    for c in sub.choices.values():
-        c.add_argument("--json", action="store_true", help="print JSON (SI units) instead")
-        for action in c._actions:  # N for a count, FRACTION for a share, in the usage line
-            if action.metavar is None and action.option_strings and action.type is not None:
-                kinds: dict[object, str] = {_positive_int: "N", _whole: "N", _fraction: "FRACTION"}
-                action.metavar = kinds.get(action.type)
-    return p
 
 
 def _model_and_path(text: str) -> tuple[specs.Model, str | None]:
@@ -829,7 +1028,10 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
     if args.command == "roofline":
         r = roofline_report(resolve_chip(args.chip), dtype=args.dtype)
         return r, _format_roofline(r)
-    if args.command == "train":
+    kind = args.what if args.command == "cost" else args.command
+    if args.command == "plan":
+        return _run_plan(args)
+    if kind == "train":
         r = train_report(
             _model_and_path(args.model)[0],
             resolve_chip(args.chip),
@@ -853,8 +1055,11 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
         )
         if not r["fits"]:
             raise DoesNotFit(_does_not_fit(r, "train"), r)
+        if args.command == "cost":
+            r = cli_plan.cost_train_report(r, n_tokens=args.tokens)
+            return r, cli_plan.format_cost(r, _format_train(r))
         return r, _format_train(r)
-    if args.command == "serve":
+    if kind == "serve":
         r = serve_report(
             _model_and_path(args.model)[0],
             resolve_chip(args.chip),
@@ -878,12 +1083,115 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
         )
         if not r["fits"]:
             raise DoesNotFit(_does_not_fit(r, "serve"), r)
+        if args.command == "cost":
+            r = cli_plan.cost_serve_report(r)
+            return r, cli_plan.format_cost(r, _format_serve(r))
         return r, _format_serve(r)
     if args.command == "chips":
         rows = chips_report(sources=args.sources)
         return rows, _format_chips(rows)
     rows = models_report(sources=args.sources)
     return rows, _format_models(rows)
+
+
+PLAN_FLAGS = {  # plan_training's and plan_serving's keywords -> the flags that set them
+    "tokens_per_s": "--tokens-per-s",
+    "max_chips": "--max-chips",
+    "max_tp": "--max-tp",
+    "request_rate_per_s": "--rate",
+    "output_tokens_per_s": "--tokens-per-s",
+    "tpot_p90_s": "--tpot",
+    "ttft_p90_s": "--ttft",
+    "recomputes": "--recompute",
+    "zero_stages": "--zero-stages",
+}
+
+
+def _run_plan(args: argparse.Namespace) -> tuple[object, str]:
+    """``plan train`` and ``plan serve``: (report, text); nothing fits raises DoesNotFit."""
+    from . import predict
+
+    model = _model_and_path(args.model)[0]
+    try:
+        if args.what == "train":
+            r = cli_plan.plan_train_report(
+                model,
+                resolve_chip(args.chip),
+                n_chips=args.chips,
+                tokens_per_s=args.tokens_per_s,
+                max_chips=args.max_chips,
+                top=args.top,
+                seq_len=args.seq_len,
+                global_batch_tokens=args.batch_tokens,
+                dtype=args.dtype,
+                memory_margin=args.memory_margin,
+                max_tp=args.max_tp,
+                zero_stages=tuple(args.zero_stages),
+                recomputes=tuple(args.recompute),
+                grad_bytes=GRAD_DTYPES[args.grad_dtype],
+                fsdp_weight_gathers=args.fsdp_weight_gathers,
+                flash_attention=not args.no_flash_attention,
+            )
+            return r, cli_plan.format_plan_train(r)
+        for z in getattr(args, "zero_stages", ()):
+            if z > 3:
+                raise ValueError(f"--zero-stages: {z} is not one of 0, 1, 2, 3")
+        r = cli_plan.plan_serve_report(
+            model,
+            chips=[resolve_chip(c).key for c in args.chip] if args.chip else None,
+            top=args.top,
+            request_rate_per_s=args.rate,
+            output_tokens_per_s=args.tokens_per_s,
+            input_tokens=args.input,
+            output_tokens=args.output,
+            tpot_p90_s=args.tpot,
+            ttft_p90_s=args.ttft,
+            weight_dtypes=tuple(args.weights),
+            kv_dtypes=tuple(args.kv),
+            pp_degrees=tuple(args.pp),
+        )
+        return r, cli_plan.format_plan_serve(r)
+    except predict.LayoutDoesNotFit as err:
+        raise DoesNotFit(
+            str(err), {"model": model.key, "fits": False, "message": str(err)}
+        ) from None
+
+
+def _sweep(argv: list[str], spec: str) -> tuple[str, list[list[str]]]:
+    """The flag and one argv per value of ``--sweep FLAG=V1,V2,...``."""
+    flag, _, values = spec.partition("=")
+    flag = "--" + flag.lstrip("-")
+    items = [v for v in values.split(",") if v]
+    if not items:
+        raise ValueError(f"--sweep {spec!r}: write FLAG=V1,V2,... (e.g. --sweep tp=1,2,4,8)")
+    rest, skip = [], False
+    for a in argv:  # drop --sweep X, --csv, --json and the swept flag's value
+        if skip:
+            skip = False
+            continue
+        if a in ("--sweep", flag):
+            skip = True
+            continue
+        if a.startswith(("--sweep=", flag + "=")) or a in ("--csv", "--json"):
+            continue
+        rest.append(a)
+    return flag, [[*rest, flag, v] for v in items]
+
+
+def _run_sweep(argv: list[str], args: argparse.Namespace) -> tuple[list[dict], str]:
+    """One report per value of the swept flag; a value that does not fit is a row too."""
+    flag, runs = _sweep(argv, args.sweep)
+    parser = build_parser()
+    rows: list[dict] = []
+    for one in runs:
+        sub_args = parser.parse_args(one)  # a bad value: argparse names the flag, exits 2
+        try:
+            r: object = run(sub_args)[0]
+        except DoesNotFit as err:
+            r = err.args[1]
+        assert isinstance(r, dict)
+        rows.append({"sweep_flag": flag, "sweep_value": one[-1], **r})
+    return rows, cli_plan.csv_rows(rows)
 
 
 def _error(command: str, message: object) -> None:
@@ -909,9 +1217,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 on success, 2 on bad input (the message names the flag and what is allowed), 3 when
     the layout does not fit in the chip's memory (the message gives the bytes over).
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    name = args.command + (f" {args.what}" if getattr(args, "what", None) else "")
+    report: object
     try:
-        report, text = run(args)
+        if getattr(args, "sweep", None):
+            report, text = _run_sweep(argv, args)
+        else:
+            report, text = run(args)
+            if args.csv:
+                assert isinstance(report, dict)
+                rows = report.get("layouts") or report.get("deployments") or [report]
+                text = cli_plan.csv_rows(rows)
     except DoesNotFit as err:
         message, r = err.args
         if args.json:
@@ -928,14 +1246,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "step_s",
                 "parts_s",
             )
-            _print(json.dumps({k: v for k, v in r.items() if k not in keep}, indent=2))
-        _error(args.command, message)
+            out = {k: v for k, v in r.items() if k not in keep}
+            _print(json.dumps(out, indent=2, default=str))
+        _error(name, message)
         return 3
     except (ValueError, KeyError, TypeError, OSError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else err
-        _error(args.command, "error: " + flag_names(str(message)))
+        _error(name, "error: " + flag_names(str(message)))
         return 2
-    _print(json.dumps(report, indent=2) if args.json else text)
+    _print(json.dumps(report, indent=2, default=str) if args.json else text)
     return 0
 
 

@@ -95,6 +95,10 @@ __all__ = [
 # deploy is predict/serve.py, add `from .plan_serve import ServingPlan, plan_serving`.)
 from .cost import chip_hour_price, price_line, serving_cost, training_cost
 from .plan import (
+    MAX_CP,
+    MAX_INTERLEAVE,
+    MAX_MICRO_BATCH,
+    ZERO_STAGES,
     Layout,
     TrainingPlan,
     chip_counts,
@@ -106,6 +110,10 @@ from .plan import (
 )
 
 __all__ += [
+    "MAX_CP",
+    "MAX_INTERLEAVE",
+    "MAX_MICRO_BATCH",
+    "ZERO_STAGES",
     "Layout",
     "TrainingPlan",
     "chip_counts",
