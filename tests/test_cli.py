@@ -286,3 +286,103 @@ def test_multimodal_configs_and_a_cached_repo_id_are_accepted(tmp_path):
     (snap / "config.json").write_text((Path(QWEN) / "config.json").read_text())
     out = llmphys_env({"HF_HUB_CACHE": str(tmp_path)}, "params", "Qwen/Qwen2.5-0.5B")
     assert out.returncode == 0 and "494,032,768" in out.stdout, out.stderr
+
+
+# ------------------------------------------------------------------ plan, cost, sweeps
+PLAN_70B = ("plan", "train", "llama3_70b", "h100_sxm", "--seq-len", "8192",
+            "--batch-tokens", str(4 * 2**20))
+PLAN_SERVE = ("plan", "serve", "llama3_70b", "--chip", "h100_sxm", "--input", "2000",
+              "--output", "500")
+COST_SERVE = ("cost", "serve", "llama3_70b", "h100_sxm", "--chips", "8", "--tp", "8",
+              "--input", "2000", "--output", "500", "--weights", "fp8", "--kv", "fp8")
+
+
+@pytest.mark.parametrize("args, message", [
+    ((*PLAN_70B,), r"give exactly one of --chips \(rank layouts\) and --tokens-per-s"),
+    ((*PLAN_70B, "--chips", "64", "--tokens-per-s", "1e6"), r"give exactly one of --chips"),
+    ((*PLAN_70B, "--chips", "3"), r"no legal layout of llama3_70b on --chips=3"),
+    ((*PLAN_70B, "--chips", "64", "--recompute", "some"), r"--recompute: 'some': each must be "
+                                                          r"one of none, selective, full"),
+    ((*PLAN_70B, "--chips", "64", "--zero-stages", "x"), r"--zero-stages: must be whole numbers"),
+    ((*PLAN_70B, "--chips", "64", "--memory-margin", "1"), r"--memory-margin: must be a fraction"),
+    ((*PLAN_70B, "--tokens-per-s", "1e9", "--max-chips", "64"),
+     r"--tokens-per-s=1e\+09: no chip count up to --max-chips=64 reaches it"),
+    ((*PLAN_SERVE,), r"give exactly one of --rate and --tokens-per-s"),
+    ((*PLAN_SERVE, "--rate", "100", "--input", "200000"),
+     r"--input \+ --output = 200,500 exceed llama3_70b's context of 8,192 tokens"),
+    ((*PLAN_SERVE, "--rate", "-1"), r"--rate: must be a number > 0"),
+    ((*PLAN_SERVE, "--rate", "100", "--weights", "fp3"), r"--weights: 'fp3': each must be one of"),
+    (("plan", "serve", "llama3_70b", "--chip", "tpu_v4", "--rate", "1", "--input", "100",
+      "--output", "100"), r"--chip='tpu_v4' has no rental price in prices.toml \[gpu_hour_usd\]; priced "
+                          r"chips: .*h100_sxm"),
+    (("cost", "train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+      "--batch-tokens", str(64 * 4096)), r"the following arguments are required: --tokens"),
+    ((*COST_SERVE, "--tp", "3"), r"--tp 3: the model's 64 query heads"),
+    ((*TRAIN_8B, "--sweep", "tp="), r"--sweep '(--)?tp=': write FLAG=V1,V2"),
+    ((*TRAIN_8B, "--sweep", "tp=1,x"), r"argument --tp: must be a whole number >= 1, got 'x'"),
+])
+def test_plan_cost_and_sweep_refuse_bad_input_with_exit_2_naming_the_flag(args, message):
+    out = llmphys(*args)
+    text = " ".join(out.stderr.split())
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert __import__("re").search(message, text), out.stderr
+    assert "Traceback" not in text and "_s=" not in text.replace("--tokens-per-s=", "")
+
+
+def test_exit_0_plan_train_names_model_chip_layout_and_mfu_convention():
+    out = llmphys(*PLAN_70B, "--chips", "64", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Meta Llama 3 70B on 64 x NVIDIA H100 SXM5 80GB:")
+    assert "MFU: PaLM's count" in out.stdout and max(len(x) for x in lines) <= 100
+    r = json.loads(llmphys(*PLAN_70B, "--chips", "64", "--top", "3", "--json").stdout)
+    from llmphys import predict
+    best = predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
+                                 global_batch_tokens=4 * 2**20)[0]
+    assert r["layouts"][0]["step_time_s"] == pytest.approx(best.step_time_s)
+    assert r["layouts"][0]["tp"] * r["layouts"][0]["pp"] * r["layouts"][0]["cp"] * \
+        r["layouts"][0]["dp"] == 64
+
+
+def test_exit_3_plan_train_when_no_layout_fits_gives_the_bytes_over():
+    out = llmphys("plan", "train", "llama31_405b", "h100_sxm", "--chips", "8", "--seq-len",
+                  "8192", "--batch-tokens", str(2**20))
+    assert out.returncode == 3 and out.stdout == ""
+    assert __import__("re").search(r"needs [\d.]+ GB per chip, [\d.]+ GB over the", out.stderr)
+
+
+def test_plan_serve_prints_each_price_with_its_date_and_the_latency_caveat():
+    out = llmphys(*PLAN_SERVE, "--rate", "100", "--tpot", "0.05", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    assert "price: h100_sxm $2.95 per chip-hour (prices.toml gpu_hour_usd.h100_sxm, as of " \
+           "2026-05-20)" in out.stdout
+    assert "steady-state model's means" in " ".join(out.stdout.split())
+    assert max(len(x) for x in out.stdout.splitlines()) <= 100
+
+
+def test_cost_serve_and_train_show_the_dollars_and_the_dated_price():
+    out = llmphys(*COST_SERVE)
+    assert out.returncode == 0, out.stderr
+    assert "per million tokens" in out.stdout and "as of 2026-05-20" in out.stdout
+    r = json.loads(llmphys(*COST_SERVE, "--json").stdout)
+    assert r["cost"]["usd_per_hour"] == pytest.approx(8 * 2.95)
+    assert r["cost"]["usd_per_m_output_tokens"] == pytest.approx(
+        8 * 2.95 / 3600 / r["output_tokens_per_s"] * 1e6)
+    out = llmphys("cost", "train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096), "--tokens", "1e12", "--json")
+    r = json.loads(out.stdout)
+    assert r["cost"]["chip_hours"] == pytest.approx(8 * 1e12 / r["tokens_per_s"] / 3600)
+
+
+def test_a_sweep_prints_one_csv_row_per_value_and_keeps_layouts_that_do_not_fit():
+    out = llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096), "--sweep", "tp=1,8", "--csv")
+    assert out.returncode == 0, out.stderr
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [r["sweep_value"] for r in rows] == ["1", "8"]
+    assert [r["layout.tp"] for r in rows] == ["1", "8"]
+    assert rows[0]["fits"] == "False" and float(rows[0]["bytes_over"]) > 0
+    out = llmphys(*PLAN_70B, "--chips", "64", "--top", "4", "--csv")
+    assert len(out.stdout.splitlines()) == 5 and out.stdout.startswith("rank,tp,pp,cp")

@@ -346,6 +346,7 @@ def flag_names(message: str) -> str:
 
     for name, flag in {**TRAIN_FLAGS, **SERVE_FLAGS, **PLAN_FLAGS}.items():
         message = re.sub(rf"(?<![-\w]){name}\b", flag, message)
+    message = message.replace("accelerator='", "--chip='")  # the planner's chip list
     return re.sub(r"(?<![-\w])(tp|pp|cp|ep)=", r"--\1=", message)
 
 
@@ -1163,7 +1164,7 @@ def _sweep(argv: list[str], spec: str) -> tuple[str, list[list[str]]]:
     flag = "--" + flag.lstrip("-")
     items = [v for v in values.split(",") if v]
     if not items:
-        raise ValueError(f"--sweep {spec!r}: write FLAG=V1,V2,... (e.g. --sweep tp=1,2,4,8)")
+        raise ValueError(f"--sweep {spec!r}: write FLAG=V1,V2,... (e.g. --sweep chips=8,16,64)")
     rest, skip = [], False
     for a in argv:  # drop --sweep X, --csv, --json and the swept flag's value
         if skip:

@@ -119,13 +119,13 @@ def format_plan_train(r: dict) -> str:
         head,
         f"seq {r['seq_len']:,} tokens, batch {r['global_batch_tokens']:,.0f} tokens, "
         f"{r['dtype']} matmuls, {r['memory_margin']:.0%} of HBM held back",
-        f"{'#':>2} {'tp':>2} {'pp':>3} {'cp':>2} {'ep':>2} {'dp':>4} {'Z':>1} {'recomp':<9}"
+        f"{'#':>2} {'tp':>2} {'pp':>3} {'cp':>2} {'ep':>2} {'dp':>4} {'Z':>1} {'rc':<5}"
         f"{'mb':>2} {'v':>2} {'step':>8} {'tokens/s':>13} {'MFU':>5} {'room':>5} largest terms",
     ]
     for row in r["layouts"]:
         lines.append(
             f"{row['rank']:>2} {row['tp']:>2} {row['pp']:>3} {row['cp']:>2} {row['ep']:>2} "
-            f"{row['dp']:>4} {row['zero_stage']:>1} {row['recompute']:<9}"
+            f"{row['dp']:>4} {row['zero_stage']:>1} {row['recompute'][:4]:<5}"
             f"{row['micro_batch_size']:>2} {row['interleave']:>2} "
             f"{units.fmt_seconds(row['step_time_s']):>8} "
             f"{units.fmt_si(row['tokens_per_s'], 'tokens/s'):>13} {row['mfu']:>5.1%} "
@@ -133,8 +133,8 @@ def format_plan_train(r: dict) -> str:
             f"{_shares(row['largest_terms_s'], row['step_time_s'])}"
         )
     lines += [
-        "Z: ZeRO stage; v: model chunks per pipeline stage; room: HBM left per chip, GB (1e9 B);",
-        "largest terms: the step budget's three largest parts, as shares of the step",
+        "Z: ZeRO stage; rc: recomputation (none, sele[ctive], full); v: chunks per pipeline stage",
+        "room: HBM left per chip, GB (1e9 B); largest terms: the step's three largest, as shares",
         r["mfu_convention"],
     ]
     return "\n".join(lines)

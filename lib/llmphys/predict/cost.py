@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import economics, units
+from .. import economics, specs, units
 from ..specs import Accelerator
 from .train import _accelerator
 
@@ -42,7 +42,12 @@ def chip_hour_price(accelerator: Accelerator | str) -> economics.Price:
     """
     acc = _accelerator(accelerator)
     key = f"{PRICE_TABLE}.{acc.key}"
-    known = sorted(k.split(".", 1)[1] for k in economics.prices() if k.startswith(PRICE_TABLE))
+    chips = specs.accelerators()
+    known = sorted(
+        k.split(".", 1)[1]
+        for k in economics.prices()
+        if k.startswith(PRICE_TABLE + ".") and k.split(".", 1)[1] in chips
+    )
     if key not in economics.prices():
         raise KeyError(
             f"accelerator={acc.key!r} has no rental price in prices.toml [{PRICE_TABLE}]; "
