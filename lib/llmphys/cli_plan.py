@@ -183,7 +183,8 @@ def format_plan_serve(r: dict) -> str:
         head += f" ({r['request_rate_per_s']:g} requests/s)"
     head += f", {r['input_tokens']:,} in / {r['output_tokens']:,} out per request"
     lines = [
-        *textwrap.wrap(head + (f", {target}" if target else ", no latency target"), 100),
+        *textwrap.wrap(head, 100),
+        "targets: " + (target or "none (the largest batch that fits)"),
         f"{'#':>2} {'chip':<10}{'chips':>6} {'repl':>5} {'tp':>2} {'ep':>2} {'pp':>2} "
         f"{'weights':<8}{'kv':<5}{'batch':>6} {'TPOT':>9} {'TTFT':>9} {'USD/h':>9} "
         f"{'USD/Mtok':>8}",
