@@ -119,13 +119,14 @@ def test_fewest_chips_meets_the_rate_and_the_count_below_does_not():
 
 def test_bench_plan_405b_on_16384_h100s():
     # the target: under 2 s on 2 cores (printed, never asserted)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     plans = predict.plan_training("llama31_405b", "h100_sxm", n_chips=16_384, seq_len=8192,
                                   global_batch_tokens=16 * 2**20)
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
     n_grid = sum(1 for _ in predict.legal_layouts("llama31_405b", n_chips=16_384, seq_len=8192,
                                                   global_batch_tokens=16 * 2**20, max_tp=8))
-    print(f"\nplan_training llama31_405b on 16,384 h100_sxm: {dt:.2f} s, {n_grid:,} legal "
+    print(f"\nplan_training llama31_405b on 16,384 h100_sxm: {dt:.2f} s wall, {cpu:.2f} s CPU, "
+          f"{n_grid:,} legal "
           f"layouts, {len(plans):,} fit; best {plans[0].layout.label()}, MFU {plans[0].mfu:.1%}")
     assert plans
 
