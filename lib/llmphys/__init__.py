@@ -18,6 +18,11 @@ Modules (one concept each; import modules, not names)::
     serving     serving studies: per-operator balance batch, batch-1 floors, cost at the
                 largest batch that memory allows
     deploy      predicted throughput and latency of a serving deployment (deploy.serve)
+    predict     the prediction models as a package: a training step (train_step), the
+                layout search (plan_training, fewest_chips), cost (serving_cost,
+                training_cost); predict.plan_serve: the cheapest deployment for a target
+    hf_config   a Hugging Face config.json (a file, a folder, a cached repo id) as a Model
+    cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
