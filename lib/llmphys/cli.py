@@ -700,7 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
     for c in leaves:
         c.add_argument("--json", action="store_true", help="print JSON (SI units) instead")
         c.add_argument("--csv", action="store_true", help="print CSV (SI units) instead")
-        if c.prog.split()[-1] in ("train", "serve"):
+        if c.prog.split()[-1] in ("train", "serve") and " plan " not in c.prog:
             c.add_argument(
                 "--sweep",
                 metavar="FLAG=V1,V2,...",
@@ -784,13 +784,13 @@ def _plan_train_args(c: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--zero-stages",
         type=_ints,
-        default=list(predict.ZERO_STAGES),
+        default=",".join(map(str, predict.ZERO_STAGES)),
         help="ZeRO stages searched, comma-separated",
     )
     c.add_argument(
         "--recompute",
         type=_list_of(parallelism.RECOMPUTE),
-        default=list(parallelism.RECOMPUTE),
+        default=",".join(parallelism.RECOMPUTE),
         help="recomputation choices searched, comma-separated",
     )
     c.add_argument(
@@ -848,16 +848,16 @@ def _plan_serve_args(c: argparse.ArgumentParser) -> None:
     c.add_argument(
         "--weights",
         type=_list_of(("bf16", "fp8", "int4", "fp4")),
-        default=["bf16", "fp8"],
+        default="bf16,fp8",
         help="weight element types searched, comma-separated",
     )
     c.add_argument(
         "--kv",
         type=_list_of(KV_DTYPES),
-        default=["bf16", "fp8"],
+        default="bf16,fp8",
         help="KV-cache element types searched, comma-separated",
     )
-    c.add_argument("--pp", type=_ints, default=[1], help="pipeline degrees per replica searched")
+    c.add_argument("--pp", type=_ints, default="1", help="pipeline degrees per replica searched")
     c.add_argument("--top", type=_positive_int, default=10, help="deployments shown")
 
 
