@@ -142,3 +142,247 @@ def test_kv_of_an_imported_model_repeats_what_the_import_could_not_represent(tmp
     out = llmphys("kv", str(tmp_path), "--tokens", "8192")
     assert out.returncode == 0 and "an upper bound beyond" in " ".join(out.stdout.split())
 
+
+
+# ------------------------------------------------------------------ train and serve
+GEMMA3 = str(ROOT / "data" / "hf_configs" / "gemma-3-12b-it")
+LLAMA4 = str(ROOT / "data" / "hf_configs" / "Llama-4-Scout-17B-16E")
+TRAIN_8B = ("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+            "--batch-tokens", str(64 * 4096))
+SERVE_8B = ("serve", "llama3_8b", "h100_sxm", "--chips", "8", "--input", "1000",
+            "--output", "1000")
+
+
+# Every bad input a new user hit (issue 29), each refused with exit 2 and the flag named.
+@pytest.mark.parametrize("args, message", [
+    ((*TRAIN_8B, "--tp", "3"), r"--tp 3: the model's 32 query heads and 8 KV heads are not "
+                               r"divisible by it; allowed: 1, 2, 4, 8"),
+    ((*TRAIN_8B, "--tp", "64"), r"--tp 64: the model's 32 query heads"),
+    ((*SERVE_8B, "--tp", "3"), r"--tp 3: the model's"),
+    (("serve", "mixtral_8x7b", "h100_sxm", "--chips", "24", "--ep", "3", "--input", "1000",
+      "--output", "1000"), r"--ep 3: the model's 8 routed experts are not divisible"),
+    (("train", "mixtral_8x7b", "h100_sxm", "--chips", "64", "--ep", "16", "--seq-len", "4096",
+      "--batch-tokens", str(64 * 4096)), r"--ep 16: the model's 8 routed experts"),
+    (("serve", "llama3_8b", "h100_sxm", "--chips", "1", "--input", "200000", "--output", "1000"),
+     r"--input 200,000 \+ --output 1,000 = 201,000 tokens exceed the model's context of 8,192"),
+    (("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+      "--batch-tokens", "1000"), r"--batch-tokens=1000 is not a whole number"),
+    ((*TRAIN_8B, "--memory-margin", "1.5"), r"--memory-margin: must be a fraction in \[0, 1\)"),
+    ((*SERVE_8B, "--acceptance-rate", "2"), r"--acceptance-rate: must be a fraction"),
+    ((*TRAIN_8B, "--schedule", "zigzag"), r"invalid choice: 'zigzag'"),
+    (("params", "nobody/no-such-model"), r"no config.json in the local Hugging Face cache .* no "
+                                         r"network at run time"),
+])
+def test_layouts_and_inputs_that_cannot_run_exit_2_naming_the_flag(args, message, tmp_path):
+    env_cache = {"HF_HUB_CACHE": str(tmp_path)}
+    out = llmphys_env(env_cache, *args)
+    text = " ".join(out.stderr.split())
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    assert __import__("re").search(message, text), out.stderr
+    assert "global_batch_tokens" not in text and "Traceback" not in text
+
+
+def llmphys_env(extra: dict, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), **extra}
+    return subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=120, check=False)
+
+
+def test_exit_0_train_on_a_geglu_config_names_model_chip_and_mfu_convention():
+    out = llmphys("train", GEMMA3, "h100_sxm", "--chips", "8", "--tp", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096))
+    assert out.returncode == 0, out.stderr  # was: "error: geglu", exit 2
+    assert "gemma-3-12b-it on NVIDIA H100 SXM5 80GB: 8 chips, tp 8" in out.stdout
+    assert "MFU convention: PaLM's count" in out.stdout and "(fits)" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 100
+
+
+def test_exit_3_a_layout_that_does_not_fit_gives_the_bytes_over_and_no_mfu():
+    out = llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096))
+    assert out.returncode == 3 and out.stdout == ""
+    assert "does not fit" in out.stderr and "over. To shrink it" in out.stderr
+    assert "MFU" not in out.stderr
+    r = json.loads(llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len",
+                           "4096", "--batch-tokens", str(64 * 4096), "--json").stdout)
+    assert "mfu" not in r and not r["fits"]
+    assert r["bytes_over"] == pytest.approx(r["memory_per_chip_bytes"] - r["hbm_bytes"])
+
+
+def test_a_memory_margin_turns_a_tight_fit_into_exit_3():
+    # Llama 3 8B in BF16 is 16.06 GB of weights; with 90% of an H100's 85.5 GB held back
+    # only 8.55 GB remain
+    assert llmphys(*SERVE_8B[:4], "1", *SERVE_8B[5:]).returncode == 0
+    out = llmphys(*SERVE_8B[:4], "1", *SERVE_8B[5:], "--memory-margin", "0.9")
+    assert out.returncode == 3 and "the chip offers 8.552 GB" in out.stderr
+
+
+def test_a_broken_pipe_ends_quietly():
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
+    p = subprocess.Popen([sys.executable, "-m", "llmphys", "chips", "--sources"], cwd=ROOT,
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before the first line is written, as with `| head -0`
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_help_shows_defaults_and_names_the_model_argument():
+    out = llmphys("train", "--help").stdout
+    assert "MODEL" in out and "the model registry" not in out
+    for flag in ("--interleave", "--grad-dtype", "--no-flash-attention", "--memory-margin",
+                 "--schedule", "--fsdp-weight-gathers"):
+        assert flag in out
+    assert "pipeline stages (default: 1)" in " ".join(out.split())
+    out = " ".join(llmphys("serve", "--help").stdout.split())
+    for flag in ("--draft-tokens", "--acceptance-rate", "--draft-model", "--no-chunked-prefill",
+                 "--chunk-tokens", "--math-dtype", "--memory-margin"):
+        assert flag in out
+    assert "(default: 8192)" in out  # predict.CHUNK_TOKENS
+
+
+def test_version_prints_the_package_version():
+    from llmphys import __version__
+    out = llmphys("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"llmphys {__version__}"
+
+
+def test_one_unit_style_and_one_rounding_of_the_h100s_memory():
+    # The H100 SXM's HBM, 85,520,809,984 bytes (data/accelerators.toml), reads 85.521 in every
+    # command; rates carry SI prefixes of tokens/s ("92.9 ktokens/s"), never "0.09M tokens/s".
+    outs = [llmphys(*a).stdout for a in (("chips",), ("roofline", "h100_sxm"), TRAIN_8B,
+                                         SERVE_8B)]
+    assert "h100_sxm  NVIDIA H100 SXM5 80GB" in outs[0] and " 85.521 " in outs[0]
+    for text in outs[1:]:
+        assert "85.521 GB (79.647 GiB)" in text
+    for text in outs[2:]:
+        assert "ktokens/s" in text and "M tokens/s" not in text
+
+
+def test_the_hidden_library_options_change_the_prediction():
+    base = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--json").stdout)
+    spec = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--draft-tokens", "4",
+                              "--acceptance-rate", "0.8", "--json").stdout)
+    assert spec["tokens_per_step"] > 3 and spec["tpot_s"] < base["tpot_s"]
+    whole = json.loads(llmphys(*SERVE_8B, "--batch", "64", "--no-chunked-prefill",
+                               "--json").stdout)
+    assert whole["tpot_worst_s"] > base["tpot_worst_s"]
+    t = json.loads(llmphys(*TRAIN_8B, "--json").stdout)
+    fp32 = json.loads(llmphys(*TRAIN_8B, "--grad-dtype", "fp32", "--json").stdout)
+    assert fp32["step_time_s"] >= t["step_time_s"]
+    assert fp32["layout"]["grad_bytes"] == 4.0 and t["layout"]["grad_bytes"] == 2.0
+    pp = ("train", "llama3_8b", "h100_sxm", "--chips", "8", "--pp", "4", "--seq-len", "4096",
+          "--batch-tokens", str(32 * 4096))
+    inter = json.loads(llmphys(*pp, "--interleave", "2", "--json").stdout)
+    plain = json.loads(llmphys(*pp, "--json").stdout)
+    assert inter["step_time_s"] < plain["step_time_s"]  # a smaller pipeline bubble
+
+
+def test_multimodal_configs_and_a_cached_repo_id_are_accepted(tmp_path):
+    for cfg in (GEMMA3, LLAMA4):
+        out = llmphys("params", cfg)
+        assert out.returncode == 0 and "vision tower" in " ".join(out.stdout.split())
+    snap = tmp_path / "models--Qwen--Qwen2.5-0.5B" / "snapshots" / "0123abc"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text((Path(QWEN) / "config.json").read_text())
+    out = llmphys_env({"HF_HUB_CACHE": str(tmp_path)}, "params", "Qwen/Qwen2.5-0.5B")
+    assert out.returncode == 0 and "494,032,768" in out.stdout, out.stderr
+
+
+# ------------------------------------------------------------------ plan, cost, sweeps
+PLAN_70B = ("plan", "train", "llama3_70b", "h100_sxm", "--seq-len", "8192",
+            "--batch-tokens", str(4 * 2**20))
+PLAN_SERVE = ("plan", "serve", "llama3_70b", "--chip", "h100_sxm", "--input", "2000",
+              "--output", "500")
+COST_SERVE = ("cost", "serve", "llama3_70b", "h100_sxm", "--chips", "8", "--tp", "8",
+              "--input", "2000", "--output", "500", "--weights", "fp8", "--kv", "fp8")
+
+
+@pytest.mark.parametrize("args, message", [
+    ((*PLAN_70B,), r"give exactly one of --chips \(rank layouts\) and --tokens-per-s"),
+    ((*PLAN_70B, "--chips", "64", "--tokens-per-s", "1e6"), r"give exactly one of --chips"),
+    ((*PLAN_70B, "--chips", "3"), r"no legal layout of llama3_70b on --chips=3"),
+    ((*PLAN_70B, "--chips", "64", "--recompute", "some"), r"--recompute: 'some': each must be "
+                                                          r"one of none, selective, full"),
+    ((*PLAN_70B, "--chips", "64", "--zero-stages", "x"), r"--zero-stages: must be whole numbers"),
+    ((*PLAN_70B, "--chips", "64", "--memory-margin", "1"), r"--memory-margin: must be a fraction"),
+    ((*PLAN_70B, "--tokens-per-s", "1e9", "--max-chips", "64"),
+     r"--tokens-per-s=1e\+09: no chip count up to --max-chips=64 reaches it"),
+    ((*PLAN_SERVE,), r"give exactly one of --rate and --tokens-per-s"),
+    ((*PLAN_SERVE, "--rate", "100", "--input", "200000"),
+     r"--input \+ --output = 200,500 exceed llama3_70b's context of 8,192 tokens"),
+    ((*PLAN_SERVE, "--rate", "-1"), r"--rate: must be a number > 0"),
+    ((*PLAN_SERVE, "--rate", "100", "--weights", "fp3"), r"--weights: 'fp3': each must be one of"),
+    (("plan", "serve", "llama3_70b", "--chip", "tpu_v4", "--rate", "1", "--input", "100",
+      "--output", "100"), r"--chip='tpu_v4' has no rental price in prices.toml \[gpu_hour_usd\]; priced "
+                          r"chips: .*h100_sxm"),
+    (("cost", "train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+      "--batch-tokens", str(64 * 4096)), r"the following arguments are required: --tokens"),
+    ((*COST_SERVE, "--tp", "3"), r"--tp 3: the model's 64 query heads"),
+    ((*TRAIN_8B, "--sweep", "tp="), r"--sweep '(--)?tp=': write FLAG=V1,V2"),
+    ((*TRAIN_8B, "--sweep", "tp=1,x"), r"argument --tp: must be a whole number >= 1, got 'x'"),
+])
+def test_plan_cost_and_sweep_refuse_bad_input_with_exit_2_naming_the_flag(args, message):
+    out = llmphys(*args)
+    text = " ".join(out.stderr.split())
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert __import__("re").search(message, text), out.stderr
+    assert "Traceback" not in text and "_s=" not in text.replace("--tokens-per-s=", "")
+
+
+def test_exit_0_plan_train_names_model_chip_layout_and_mfu_convention():
+    out = llmphys(*PLAN_70B, "--chips", "64", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Meta Llama 3 70B on 64 x NVIDIA H100 SXM5 80GB:")
+    assert "MFU: PaLM's count" in out.stdout and max(len(x) for x in lines) <= 100
+    r = json.loads(llmphys(*PLAN_70B, "--chips", "64", "--top", "3", "--json").stdout)
+    from llmphys import predict
+    best = predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
+                                 global_batch_tokens=4 * 2**20)[0]
+    assert r["layouts"][0]["step_time_s"] == pytest.approx(best.step_time_s)
+    assert r["layouts"][0]["tp"] * r["layouts"][0]["pp"] * r["layouts"][0]["cp"] * \
+        r["layouts"][0]["dp"] == 64
+
+
+def test_exit_3_plan_train_when_no_layout_fits_gives_the_bytes_over():
+    out = llmphys("plan", "train", "llama31_405b", "h100_sxm", "--chips", "8", "--seq-len",
+                  "8192", "--batch-tokens", str(2**20))
+    assert out.returncode == 3 and out.stdout == ""
+    assert __import__("re").search(r"needs [\d.]+ GB per chip, [\d.]+ GB over the", out.stderr)
+
+
+def test_plan_serve_prints_each_price_with_its_date_and_the_latency_caveat():
+    out = llmphys(*PLAN_SERVE, "--rate", "100", "--tpot", "0.05", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    assert "price: h100_sxm $2.95 per chip-hour (prices.toml gpu_hour_usd.h100_sxm, as of " \
+           "2026-05-20)" in out.stdout
+    assert "steady-state model's means" in " ".join(out.stdout.split())
+    assert max(len(x) for x in out.stdout.splitlines()) <= 100
+
+
+def test_cost_serve_and_train_show_the_dollars_and_the_dated_price():
+    out = llmphys(*COST_SERVE)
+    assert out.returncode == 0, out.stderr
+    assert "per million tokens" in out.stdout and "as of 2026-05-20" in out.stdout
+    r = json.loads(llmphys(*COST_SERVE, "--json").stdout)
+    assert r["cost"]["usd_per_hour"] == pytest.approx(8 * 2.95)
+    assert r["cost"]["usd_per_m_output_tokens"] == pytest.approx(
+        8 * 2.95 / 3600 / r["output_tokens_per_s"] * 1e6)
+    out = llmphys("cost", "train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096), "--tokens", "1e12", "--json")
+    r = json.loads(out.stdout)
+    assert r["cost"]["chip_hours"] == pytest.approx(8 * 1e12 / r["tokens_per_s"] / 3600)
+
+
+def test_a_sweep_prints_one_csv_row_per_value_and_keeps_layouts_that_do_not_fit():
+    out = llmphys("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
+                  "--batch-tokens", str(64 * 4096), "--sweep", "tp=1,8", "--csv")
+    assert out.returncode == 0, out.stderr
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [r["sweep_value"] for r in rows] == ["1", "8"]
+    assert [r["layout.tp"] for r in rows] == ["1", "8"]
+    assert rows[0]["fits"] == "False" and float(rows[0]["bytes_over"]) > 0
+    out = llmphys(*PLAN_70B, "--chips", "64", "--top", "4", "--csv")
+    assert len(out.stdout.splitlines()) == 5 and out.stdout.startswith("rank,tp,pp,cp")

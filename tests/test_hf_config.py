@@ -67,9 +67,14 @@ def test_checkpoint_total_is_reproduced_exactly(name, total, source):
     assert hf_config.checkpoint_n_values(_config(name)) == total, source
 
 
+# Types whose exact checkpoint total is not readable from here, checked below against an
+# independent count (Gemma 3) or the published rounding (Llama 4).
+CROSS_CHECKED = ["gemma-3-12b-it", "Llama-4-Scout-17B-16E"]
+
+
 def test_the_shipped_configs_cover_every_model_type():
-    types = {json.loads((_config(n) / "config.json").read_text())["model_type"]
-             for n, _, _ in PUBLISHED}
+    types = {hf_config.text_model_config(json.loads((_config(n) / "config.json").read_text()))
+             ["model_type"] for n in [p[0] for p in PUBLISHED] + CROSS_CHECKED}
     assert types == set(hf_config.SUPPORTED_MODEL_TYPES)
     assert len(PUBLISHED) >= 14
 
@@ -260,3 +265,63 @@ def test_deepseek_v3_page_total_splits_as_the_registry_notes_reconcile_it():
                      "quant_scales": 41_540_496, "mask_buffers": 0}
     for n in ("671,026,419,200", "13,463,426,304", "41,540,496"):
         assert n in specs.model("deepseek_v3").notes
+
+
+def test_gemma3_12b_text_model_matches_keras_hubs_independent_count():
+    # keras-hub gemma3_presets.py, "gemma3_12b_text": 11,765,788,416 parameters, from its own
+    # implementation. The Hugging Face text_config has 262,208 vocabulary rows (the
+    # Gemma3TextConfig default) where keras-hub has 64 fewer: 64 x 3,840 = 245,760.
+    m = hf_config.model_from_hf_config(_config("gemma-3-12b-it"))
+    assert accounting.n_params(m) - 64 * m.d_model == 11_765_788_416
+    assert m.tied_embeddings and m.qk_norm == "head" and m.n_norms_per_layer == 4
+    assert "vision tower" in m.notes and "upper bound" in m.notes
+
+
+def test_llama4_scout_text_model_has_17b_active_and_stays_below_the_109b_total():
+    # Meta's Llama 4 announcement: Scout "17B active parameters, 16 experts, 109B total";
+    # the total includes the vision encoder, which the text model leaves out.
+    m = hf_config.model_from_hf_config(_config("Llama-4-Scout-17B-16E"))
+    assert round(accounting.n_active_params(m) / 1e9) == 17
+    assert 0.97 < accounting.n_params(m) / 109e9 < 1.0
+    assert m.moe is not None and (m.moe.n_experts, m.moe.n_shared_experts) == (16, 1)
+    assert m.d_ff == 16_384 and m.moe.d_ff_expert == 8192  # intermediate_size_mlp, _size
+
+
+def test_a_wrapped_config_counts_like_its_text_config():
+    raw = json.loads((_config("gemma-3-12b-it") / "config.json").read_text())
+    inner = hf_config.model_from_hf_config({**raw["text_config"]}, name="x")
+    outer = hf_config.model_from_hf_config(raw, name="x")
+    assert accounting.n_params(inner) == accounting.n_params(outer)
+
+
+def test_llama4_maverick_interleaving_is_refused_by_name():
+    raw = json.loads((_config("Llama-4-Scout-17B-16E") / "config.json").read_text())
+    raw["text_config"]["interleave_moe_layer_step"] = 2  # Maverick alternates dense and MoE
+    with pytest.raises(ValueError, match="interleave_moe_layer_step=2 interleaves dense"):
+        hf_config.model_from_hf_config(raw)
+
+
+def test_a_repo_id_resolves_in_the_local_cache_and_a_missing_one_says_no_network(tmp_path):
+    snap = tmp_path / "models--Qwen--Qwen2.5-0.5B" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text((BOOK / "Qwen2.5-0.5B" / "config.json").read_text())
+    (tmp_path / "models--Qwen--Qwen2.5-0.5B" / "refs").mkdir()
+    (tmp_path / "models--Qwen--Qwen2.5-0.5B" / "refs" / "main").write_text("abc123")
+    path = hf_config.cached_config_path("Qwen/Qwen2.5-0.5B", cache_dir=tmp_path)
+    assert path == snap / "config.json"
+    assert accounting.n_params(hf_config.model_from_hf_config(path)) == 494_032_768
+    with pytest.raises(FileNotFoundError, match="no network"):
+        hf_config.cached_config_path("Qwen/Qwen9-1T", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="repo_id"):
+        hf_config.cached_config_path("not a repo id", cache_dir=tmp_path)
+
+
+def test_a_geglu_model_trains_with_the_same_bytes_as_its_swiglu_twin():
+    # GeGLU and SwiGLU read a gate and an up projection and write one product: the training
+    # step's terms are the same; only the activation's FLOP differ, which the step ignores.
+    from llmphys import predict
+    m = hf_config.model_from_hf_config(_config("gemma-3-12b-it"))
+    kw = dict(n_chips=8, tp=8, seq_len=4096, global_batch_tokens=64 * 4096, check_memory=False)
+    geglu = predict.train_step(m, "h100_sxm", **kw)
+    swiglu = predict.train_step(dataclasses.replace(m, mlp="swiglu"), "h100_sxm", **kw)
+    assert m.mlp == "geglu" and geglu.parts == swiglu.parts

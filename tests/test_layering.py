@@ -36,6 +36,7 @@ LAYERS = {
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_model", "predict.simulate", "predict.serving_data",
+        "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies",
     },

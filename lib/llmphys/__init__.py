@@ -18,6 +18,12 @@ Modules (one concept each; import modules, not names)::
     inference   decode-step and prefill time and cost vs batch; decode ceilings; balance batch
     serving     serving studies: per-operator balance batch, batch-1 floors, cost at the
                 largest batch that memory allows
+    predict     the prediction models as a package: a training step (train_step), a
+                deployment (serve), the serving simulator (simulate_serving), the layout
+                search (plan_training, fewest_chips), the cheapest deployment for a target
+                (plan_serving) and cost (serving_cost, training_cost)
+    hf_config   a Hugging Face config.json (a file, a folder, a cached repo id) as a Model
+    cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining

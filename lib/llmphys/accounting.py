@@ -19,6 +19,8 @@ Home: chapters/03_architecture.ipynb.
 
 from __future__ import annotations
 
+import functools
+
 from . import units
 from .specs import Model
 
@@ -123,7 +125,7 @@ def n_params(model: Model) -> float:
     >>> int(n_params(specs.model("llama3_8b")))
     8030261248
     """
-    return sum(param_breakdown(model).values())
+    return _counts(model)[0]
 
 
 def n_active_params(model: Model) -> float:
@@ -133,9 +135,17 @@ def n_active_params(model: Model) -> float:
     >>> round(n_active_params(specs.model("mixtral_8x7b")) / 1e9, 1)
     12.9
     """
+    return _counts(model)[1]
+
+
+@functools.lru_cache(maxsize=512)
+def _counts(model: Model) -> tuple[float, float]:
+    """(total, active) parameters, counted once per spec: a layout search times thousands of
+    layouts of one model, and the per-layer recount was most of each prediction's time."""
+    total = sum(param_breakdown(model).values())
     ffn_total = sum(ffn_params_per_layer(model, i)[0] for i in range(model.n_layers))
     ffn_active = sum(ffn_params_per_layer(model, i)[1] for i in range(model.n_layers))
-    return n_params(model) - ffn_total + ffn_active
+    return total, total - ffn_total + ffn_active
 
 
 def attention_flop_per_token(model: Model, *, context_tokens: float) -> float:

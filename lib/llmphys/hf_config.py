@@ -15,6 +15,10 @@ cannot hold, MoE layers that are not "dense first, sparse after", an unknown
 RoPE variant or activation. Keys the count does not depend on (token ids,
 dropout, dtype) are ignored, as are keys that start with ``_`` (``_source``).
 
+A multimodal checkpoint (Gemma 3, Llama 4) wraps its text model in ``text_config``;
+that text model is what is counted. ``cached_config_path`` finds a repo id's
+``config.json`` in the local Hugging Face cache: the library never uses the network.
+
 Introduced in chapters/your_own_model.ipynb.
 
 Home: chapters/your_own_model.ipynb.
@@ -43,12 +47,14 @@ _SOURCES = {
     "qwen3_moe": "qwen3_moe",
     "gemma": "gemma",
     "gemma2": "gemma2",
+    "gemma3_text": "gemma3",
     "phi3": "phi3",
     "gpt2": "gpt2",
     "gpt_neox": "gpt_neox",
     "olmo2": "olmo2",
     "deepseek_v2": "deepseek_v2",
     "deepseek_v3": "deepseek_v3",
+    "llama4_text": "llama4",
 }
 SUPPORTED_MODEL_TYPES = tuple(_SOURCES)
 
@@ -65,15 +71,30 @@ _PLAIN = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu
 
 # Per type: embeddings tied unless the config says otherwise (configuration_<type>.py
 # default of tie_word_embeddings), and the default head width.
-_TIED_DEFAULT = {"gemma": True, "gemma2": True, "gpt2": True}
-_HEAD_DIM_DEFAULT = {"gemma": 256, "gemma2": 256, "qwen3": 128}
-_MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3")
+_TIED_DEFAULT = {"gemma": True, "gemma2": True, "gemma3_text": True, "gpt2": True}
+_HEAD_DIM_DEFAULT = {"gemma": 256, "gemma2": 256, "gemma3_text": 256, "qwen3": 128}
+_MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "llama4_text")
+# Fields a type's configuration_<type>.py defaults, so that a checkpoint's config.json may
+# omit them (Gemma 3's multimodal configs carry a sparse text_config).
+_FIELD_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {
+        "vocab_size": 262_208,
+        "max_position_embeddings": 131_072,
+        "num_key_value_heads": 4,
+        "sliding_window": 4096,
+    },
+}
+# Wrappers of a text model inside a multimodal checkpoint: the text model is counted, the
+# vision tower (``vision_config``) and its projector are not.
+_WRAPPERS = ("gemma3", "llama4")
 _BIAS_FROM_CONFIG = (
     "llama",
     "qwen3",
     "qwen3_moe",
     "gemma",
     "gemma2",
+    "gemma3_text",
+    "llama4_text",
     "olmo2",
     "gpt_neox",
     "deepseek_v2",
@@ -108,6 +129,55 @@ def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
     return raw
 
 
+def hf_cache_dir() -> Path:
+    """The Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
+    ``~/.cache/huggingface/hub`` (huggingface_hub's own order of look-up)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"
+    )
+    return Path(home) / "hub"
+
+
+def is_repo_id(text: str) -> bool:
+    """Whether ``text`` has the shape of a Hugging Face repo id, ``org/name``.
+
+    >>> is_repo_id("Qwen/Qwen2.5-0.5B"), is_repo_id("config.json")
+    (True, False)
+    """
+    parts = text.split("/")
+    ok = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+    return len(parts) == 2 and all(p and set(p) <= ok and p not in (".", "..") for p in parts)
+
+
+def cached_config_path(repo_id: str, *, cache_dir: str | os.PathLike | None = None) -> Path:
+    """The ``config.json`` of ``repo_id`` in the local hub cache (never the network).
+
+    The cache layout is huggingface_hub's: ``models--<org>--<name>/snapshots/<commit>/``,
+    with ``refs/main`` naming the commit; without that ref the newest snapshot is used.
+    """
+    if not is_repo_id(repo_id):
+        raise ValueError(f"repo_id={repo_id!r} is not of the form 'org/name'")
+    cache = Path(cache_dir) if cache_dir is not None else hf_cache_dir()
+    repo = cache / ("models--" + repo_id.replace("/", "--"))
+    ref = repo / "refs" / "main"
+    found = []
+    if ref.is_file():
+        found = [repo / "snapshots" / ref.read_text(encoding="utf-8").strip() / "config.json"]
+    found += sorted(
+        (repo / "snapshots").glob("*/config.json"), key=lambda q: q.stat().st_mtime, reverse=True
+    )
+    for path in found:
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"{repo_id!r}: no config.json in the local Hugging Face cache ({repo}); llmphys "
+        "has no network at run time. Download it once (huggingface-cli download "
+        f"{repo_id} config.json) or pass the path of a config.json"
+    )
+
+
 def model_from_hf_config(
     config: dict | str | os.PathLike, *, key: str | None = None, name: str | None = None
 ) -> specs.Model:
@@ -125,14 +195,25 @@ def model_from_hf_config(
     >>> int(accounting.n_params(m))  # GPT-2 small (Radford et al. 2019: '117M')
     124439808
     """
-    cfg = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
+    cfg = text_model_config(load_config(config))
     t = cfg.get("model_type")
     if t not in _SOURCES:
         raise ValueError(
             f"model_type={t!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}"
         )
+    cfg = {**_FIELD_DEFAULTS.get(t, {}), **cfg}
     fields = _gpt2(cfg) if t == "gpt2" else _decoder(cfg, t)
     notes = fields.pop("_notes", "")
+    if cfg.get("_wrapped"):
+        notes = " ".join(
+            n
+            for n in (
+                f"The checkpoint is multimodal ({cfg['_wrapped']!r}): its text_config is the "
+                "model counted here; the vision tower and its projector are not.",
+                notes,
+            )
+            if n
+        )
     label = name or str(load_config(config).get("_name_or_path") or _default_name(config, t))
     return specs.build_spec(
         specs.Model,
@@ -152,6 +233,30 @@ def model_from_hf_config(
         f"config (model_type {t!r})",
         key=key or _slug(label),
     )
+
+
+def text_model_config(raw: dict[str, Any]) -> dict[str, Any]:
+    """The text model's fields: ``raw`` itself, or its ``text_config`` in a multimodal checkpoint.
+
+    Keys starting with ``_`` are dropped; a wrapped config gets ``_wrapped`` (the outer
+    model_type) and inherits the outer ``tie_word_embeddings`` where the inner one is silent.
+
+    >>> text_model_config({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text"}})
+    {'model_type': 'gemma3_text', '_wrapped': 'gemma3'}
+    """
+    cfg = {k: v for k, v in raw.items() if not k.startswith("_")}
+    inner = cfg.get("text_config")
+    if inner is None:
+        return cfg
+    if not isinstance(inner, dict):
+        raise ValueError(f"text_config must be a JSON object, got {type(inner).__name__}")
+    outer = cfg.get("model_type")
+    text = {k: v for k, v in inner.items() if not k.startswith("_")}
+    if "model_type" not in text and outer in _WRAPPERS:
+        text["model_type"] = f"{outer}_text"
+    if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in text:
+        text["tie_word_embeddings"] = cfg["tie_word_embeddings"]
+    return {**text, "_wrapped": outer}
 
 
 def _default_name(config, t: str) -> str:
@@ -209,6 +314,7 @@ _ACT_DEFAULT = {
     "gpt_neox": "gelu",
     "gemma": "gelu_pytorch_tanh",
     "gemma2": "gelu_pytorch_tanh",
+    "gemma3_text": "gelu_pytorch_tanh",
 }
 
 
@@ -229,11 +335,26 @@ def _window(cfg: dict, t: str, n_layers: int) -> tuple[int, str]:
     """(window in tokens, note) for the layers; refuses a mix the spec cannot hold."""
     # MistralConfig and Gemma2Config default to a 4096-token window; the others to none.
     w = cfg.get("sliding_window", 4096 if t in ("mistral", "gemma2") else 0) or 0
+    if t == "llama4_text":  # chunked local attention on the RoPE layers, global on the others
+        chunk = cfg.get("attention_chunk_size") or 0
+        note = (
+            f"Most layers attend within {chunk}-token chunks and the rest globally; the spec "
+            "holds one window, so the KV cache is counted as global in every layer: exact "
+            f"up to {chunk} tokens, an upper bound beyond."
+        )
+        return 0, note if chunk else ""
     if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not cfg.get("use_sliding_window"):
         w = 0
     if t in ("llama", "gemma", "gpt_neox", "olmo2", "deepseek_v2", "deepseek_v3"):
         w = 0  # these modeling files have no sliding window
     kinds = set(cfg.get("layer_types") or ())
+    if t == "gemma3_text":  # Gemma3TextConfig: one global layer in sliding_window_pattern
+        return 0, (
+            f"Most layers use a {w}-token sliding window and every "
+            f"{cfg.get('sliding_window_pattern', 6)}th is global; the spec holds one window, "
+            "so the KV cache is counted as global in every layer: exact up to "
+            f"{w} tokens, an upper bound beyond."
+        )
     if t == "gemma2":
         return 0, (
             f"Layers alternate a {w}-token sliding window and global attention; the spec "
@@ -288,11 +409,20 @@ def _decoder(cfg: dict, t: str) -> dict:
         "linear_bias": t == "gpt_neox" and bias,
         "o_bias": bias and t != "gpt_neox",
         "mlp_bias": t == "llama" and _flag(cfg, t, "mlp_bias", False),
-        "qk_norm": {"qwen3": "head", "qwen3_moe": "head", "olmo2": "full"}.get(t, "none"),
-        "n_norms_per_layer": 4 if t == "gemma2" else 2,
+        # Llama 4's qk norm is a weightless L2 norm (Llama4TextL2Norm): no parameters
+        "qk_norm": {
+            "qwen3": "head",
+            "qwen3_moe": "head",
+            "gemma3_text": "head",
+            "olmo2": "full",
+        }.get(t, "none"),
+        "n_norms_per_layer": 4 if t in ("gemma2", "gemma3_text") else 2,
         "_notes": notes,
     }
-    out["d_ff"] = _int(cfg, t, "intermediate_size")
+    # Llama 4: intermediate_size is an expert's width, intermediate_size_mlp the dense MLP's
+    out["d_ff"] = _int(
+        cfg, t, "intermediate_size_mlp" if t == "llama4_text" else "intermediate_size"
+    )
     if t == "gpt_neox":  # parallel or serial residual: the same weights, in another order
         if not bias:
             raise ValueError(
@@ -314,6 +444,21 @@ def _decoder(cfg: dict, t: str) -> dict:
 
 
 def _moe(cfg: dict, t: str, n_layers: int) -> dict:
+    if t == "llama4_text":  # modeling_llama4.py: Llama4TextMoe, a bias-free router, one shared
+        step = cfg.get("interleave_moe_layer_step", 1)  # expert as wide as a routed one
+        moe_layers = cfg.get("moe_layers")
+        if step != 1 or (moe_layers is not None and list(moe_layers) != list(range(n_layers))):
+            raise ValueError(
+                f"model_type {t!r}: interleave_moe_layer_step={step} interleaves dense and "
+                "MoE layers; the spec models only leading dense layers"
+            )
+        return {
+            "n_experts": _int(cfg, t, "num_local_experts"),
+            "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
+            "n_shared_experts": 1,
+            "d_ff_expert": _int(cfg, t, "intermediate_size"),
+            "n_dense_layers": 0,
+        }
     if t == "mixtral":
         ff = _int(cfg, t, "intermediate_size")
         return {

@@ -20,6 +20,7 @@ the functions live in one submodule per topic:
                   plot_goodput
     claims        plot_claim_ratios
     predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
+    plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 
@@ -62,6 +63,7 @@ _WHERE = {
         "plot_serving_predicted_vs_measured",
         "plot_latency_under_load",
     ),
+    "plan": ("plot_layout_search",),
     "foundations": (
         "plot_loss_curves",
         "plot_residual_stream",

@@ -63,13 +63,10 @@ from .train import (
 # isort: split
 # --- serving (serve_model.py, simulate.py, serving_data.py; issue 28) -----------------------
 from .serve_model import (
-    CONSTANTS as SERVE_CONSTANTS,
-)
-from .serve_model import (
+    CHUNK_TOKENS,
     ENGINE_LIMITS,
     HBM_EFFICIENCY,
     KV_CACHE_FREE_FRACTION,
-    Layout,
     Serve,
     ServeConstants,
     StepCost,
@@ -82,6 +79,12 @@ from .serve_model import (
     small_collective_latency_s,
     step_cost,
     weight_read_bytes,
+)
+from .serve_model import (
+    CONSTANTS as SERVE_CONSTANTS,
+)
+from .serve_model import (
+    Layout as ServingLayout,
 )
 from .serve_model import (
     format_budget as format_serve_budget,
@@ -154,7 +157,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "SERVE_CONSTANTS",
     "SERVING_CALIBRATION_RUNS",
     "LengthDistribution",
-    "Layout",
+    "ServingLayout",
+    "CHUNK_TOKENS",
     "Scheduler",
     "Serve",
     "ServeConstants",
@@ -185,3 +189,45 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "weight_read_bytes",
     # --- end of serving block ---
 ]
+
+# ---------------------------------------------------------------- issue 29: planner and cost
+from .cost import chip_hour_price, price_line, serving_cost, training_cost
+from .plan import (
+    MAX_CP,
+    MAX_INTERLEAVE,
+    MAX_MICRO_BATCH,
+    ZERO_STAGES,
+    TrainingPlan,
+    chip_counts,
+    fewest_chips,
+    legal_layouts,
+    plan_training,
+    published_rank,
+    tp_degrees,
+)
+from .plan import (
+    Layout as TrainingLayout,
+)
+from .plan_serve import ServingPlan, plan_serving
+
+__all__ += [
+    "MAX_CP",
+    "MAX_INTERLEAVE",
+    "MAX_MICRO_BATCH",
+    "ZERO_STAGES",
+    "ServingPlan",
+    "TrainingLayout",
+    "TrainingPlan",
+    "chip_counts",
+    "chip_hour_price",
+    "fewest_chips",
+    "legal_layouts",
+    "plan_serving",
+    "plan_training",
+    "price_line",
+    "published_rank",
+    "serving_cost",
+    "tp_degrees",
+    "training_cost",
+]
+# ---------------------------------------------------------------- end of issue 29's block

@@ -86,7 +86,7 @@ BACKWARD_SHARE = 2.0 / 3.0
 window in which bucketed gradient reduction (DDP, ZeRO, FSDP) overlaps computation. Only the
 last micro-batch's backward can hide it: earlier ones have not finished the gradients."""
 
-ELEMENTWISE_BYTES_PER_H = {"gelu": 38.0, "swiglu": 38.0}
+ELEMENTWISE_BYTES_PER_H = {"gelu": 38.0, "swiglu": 38.0, "geglu": 38.0}
 """HBM bytes per token, per layer and per unit of d_model that a forward pass's memory-bound
 kernels move besides the matmuls, counted kernel by kernel for Megatron's fused layer
 (Narayanan et al. 2021, sec. 4.2): two LayerNorms (read 2, write 2 each), two
@@ -304,7 +304,7 @@ def train_step(
     )
     passes = 3.0 + (1.0 if recompute == "full" else 0.0)  # forward, backward = 2 forwards
     h = mdl.d_model
-    mlp_scale = (6.0 if mdl.mlp == "swiglu" else 4.0) * mdl.d_ff / (16.0 * h)
+    mlp_scale = (6.0 if mdl.mlp in ("swiglu", "geglu") else 4.0) * mdl.d_ff / (16.0 * h)
     per_h = ELEMENTWISE_BYTES_PER_H[mdl.mlp] - 16.0 + 16.0 * mlp_scale
     scores = (
         0.0
@@ -653,7 +653,7 @@ def residuals() -> list[dict]:
 
 def held_out_errors(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Median and worst |rel_error| over the rows not marked ``calibration`` (residual tables of
-    this module and of ``deploy``)."""
+    this module and of ``predict.serve``)."""
     errs = [abs(r["rel_error"]) for r in rows if not r["calibration"]]
     if not errs:
         raise ValueError("rows: no held-out row (every row is a calibration run)")
