@@ -143,8 +143,9 @@ def checkpoint_weight_bytes(model: Model) -> float:
 
     ``model.checkpoint_dtype`` "bf16": 2 bytes per parameter. "fp8" (DeepSeek-V3, whose
     README_WEIGHTS.md documents FP8 e4m3 weights with 128 x 128 block scales): 1 byte per
-    parameter, the embedding and the output head at 2 (their BF16 copies), the F32 block
-    scales (1/16,384 of a float per weight, about 0.17 GB for DeepSeek-V3) left out.
+    parameter, the embedding and the output head at 2 (an assumption: the weight documentation
+    does not say which tensors are FP8; 0.9 GB at most), the F32 block scales (1/16,384 of a
+    float per weight, about 0.17 GB for DeepSeek-V3) left out.
 
     >>> from llmphys import specs
     >>> round(checkpoint_weight_bytes(specs.model("deepseek_v3")) / 1e9)  # GB, not BF16's 1,342
