@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
+    architecture_depth  plot_kv_memory
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
@@ -41,6 +42,7 @@ _WHERE = {
         "plot_rope_scaling",
         "plot_norm_placement",
     ),
+    "architecture_depth": ("plot_kv_memory",),
     "data": (
         "plot_funnel",
         "plot_s_curve",
@@ -121,6 +123,7 @@ __all__ = [
     "plot_inference_optimal",
     "plot_isoflop_curves",
     "plot_kv_cache_by_variant",
+    "plot_kv_memory",
     "plot_kv_restore",
     "plot_lifetime_split",
     "plot_loss_curves",

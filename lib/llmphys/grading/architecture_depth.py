@@ -1,0 +1,83 @@
+"""Checks for the Implement exercises of chapter 3's second pass: paged KV slots, MoE
+capacity, a linear-attention recurrence (see ``llmphys.grading``).
+
+Each reference is the library's own function, so a check and the chapter agree by
+construction.
+
+Home: chapters/03_architecture.ipynb.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from llmphys import kv_paging
+from llmphys.grading._core import Case, Feedback, Mistake, check_function
+
+__all__: list[str] = ["check_paged_kv_slots"]
+
+_SEED = 30  # every case list below is drawn once from this seed
+
+
+# ---------------------------------------------------------------- paged KV slots
+def _paged_ref(lengths, block_tokens):
+    cur = np.asarray(lengths)
+    parts = kv_paging.paged_slots(
+        {"prompt": cur, "current": cur, "final": cur}, block_tokens=block_tokens
+    )
+    return parts["token_states"] + parts["internal_fragmentation"]
+
+
+def _paged_cases() -> list[Case]:
+    rng = np.random.default_rng(_SEED)
+    cases = [
+        Case(args=(rng.integers(1, 3000, size=int(rng.integers(1, 9))).tolist(), int(b)))
+        for b in rng.choice([8, 16, 32, 128], size=8)
+    ]
+    cases += [
+        Case(args=([16, 32, 48], 16), label="lengths that fill their last block exactly"),
+        Case(args=([1, 1, 1], 16), label="one token each: a whole block each"),
+        Case(args=([17], 16), label="one token past a block boundary"),
+        Case(args=([5, 300, 2048], 1), label="blocks of one token: no waste"),
+    ]
+    return cases
+
+
+_PAGED_MISTAKES = [
+    Mistake(
+        implementation=lambda ls, b: float(sum(int(n) // b * b for n in ls)),
+        message="rounding down drops the partly filled last block: a sequence of n tokens "
+        "needs ceil(n / B) blocks",
+    ),
+    Mistake(
+        implementation=lambda ls, b: float(sum((int(n) // b + 1) * b for n in ls)),
+        message="n // B + 1 blocks is one too many when n is a multiple of B: use ceil(n / B)",
+    ),
+    Mistake(
+        implementation=lambda ls, b: float(sum(-(-int(n) // b) for n in ls)),
+        message="that is the number of blocks: the question asks for token slots, blocks "
+        "times block_tokens",
+    ),
+    Mistake(
+        implementation=lambda ls, b: float(-(-sum(int(n) for n in ls) // b) * b),
+        message="blocks are not shared between sequences: round up each sequence on its own",
+    ),
+]
+
+
+def check_paged_kv_slots(fn: Any) -> Feedback:
+    """Check ``fn(lengths, block_tokens)``: the token slots a paged allocator holds for
+    sequences of the given lengths, sum of ceil(n / B) B (reference ``kv_paging.paged_slots``).
+
+    >>> print(check_paged_kv_slots(lambda ls, b: sum(-(-n // b) * b for n in ls)))
+    PASS arch-ex-paged-slots (<lambda>): all 12 cases match the reference (relative tolerance 1e-06)
+    """
+    return check_function(
+        fn,
+        exercise="arch-ex-paged-slots",
+        reference=_paged_ref,
+        cases=_paged_cases(),
+        mistakes=_PAGED_MISTAKES,
+    )

@@ -1,0 +1,88 @@
+"""Figures of the architecture chapter's second pass: paged and quantised KV caches, MoE
+capacity and dropping, recurrent state against the KV cache, the non-matmul share in time.
+
+Home: chapters/03_architecture.ipynb.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .. import inference
+from ..specs import Accelerator, Model
+from ._style import PALETTE, series_styles, style
+
+_PART_LABELS = {
+    "token_states": "token states",
+    "reservation": "reserved for later tokens",
+    "internal_fragmentation": "never filled",
+}
+
+
+def _check_nonempty(name: str, value) -> None:
+    if not len(value):
+        raise ValueError(f"{name} must not be empty")
+
+
+def plot_kv_memory(
+    slot_shares: Mapping[str, Mapping[str, float]],
+    published: Mapping[str, float],
+    model: Model,
+    acc: Accelerator,
+    *,
+    bytes_by_format: Mapping[str, float],
+    contexts: np.ndarray,
+) -> plt.Figure:
+    """Left: what each allocator's KV slots hold (stacked shares, drawn in percent), with a
+    published token-state share (a fraction, like the shares) per allocator as a marker.
+    Right: batch-1 decode ceiling against context, weights included, for each cache
+    format's bytes per element
+    (:func:`llmphys.inference.decode_tokens_per_s`)."""
+    _check_nonempty("slot_shares", slot_shares)
+    _check_nonempty("bytes_by_format", bytes_by_format)
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(9.2, 3.8), gridspec_kw={"width_ratios": [1.1, 1]})
+        y = np.arange(len(slot_shares))
+        left = np.zeros(len(slot_shares))
+        for part, color in zip(_PART_LABELS, PALETTE, strict=False):
+            w = np.array([100 * s[part] for s in slot_shares.values()])
+            a.barh(y, w, left=left, color=color, label=_PART_LABELS[part])
+            left += w
+        keys = zip(y, slot_shares, strict=True)
+        pub = [(yi, 100 * published[k]) for yi, k in keys if k in published]
+        if pub:
+            a.plot(
+                [p for _, p in pub],
+                [yi for yi, _ in pub],
+                "D",
+                color="black",
+                markersize=7,
+                markeredgecolor="white",
+                label="token states, Kwon et al. fig. 2",
+            )
+        a.set_yticks(y, list(slot_shares))
+        a.invert_yaxis()
+        a.set_xlim(0, 100)
+        a.set_xlabel("share of KV slots (%)")
+        a.grid(axis="y", visible=False)
+        a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8.5)
+        for (label, bpe), st in zip(
+            bytes_by_format.items(), series_styles(len(bytes_by_format)), strict=True
+        ):
+            rate = [
+                inference.decode_tokens_per_s(
+                    model, acc, context_tokens=int(t), kv_bytes_per_element=bpe
+                )
+                for t in contexts
+            ]
+            b.plot(contexts, rate, label=label, markevery=3, markersize=4, **st)
+        b.set_xscale("log", base=2)
+        b.set_xlabel("context (tokens)")
+        b.set_ylabel(f"decode ceiling on {acc.key} (tokens/s)")
+        b.set_title(f"{model.key}, batch 1, BF16 weights", fontsize=10)
+        b.legend(fontsize=8.5)
+        fig.tight_layout()
+    return fig

@@ -1,0 +1,41 @@
+"""Chapter 3's second-pass autograder: the right answer passes, each typical slip gets its hint.
+
+The wrong implementations are written here independently of the ones the checks carry.
+"""
+
+import math
+
+import pytest
+
+from llmphys import grading
+
+
+def paged_right(lengths, block_tokens):
+    return sum(math.ceil(n / block_tokens) * block_tokens for n in lengths)
+
+
+def test_paged_reference_and_right_answer_pass():
+    fb = grading.check_paged_kv_slots(paged_right)
+    assert fb.passed and fb.n_cases == fb.n_matched == 12
+    # 17 tokens in blocks of 16: two blocks, 32 slots (Kwon et al. 2023, sec. 4.2's block table)
+    assert paged_right([17], 16) == 32
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda ls, b: sum(n // b * b for n in ls), "rounding down"),
+    (lambda ls, b: sum((n // b + 1) * b for n in ls), "one too many"),
+    (lambda ls, b: sum(math.ceil(n / b) for n in ls), "number of blocks"),
+    (lambda ls, b: math.ceil(sum(ls) / b) * b, "not shared between sequences"),
+])
+def test_paged_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_paged_kv_slots(wrong)
+    assert not fb.passed and hint in fb.message, fb.message
+
+
+def test_stubs_are_not_implemented_yet():
+    def stub(*args):
+        raise NotImplementedError
+
+    for check in (grading.check_paged_kv_slots,):
+        fb = check(stub)
+        assert not fb.passed and "not implemented yet" in fb.message

@@ -1,0 +1,33 @@
+"""Second-pass architecture figures: they draw what they are given, with units on every axis."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from llmphys import kv_paging, plots, specs
+from plot_checks import assert_units_in_labels
+
+
+def test_kv_memory_bars_stack_to_100_and_markers_sit_at_the_published_percent(h100):
+    s = kv_paging.request_snapshot(np.random.default_rng(0), n_requests=50)
+    shares = {"max": kv_paging.shares(kv_paging.contiguous_slots(s)),
+              "paged": kv_paging.shares(kv_paging.paged_slots(s))}
+    fig = plots.plot_kv_memory(shares, {"paged": 0.963}, specs.model("llama3_8b"), h100,
+                               bytes_by_format={"BF16": 2.0, "INT4": 0.5625},
+                               contexts=np.array([1024, 8192]))
+    left, right = fig.axes
+    assert len(left.patches) == 3 * 2 and len(right.lines) == 2
+    widths = {}
+    for p in left.patches:
+        widths[round(p.get_y(), 3)] = widths.get(round(p.get_y(), 3), 0) + p.get_width()
+    assert all(w == pytest.approx(100.0) for w in widths.values())
+    marker = [ln for ln in left.lines if ln.get_marker() == "D"][0]
+    assert marker.get_xdata()[0] == pytest.approx(96.3)
+    assert_units_in_labels(fig)
+    plt.close(fig)
+
+
+def test_kv_memory_rejects_empty_inputs(h100):
+    with pytest.raises(ValueError, match="slot_shares"):
+        plots.plot_kv_memory({}, {}, specs.model("llama3_8b"), h100, bytes_by_format={"x": 1.0},
+                             contexts=np.array([1024]))
