@@ -36,6 +36,27 @@ def test_stubs_are_not_implemented_yet():
     def stub(*args):
         raise NotImplementedError
 
-    for check in (grading.check_paged_kv_slots,):
+    for check in (grading.check_paged_kv_slots, grading.check_dropped_share):
         fb = check(stub)
         assert not fb.passed and "not implemented yet" in fb.message
+
+
+def dropped_right(expert_ids, n_experts, capacity):
+    over = sum(max(0, expert_ids.count(e) - capacity) for e in range(n_experts))
+    return over / len(expert_ids)
+
+
+def test_dropped_reference_and_right_answer_pass():
+    fb = grading.check_dropped_share(dropped_right)
+    assert fb.passed and fb.n_cases == fb.n_matched == 12
+    assert dropped_right([0, 0, 0, 1], 2, 2) == 0.25  # the moe_capacity doctest's case
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda ids, e, c: sum(max(0, ids.count(x) - c) for x in range(e)), "number of dropped"),
+    (lambda ids, e, c: sum(max(0, ids.count(x) - c + 1) for x in range(e)) / len(ids), "off by one"),
+    (lambda ids, e, c: max(0, len(ids) - e * c) / len(ids), "per expert"),
+])
+def test_dropped_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_dropped_share(wrong)
+    assert not fb.passed and hint in fb.message, fb.message

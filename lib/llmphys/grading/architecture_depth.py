@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import kv_paging
+from llmphys import kv_paging, moe_capacity
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__: list[str] = ["check_paged_kv_slots"]
+__all__: list[str] = ["check_dropped_share", "check_paged_kv_slots"]
 
 _SEED = 30  # every case list below is drawn once from this seed
 
@@ -80,4 +80,72 @@ def check_paged_kv_slots(fn: Any) -> Feedback:
         reference=_paged_ref,
         cases=_paged_cases(),
         mistakes=_PAGED_MISTAKES,
+    )
+
+
+# ---------------------------------------------------------------- MoE dropped share
+def _drop_ref(expert_ids, n_experts, capacity):
+    return moe_capacity.dropped_fraction(
+        np.asarray(expert_ids), n_experts=n_experts, capacity=capacity
+    )
+
+
+def _drop_cases() -> list[Case]:
+    rng = np.random.default_rng(_SEED + 1)
+    cases = []
+    for _ in range(8):
+        e = int(rng.choice([4, 8, 16]))
+        t = int(rng.integers(8, 200))
+        ids = rng.choice(e, size=t, p=rng.dirichlet(np.ones(e))).tolist()
+        cases.append(Case(args=(ids, e, int(rng.integers(1, 2 * t // e + 2)))))
+    cases += [
+        Case(args=([0, 1, 2, 3] * 5, 4, 5), label="perfect balance at capacity: nothing dropped"),
+        Case(args=([2] * 10, 4, 3), label="every token to one expert"),
+        Case(args=([0, 0, 1, 1, 1], 2, 2), label="one token over"),
+        Case(args=([0, 1, 0, 1], 2, 0), label="zero capacity: everything dropped"),
+    ]
+    return cases
+
+
+def _count_dropped(ids, e, c):
+    return sum(max(0, ids.count(x) - c) for x in range(e))
+
+
+_DROP_MISTAKES = [
+    Mistake(
+        implementation=lambda ids, e, c: float(_count_dropped(list(ids), e, c)),
+        message="that is the number of dropped tokens: the question asks for their share of "
+        "all tokens",
+    ),
+    Mistake(
+        implementation=lambda ids, e, c: _count_dropped(list(ids), e, c - 1) / len(ids),
+        message="off by one: an expert keeps its first `capacity` tokens and drops the rest",
+    ),
+    Mistake(
+        implementation=lambda ids, e, c: max(0, len(ids) - e * c) / len(ids),
+        message="the buffers are per expert: a busy expert drops tokens even when the others "
+        "have room, so count each expert's overflow on its own",
+    ),
+    Mistake(
+        implementation=lambda ids, e, c: _count_dropped(list(ids), e, c) / (e * max(c, 1)),
+        message="divide by the number of tokens, not by the total capacity",
+    ),
+]
+
+
+def check_dropped_share(fn: Any) -> Feedback:
+    """Check ``fn(expert_ids, n_experts, capacity)``: the share of top-1 tokens that find
+    their expert's buffer of ``capacity`` full (reference ``moe_capacity.dropped_fraction``).
+
+    >>> def share(ids, e, c):
+    ...     return sum(max(0, ids.count(x) - c) for x in range(e)) / len(ids)
+    >>> check_dropped_share(share).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="arch-ex-dropped-share",
+        reference=_drop_ref,
+        cases=_drop_cases(),
+        mistakes=_DROP_MISTAKES,
     )

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import inference
 from ..specs import Accelerator, Model
-from ._style import PALETTE, series_styles, style
+from ._style import PALETTE, new_axes, series_styles, style
 
 _PART_LABELS = {
     "token_states": "token states",
@@ -85,4 +85,34 @@ def plot_kv_memory(
         b.set_title(f"{model.key}, batch 1, BF16 weights", fontsize=10)
         b.legend(fontsize=8.5)
         fig.tight_layout()
+    return fig
+
+
+def plot_moe_drops(
+    curves: Mapping[str, np.ndarray],
+    capacity_factors: np.ndarray,
+    *,
+    closed_form: np.ndarray | None = None,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
+    """Dropped share of (token, expert) assignments (percent) against the capacity factor,
+    one line per router; optionally the uniform-routing closed form as a dashed line."""
+    _check_nonempty("curves", curves)
+    with style():
+        fig, ax = new_axes(ax)
+        for (label, drops), st in zip(curves.items(), series_styles(len(curves)), strict=True):
+            ax.plot(capacity_factors, 100 * np.asarray(drops), label=label, markersize=4, **st)
+        if closed_form is not None:
+            ax.plot(
+                capacity_factors,
+                100 * np.asarray(closed_form),
+                color="0.3",
+                linestyle=":",
+                linewidth=1.4,
+                label="uniform routing, closed form (top-1)",
+            )
+        ax.set_xlabel("capacity factor f (buffer / mean load)")
+        ax.set_ylabel("assignments dropped (%)")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8.5)
     return fig
