@@ -5,6 +5,8 @@ The wrong implementations are written here independently of the ones the checks 
 
 import math
 
+import numpy as np
+
 import pytest
 
 from llmphys import grading
@@ -36,7 +38,8 @@ def test_stubs_are_not_implemented_yet():
     def stub(*args):
         raise NotImplementedError
 
-    for check in (grading.check_paged_kv_slots, grading.check_dropped_share):
+    for check in (grading.check_paged_kv_slots, grading.check_dropped_share,
+                  grading.check_linear_attention_recurrent):
         fb = check(stub)
         assert not fb.passed and "not implemented yet" in fb.message
 
@@ -59,4 +62,39 @@ def test_dropped_reference_and_right_answer_pass():
 ])
 def test_dropped_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_dropped_share(wrong)
+    assert not fb.passed and hint in fb.message, fb.message
+
+
+def linear_right(q, k, v, decay):
+    state, out = np.zeros((q.shape[1], v.shape[1])), []
+    for t in range(q.shape[0]):
+        state = decay[t] * state + np.outer(k[t], v[t])
+        out.append(state.T @ q[t])
+    return np.array(out)
+
+
+def test_linear_reference_and_right_answer_pass():
+    fb = grading.check_linear_attention_recurrent(linear_right)
+    assert fb.passed and fb.n_cases == fb.n_matched == 8
+
+
+def _linear_wrong(q, k, v, decay, mode):
+    state, out = np.zeros((q.shape[1], v.shape[1])), []
+    for t in range(q.shape[0]):
+        before = q[t] @ state
+        if mode == "after":
+            state = decay[t] * (state + np.outer(k[t], v[t]))
+        else:
+            state = (1.0 if mode == "nodecay" else decay[t]) * state + np.outer(k[t], v[t])
+        out.append(before if mode == "first" else q[t] @ state)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mode, hint", [
+    ("first", "before adding the current token"),
+    ("after", "multiplies the old state only"),
+    ("nodecay", "decay is missing"),
+])
+def test_linear_typical_mistakes_get_their_hint(mode, hint):
+    fb = grading.check_linear_attention_recurrent(lambda q, k, v, a: _linear_wrong(q, k, v, a, mode))
     assert not fb.passed and hint in fb.message, fb.message

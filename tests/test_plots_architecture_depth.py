@@ -31,3 +31,23 @@ def test_kv_memory_rejects_empty_inputs(h100):
     with pytest.raises(ValueError, match="slot_shares"):
         plots.plot_kv_memory({}, {}, specs.model("llama3_8b"), h100, bytes_by_format={"x": 1.0},
                              contexts=np.array([1024]))
+
+
+def test_moe_drops_draws_one_line_per_router_plus_the_closed_form():
+    f = np.array([0.5, 1.0, 2.0])
+    fig = plots.plot_moe_drops({"a": np.array([0.5, 0.1, 0.0]), "b": np.array([0.6, 0.3, 0.1])}, f,
+                               closed_form=np.array([0.5, 0.05, 0.0]))
+    ax = fig.axes[0]
+    assert len(ax.lines) == 3 and ax.lines[0].get_ydata()[0] == pytest.approx(50.0)
+    assert_units_in_labels(fig)
+    plt.close(fig)
+
+
+def test_mixer_costs_has_two_log_log_panels_one_line_per_mixer():
+    from llmphys import mixer_costs
+    ctx = np.array([1024.0, 8192.0])
+    fig = plots.plot_mixer_costs(mixer_costs.mixer_study(specs.model("mixtral_8x7b"), contexts=ctx),
+                                 ctx, model_label="Mixtral")
+    assert len(fig.axes) == 2 and all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
+    assert_units_in_labels(fig)
+    plt.close(fig)

@@ -13,10 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import kv_paging, moe_capacity
+from llmphys import kv_paging, linear_recurrence, moe_capacity
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__: list[str] = ["check_dropped_share", "check_paged_kv_slots"]
+__all__: list[str] = [
+    "check_dropped_share",
+    "check_linear_attention_recurrent",
+    "check_paged_kv_slots",
+]
 
 _SEED = 30  # every case list below is drawn once from this seed
 
@@ -148,4 +152,84 @@ def check_dropped_share(fn: Any) -> Feedback:
         reference=_drop_ref,
         cases=_drop_cases(),
         mistakes=_DROP_MISTAKES,
+    )
+
+
+# ---------------------------------------------------------------- decayed linear attention
+def _lin_ref(q, k, v, decay):
+    return linear_recurrence.recurrent_form(q, k, v, decay)[0]
+
+
+def _lin_cases() -> list[Case]:
+    rng = np.random.default_rng(_SEED + 2)
+    cases = []
+    for _ in range(6):
+        t, dk, dv = (int(x) for x in rng.integers(2, 12, size=3))
+        q, k = rng.random((t, dk)), rng.random((t, dk))
+        cases.append(Case(args=(q, k, rng.standard_normal((t, dv)), rng.uniform(0.5, 1.0, t))))
+    cases += [
+        Case(
+            args=(np.ones((3, 2)), np.ones((3, 2)), np.eye(3)[:, :2], np.ones(3)),
+            label="no decay: plain causal linear attention",
+        ),
+        Case(
+            args=(np.ones((1, 4)), np.ones((1, 4)), np.ones((1, 3)), np.array([0.5])),
+            label="one token",
+        ),
+    ]
+    return cases
+
+
+def _lin_wrong(q, k, v, decay, *, read_first=False, decay_after=False, no_decay=False):
+    state = np.zeros((q.shape[1], v.shape[1]))
+    out = np.empty((q.shape[0], v.shape[1]))
+    for t in range(q.shape[0]):
+        a = 1.0 if no_decay else decay[t]
+        if read_first:
+            out[t] = q[t] @ state
+        state = (
+            a * (state + np.outer(k[t], v[t])) if decay_after else a * state + np.outer(k[t], v[t])
+        )
+        if not read_first:
+            out[t] = q[t] @ state
+    return out
+
+
+_LIN_MISTAKES = [
+    Mistake(
+        implementation=lambda q, k, v, a: _lin_wrong(q, k, v, a, read_first=True),
+        message="you read the state before adding the current token: y_t includes k_t v_t "
+        "(causal, the token attends to itself)",
+    ),
+    Mistake(
+        implementation=lambda q, k, v, a: _lin_wrong(q, k, v, a, decay_after=True),
+        message="the decay multiplies the old state only: S_t = a_t S_(t-1) + k_t v_t^T",
+    ),
+    Mistake(
+        implementation=lambda q, k, v, a: _lin_wrong(q, k, v, a, no_decay=True),
+        message="the decay is missing: multiply the state by a_t at every step",
+    ),
+]
+
+
+def check_linear_attention_recurrent(fn: Any) -> Feedback:
+    """Check ``fn(q, k, v, decay)``: outputs (T, d_v) of S_t = a_t S_(t-1) + k_t v_t^T,
+    y_t = S_t^T q_t (reference ``linear_recurrence.recurrent_form``).
+
+    >>> def lin(q, k, v, a):
+    ...     s, out = np.zeros((q.shape[1], v.shape[1])), []
+    ...     for t in range(len(q)):
+    ...         s = a[t] * s + np.outer(k[t], v[t])
+    ...         out.append(q[t] @ s)
+    ...     return np.array(out)
+    >>> check_linear_attention_recurrent(lin).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="arch-ex-linear-recurrence",
+        reference=_lin_ref,
+        cases=_lin_cases(),
+        mistakes=_LIN_MISTAKES,
+        rtol=1e-9,
     )

@@ -10,7 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
-    architecture_depth  plot_kv_memory, plot_moe_drops
+    architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
@@ -42,7 +42,7 @@ _WHERE = {
         "plot_rope_scaling",
         "plot_norm_placement",
     ),
-    "architecture_depth": ("plot_kv_memory", "plot_moe_drops"),
+    "architecture_depth": ("plot_kv_memory", "plot_moe_drops", "plot_mixer_costs"),
     "data": (
         "plot_funnel",
         "plot_s_curve",
@@ -128,6 +128,7 @@ __all__ = [
     "plot_lifetime_split",
     "plot_loss_curves",
     "plot_measured_roofline",
+    "plot_mixer_costs",
     "plot_mixture",
     "plot_moe_drops",
     "plot_norm_placement",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import inference
+from .. import inference, units
 from ..specs import Accelerator, Model
 from ._style import PALETTE, new_axes, series_styles, style
 
@@ -115,4 +115,41 @@ def plot_moe_drops(
         ax.set_ylabel("assignments dropped (%)")
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=8.5)
+    return fig
+
+
+def plot_mixer_costs(
+    study: Mapping[str, Mapping[str, np.ndarray]], contexts: np.ndarray, *, model_label: str
+) -> plt.Figure:
+    """Left: state bytes per sequence (GB, log-log) against context, per mixer; right: mixer
+    FLOP per generated token (log-log). ``study`` is :func:`llmphys.mixer_costs.mixer_study`."""
+    _check_nonempty("study", study)
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(9.2, 3.7))
+        for (label, parts), st in zip(study.items(), series_styles(len(study)), strict=True):
+            a.plot(
+                contexts,
+                np.asarray(parts["bytes"]) / units.GB,
+                label=label,
+                markevery=3,
+                markersize=4,
+                **st,
+            )
+            b.plot(
+                contexts,
+                np.asarray(parts["flop"]) / 1e9,
+                label=label,
+                markevery=3,
+                markersize=4,
+                **st,
+            )
+        for ax in (a, b):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("context (tokens)")
+        a.set_ylabel("state per sequence (GB, 1e9 bytes)")
+        b.set_ylabel("mixer work per token (GFLOP)")
+        a.set_title(f"{model_label}, BF16", fontsize=10)
+        a.legend(fontsize=8.5)
+        fig.tight_layout()
     return fig
