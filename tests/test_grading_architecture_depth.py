@@ -98,3 +98,19 @@ def _linear_wrong(q, k, v, decay, mode):
 def test_linear_typical_mistakes_get_their_hint(mode, hint):
     fb = grading.check_linear_attention_recurrent(lambda q, k, v, a: _linear_wrong(q, k, v, a, mode))
     assert not fb.passed and hint in fb.message, fb.message
+
+
+def test_parallel_bytes_reference_and_right_answer_pass():
+    fb = grading.check_parallel_block_bytes(lambda n, d, b: n * (2 * d + 3 * d) * b)
+    assert fb.passed and fb.n_cases == 8
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda n, d, b: n * 2 * d * b, "norm only"),
+    (lambda n, d, b: n * 3 * d * b, "residual add only"),
+    (lambda n, d, b: 5 * d * b, "that is one layer"),
+    (lambda n, d, b: n * 5 * d * b / 1e6, "base units"),
+])
+def test_parallel_bytes_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_parallel_block_bytes(wrong)
+    assert not fb.passed and hint in fb.message, fb.message

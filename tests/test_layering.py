@@ -29,6 +29,7 @@ LAYERS = {
         "data_constrained", "inference_optimal", "scaling_fit", "reliability",
         "attention_phases", "activation_memory", "decoder",
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
+        "block_savings",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites",

@@ -51,3 +51,20 @@ def test_mixer_costs_has_two_log_log_panels_one_line_per_mixer():
     assert len(fig.axes) == 2 and all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
     assert_units_in_labels(fig)
     plt.close(fig)
+
+
+def test_block_savings_marks_one_point_per_model():
+    ms = [specs.model(k) for k in ("llama3_8b", "gpt3_175b")]
+    fig = plots.plot_block_savings(ms)
+    assert len(fig.axes[0].lines) == 2 and fig.axes[0].get_yscale() == "log"
+    assert_units_in_labels(fig)
+    plt.close(fig)
+
+
+def test_nonmatmul_time_bars_put_bytes_above_flop(h100):
+    ms = [specs.model(k) for k in ("llama3_8b", "llama3_70b")]
+    fig = plots.plot_nonmatmul_time(ms, h100, context_tokens=8192)
+    widths = [p.get_width() for p in fig.axes[0].patches]
+    assert len(widths) == 4 and min(widths[:2]) > max(widths[2:])  # bytes bars first
+    assert_units_in_labels(fig)
+    plt.close(fig)

@@ -9,17 +9,19 @@ Home: chapters/03_architecture.ipynb.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
-from llmphys import kv_paging, linear_recurrence, moe_capacity
+from llmphys import block_savings, kv_paging, linear_recurrence, moe_capacity, specs
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
 __all__: list[str] = [
     "check_dropped_share",
     "check_linear_attention_recurrent",
     "check_paged_kv_slots",
+    "check_parallel_block_bytes",
 ]
 
 _SEED = 30  # every case list below is drawn once from this seed
@@ -232,4 +234,69 @@ def check_linear_attention_recurrent(fn: Any) -> Feedback:
         cases=_lin_cases(),
         mistakes=_LIN_MISTAKES,
         rtol=1e-9,
+    )
+
+
+# ---------------------------------------------------------------- parallel block bytes
+def _par_ref(n_layers, d_model, bytes_per_element):
+    m = dataclasses.replace(specs.model("llama3_8b"), n_layers=int(n_layers), d_model=int(d_model))
+    return block_savings.parallel_block_savings(m, bytes_per_element=bytes_per_element)[
+        "elementwise_bytes"
+    ]
+
+
+def _par_cases() -> list[Case]:
+    rng = np.random.default_rng(_SEED + 3)
+    cases = [
+        Case(
+            args=(
+                int(rng.integers(2, 129)),
+                int(rng.choice([1024, 4096, 8192, 12288])),
+                float(rng.choice([1.0, 2.0, 4.0])),
+            )
+        )
+        for _ in range(6)
+    ]
+    cases += [
+        Case(args=(32, 4096, 2.0), label="Llama 3 8B's shape in BF16"),
+        Case(args=(1, 8, 1.0), label="one small layer in FP8"),
+    ]
+    return cases
+
+
+_PAR_MISTAKES = [
+    Mistake(
+        implementation=lambda n, d, b: n * 2 * d * b,
+        message="that is the norm only: the parallel block also has one residual add fewer "
+        "(read two streams, write one: 3d elements)",
+    ),
+    Mistake(
+        implementation=lambda n, d, b: n * 3 * d * b,
+        message="that is the residual add only: one norm (read d, write d) is saved as well",
+    ),
+    Mistake(
+        implementation=lambda n, d, b: n * 4 * d * b,
+        message="a residual add moves 3d elements (two inputs, one output), not 2d",
+    ),
+    Mistake(
+        implementation=lambda n, d, b: 5 * d * b,
+        message="that is one layer: every layer saves a norm and an add",
+    ),
+]
+
+
+def check_parallel_block_bytes(fn: Any) -> Feedback:
+    """Check ``fn(n_layers, d_model, bytes_per_element)``: HBM bytes per token a parallel
+    block saves when norms and residual adds run as separate kernels, L (2d + 3d) b
+    (reference ``block_savings.parallel_block_savings``).
+
+    >>> check_parallel_block_bytes(lambda n, d, b: n * 5 * d * b).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="arch-ex-parallel-bytes",
+        reference=_par_ref,
+        cases=_par_cases(),
+        mistakes=_PAR_MISTAKES,
     )

@@ -10,7 +10,8 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
-    architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs
+    architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs, plot_block_savings,
+                  plot_nonmatmul_time
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
@@ -42,7 +43,13 @@ _WHERE = {
         "plot_rope_scaling",
         "plot_norm_placement",
     ),
-    "architecture_depth": ("plot_kv_memory", "plot_moe_drops", "plot_mixer_costs"),
+    "architecture_depth": (
+        "plot_kv_memory",
+        "plot_moe_drops",
+        "plot_mixer_costs",
+        "plot_block_savings",
+        "plot_nonmatmul_time",
+    ),
     "data": (
         "plot_funnel",
         "plot_s_curve",
@@ -106,6 +113,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_block_savings",
     "plot_claim_ratios",
     "plot_code_lengths",
     "plot_collapse",
@@ -131,6 +139,7 @@ __all__ = [
     "plot_mixer_costs",
     "plot_mixture",
     "plot_moe_drops",
+    "plot_nonmatmul_time",
     "plot_norm_placement",
     "plot_predicted_vs_measured",
     "plot_residual_stream",

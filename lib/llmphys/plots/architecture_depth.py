@@ -1,17 +1,18 @@
 """Figures of the architecture chapter's second pass: paged and quantised KV caches, MoE
-capacity and dropping, recurrent state against the KV cache, the non-matmul share in time.
+capacity and dropping, recurrent state against the KV cache, tied heads, the non-matmul
+share in time.
 
 Home: chapters/03_architecture.ipynb.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import inference, units
+from .. import accounting, block_savings, inference, units
 from ..specs import Accelerator, Model
 from ._style import PALETTE, new_axes, series_styles, style
 
@@ -152,4 +153,61 @@ def plot_mixer_costs(
         a.set_title(f"{model_label}, BF16", fontsize=10)
         a.legend(fontsize=8.5)
         fig.tight_layout()
+    return fig
+
+
+def plot_block_savings(models: Sequence[Model], *, ax: plt.Axes | None = None) -> plt.Figure:
+    """Share of parameters an output head tied to the embeddings saves (percent, log), against
+    the model's untied size (log), one labelled point per model
+    (:func:`llmphys.block_savings.tying_savings`); filled where the model ties."""
+    _check_nonempty("models", models)
+    with style():
+        fig, ax = new_axes(ax)
+        for m in models:
+            s = block_savings.tying_savings(m)
+            size = accounting.n_params(m) + (s["params"] if m.tied_embeddings else 0.0)
+            face = PALETTE[1] if m.tied_embeddings else "white"
+            ax.plot(
+                size, 100 * s["share"], "o", color=PALETTE[1], markerfacecolor=face, markersize=7
+            )
+            ax.annotate(
+                m.key,
+                (size, 100 * s["share"]),
+                textcoords="offset points",
+                xytext=(5, 3),
+                fontsize=8,
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("parameters with an untied head (count)")
+        ax.set_ylabel("saved by tying the head (% of parameters)")
+    return fig
+
+
+def plot_nonmatmul_time(
+    models: Sequence[Model], acc: Accelerator, *, context_tokens: float, ax: plt.Axes | None = None
+) -> plt.Figure:
+    """Non-matmul work as a share of the weight matmuls' roofline time (percent, log x), per
+    model: timed by its FLOP and by its unfused HBM bytes
+    (:func:`llmphys.accounting.elementwise_roofline_s_per_token`), models by width."""
+    _check_nonempty("models", models)
+    with style():
+        fig, ax = new_axes(ax, figsize=(6.4, 0.42 * len(models) + 1.4))
+        ordered = sorted(models, key=lambda m: m.d_model)
+        parts = [
+            accounting.elementwise_roofline_s_per_token(m, acc, context_tokens=context_tokens)
+            for m in ordered
+        ]
+        y = np.arange(len(ordered))
+        for shift, key, color, label in (
+            (-0.2, "elementwise_hbm_s", PALETTE[1], "timed by unfused HBM bytes"),
+            (0.2, "elementwise_flop_s", PALETTE[0], "timed by FLOP"),
+        ):
+            share = [100 * p[key] / p["matmul_s"] for p in parts]
+            ax.barh(y + shift, share, height=0.38, color=color, label=label)
+        ax.set_yticks(y, [f"{m.key} (d = {m.d_model:,})" for m in ordered])
+        ax.set_xscale("log")
+        ax.set_xlabel(f"share of the weight matmuls' time on {acc.key} (%)")
+        ax.grid(axis="y", visible=False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8.5)
     return fig
