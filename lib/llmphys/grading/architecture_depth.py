@@ -1,8 +1,5 @@
-"""Checks for the Implement exercises of chapter 3's second pass: paged KV slots, MoE
-capacity, a linear-attention recurrence (see ``llmphys.grading``).
-
-Each reference is the library's own function, so a check and the chapter agree by
-construction.
+"""Checks for chapter 3's second-pass Implement exercises: paged KV slots, MoE drops, a
+linear-attention recurrence, a parallel block's bytes. Each reference is the library's own.
 
 Home: chapters/03_architecture.ipynb.
 """
