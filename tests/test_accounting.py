@@ -186,3 +186,42 @@ def test_attention_share_is_linear_in_context_and_one_at_the_rival_context():
     assert accounting.attention_share(m, context_tokens=4000.0) == pytest.approx(4 * s1, rel=1e-12)
     t = accounting.attention_rivals_params_context_tokens(m)
     assert accounting.attention_share(m, context_tokens=t) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_checkpoint_weight_bytes_counts_deepseek_v3_in_fp8_and_llama_in_bf16():
+    # FP8: 1 byte per weight but the BF16 embedding and head (2 x 129,280 x 7,168 at 2 bytes).
+    ds = specs.model("deepseek_v3")
+    wide = 2 * 129_280 * 7_168
+    assert accounting.checkpoint_weight_bytes(ds) == pytest.approx(
+        (accounting.n_params(ds) - wide) + 2 * wide, rel=1e-12)
+    assert 670e9 < accounting.checkpoint_weight_bytes(ds) < 675e9
+    m = specs.model("llama3_70b")
+    assert accounting.checkpoint_weight_bytes(m) == 2 * accounting.n_params(m)
+
+
+def test_attention_term_is_twice_kaplans_qk_only_count():
+    # Kaplan et al. 2020 table 1: 2 n_layer n_ctx d_attn (QK^T only); the library adds the
+    # equal AV product, as Hoffmann et al. 2022 appendix F do.
+    m = specs.model("gpt3_175b")
+    kaplan = 2 * m.n_layers * 2048 * m.n_heads * m.d_head
+    assert accounting.attention_flop_per_token(m, context_tokens=2048) == 2 * kaplan
+
+
+def test_unfused_elementwise_bytes_of_llama3_70b_by_hand():
+    # Per token, BF16: 161 norms read+write 8,192; 80 SwiGLUs read 2 x 28,672 and write one;
+    # 80 x (64 + 8) heads of 128 rotated (read+write); 160 residual adds read 2d, write d.
+    m = specs.model("llama3_70b")
+    got = accounting.elementwise_bytes_per_token(m)
+    assert got["norms"] == 2 * 161 * 8192 * 2
+    assert got["activations"] == 3 * 80 * 28_672 * 2
+    assert got["rope"] == 2 * 80 * 72 * 128 * 2
+    assert got["residual adds"] == 3 * 160 * 8192 * 2
+
+
+def test_elementwise_work_costs_hundreds_of_times_more_in_bytes_than_in_flop():
+    # "Tiny in FLOP but not in time": at the H100's ridge (~295 FLOP/B) an op of a few FLOP
+    # per byte-pair runs ~100x below the ridge, so its HBM time dwarfs its FLOP time.
+    t = accounting.elementwise_roofline_s_per_token(
+        specs.model("llama3_70b"), specs.accelerator("h100_sxm"), context_tokens=8192)
+    assert t["elementwise_hbm_s"] > 100 * t["elementwise_flop_s"]
+    assert 0.03 < t["elementwise_hbm_s"] / t["matmul_s"] < 0.1

@@ -100,3 +100,15 @@ def test_bad_inputs_name_the_argument(rng):
         m = transformer.tiny(specs.model("llama3_8b"))
         fa.decoder_qkv(transformer.init_params(m, rng), m, [1, 2], head=9)
     assert units.KiB == 1024  # the SRAM constant is in binary kilobytes
+
+
+def test_score_matrix_bytes_match_the_array_naive_attention_stores():
+    # Independent check: the bytes of the S array a float64 naive pass would hold.
+    n = 64
+    assert fa.score_matrix_bytes(n, bytes_per_element=8.0) == np.zeros((n, n)).nbytes
+    # One layer of Llama 3 70B's 64 heads at 128K tokens in BF16: 2.2 TB, while one head's
+    # 34.4 GB fits in an H100's 80 GB (so "a single head exceeds the chip" is false).
+    assert fa.score_matrix_bytes(131_072, n_heads=64) / 1e12 == pytest.approx(2.199, rel=1e-3)
+    assert fa.score_matrix_bytes(131_072) < 80e9
+    with pytest.raises(ValueError, match="n_heads"):
+        fa.score_matrix_bytes(8, n_heads=0)

@@ -28,6 +28,8 @@ LAYERS = {
         "trends", "tinylm", "norm_choices", "compute_split", "critical_batch",
         "data_constrained", "inference_optimal", "scaling_fit", "reliability",
         "attention_phases", "activation_memory", "decoder",
+        "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
+        "block_savings",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites",

@@ -43,3 +43,12 @@ def test_kv_cache_table_shows_llama3_8b_at_128_kib_per_token():
     assert cells[1] == "GQA" and cells[2] == "128.0"
     assert cells[3] == f"{m.max_context_tokens:,}"
     assert float(cells[4]) == pytest.approx(131072 * m.max_context_tokens / 1e9, abs=0.05)
+
+
+def test_kv_cache_table_shows_deepseek_v3_at_its_fp8_release_width():
+    # DeepSeek-V3 ships FP8 weights (README_WEIGHTS.md): about 673 GB, not 2 x 671 = 1,342.
+    row = tables.kv_cache_table([specs.model("deepseek_v3")]).splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[5] == "673 (FP8)"
+    row = tables.kv_cache_table([specs.model("llama3_8b")]).splitlines()[2]
+    assert [c.strip() for c in row.strip("|").split("|")][5] == "16 (BF16)"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 
 from . import units
-from .specs import Model
+from .specs import Accelerator, Model
 
 
 def attention_params_per_layer(model: Model) -> float:
@@ -148,11 +148,45 @@ def _counts(model: Model) -> tuple[float, float]:
     return total, total - ffn_total + ffn_active
 
 
+def checkpoint_weight_bytes(model: Model) -> float:
+    """Bytes of the released checkpoint's weights, at the precision it ships in.
+
+    ``model.checkpoint_dtype`` "bf16": 2 bytes per parameter. "fp8" (DeepSeek-V3, whose
+    README_WEIGHTS.md documents FP8 e4m3 weights with 128 x 128 block scales): 1 byte per
+    parameter, the embedding and the output head at 2 (an assumption: the weight documentation
+    does not say which tensors are FP8; 0.9 GB at most), the F32 block scales (1/16,384 of a
+    float per weight, about 0.17 GB for DeepSeek-V3) left out.
+
+    >>> from llmphys import specs
+    >>> round(checkpoint_weight_bytes(specs.model("deepseek_v3")) / 1e9)  # GB, not BF16's 1,342
+    673
+    """
+    b16 = units.bytes_per_element("bf16")
+    if model.checkpoint_dtype == "bf16":
+        return n_params(model) * b16
+    wide = embedding_params(model) + (
+        0 if model.tied_embeddings else model.vocab_size * model.d_model
+    )
+    return (n_params(model) - wide) * units.bytes_per_element(model.checkpoint_dtype) + wide * b16
+
+
 def attention_flop_per_token(model: Model, *, context_tokens: float) -> float:
     """Context-dependent forward FLOP of one token: scores QK^T and the weighted sum of V.
 
     2 FLOP per multiply-add, per layer: 2*h*(d_qk + d_v)*T over the T keys attended to
-    (capped at the sliding window). Kaplan et al. 2020, table 1 (2 n_layer n_ctx d_attn).
+    (capped at the sliding window); for MHA with h*c = d_attn that is 4 L d_attn T.
+    Kaplan et al. 2020 (arXiv:2001.08361), table 1, list only "Attention: Mask",
+    2 n_layer n_ctx d_attn: the QK^T product. Their table leaves out the product of the
+    softmax weights with V, another 2 n_layer n_ctx d_attn, which this count includes, as
+    Hoffmann et al. 2022 (arXiv:2203.15556, appendix F) do; hence twice Kaplan's term.
+    MLA is counted as training and prefill run it, with per-head keys and values expanded
+    from the latent (``kv_cache.decode_attention_flop_per_context_token`` is the absorbed
+    decode count).
+
+    >>> from llmphys import specs
+    >>> m = specs.model("gpt3_175b")  # MHA: 4 L d_attn T against Kaplan's 2 L d_attn T
+    >>> attention_flop_per_token(m, context_tokens=2048) / (2 * m.n_layers * 2048 * m.d_model)
+    2.0
     """
     t = units.check_positive("context_tokens", context_tokens)
     if model.sliding_window_tokens:
@@ -233,7 +267,8 @@ def attention_rivals_params_context_tokens(model: Model) -> float:
 
     Solves attention_flop_per_token(T) = forward_flop_per_token(T) - attention term;
     ``inf`` if a sliding window caps attention below that. For MHA with d_ff = 4d this
-    is about 6 d_model (Kaplan et al. 2020, sec. 2.1 make the same comparison).
+    is about 6 d_model. Kaplan et al. 2020, sec. 2.1 make the same comparison with their
+    QK^T-only attention term and so find 12 d_model.
 
     >>> from llmphys import specs
     >>> round(attention_rivals_params_context_tokens(specs.model("llama3_70b")))
@@ -273,6 +308,64 @@ def flop_breakdown_per_token(model: Model, *, context_tokens: float) -> dict[str
         "activations": e[model.mlp] * hidden,
         "rope": e["rope"] * rotated if model.position == "rope" else 0.0,
         "residual adds": e["residual"] * 2 * L * d,
+    }
+
+
+def elementwise_bytes_per_token(
+    model: Model, *, bytes_per_element: float = 2.0
+) -> dict[str, float]:
+    """HBM bytes per token of the non-matmul operations, each run as its own (unfused) kernel.
+
+    Each reads its inputs and writes its output once: a norm reads and writes d values
+    (2d), SwiGLU/GeGLU reads gate and up and writes their product (3 d_ff; GELU 2 d_ff), RoPE
+    reads and writes the rotated queries and keys, a residual add reads two streams and
+    writes one (3d). The softmax lives inside the fused attention kernel and moves nothing.
+
+    >>> from llmphys import specs
+    >>> round(sum(elementwise_bytes_per_token(specs.model("llama3_70b")).values()) / 1e6, 1)
+    29.9
+    """
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    L, d = model.n_layers, model.d_model
+    norm_width = (model.n_norms_per_layer * L + 1) * d
+    if model.mla is not None:
+        norm_width += L * (model.mla.q_lora_rank + model.mla.kv_lora_rank)
+        rotated = L * (model.n_heads + 1) * model.mla.qk_rope_head_dim
+    else:
+        rotated = L * (model.n_heads + model.n_kv_heads) * model.d_head
+    hidden = sum(_active_hidden_width(model, i) for i in range(L))
+    gated = model.mlp in ("swiglu", "geglu")
+    return {
+        "norms": 2 * norm_width * b,
+        "activations": (3 if gated else 2) * hidden * b,
+        "rope": 2 * rotated * b if model.position == "rope" else 0.0,
+        "residual adds": 3 * 2 * L * d * b,
+    }
+
+
+def elementwise_roofline_s_per_token(
+    model: Model, acc: Accelerator, *, context_tokens: float, bytes_per_element: float = 2.0
+) -> dict[str, float]:
+    """Roofline seconds per token: weight matmuls at the dense BF16 peak against the
+    non-matmul operations, timed by their FLOP at that peak and by their unfused HBM bytes.
+
+    ``matmul_s`` = weight-matmul FLOP / peak; ``elementwise_flop_s`` = norm, activation,
+    RoPE and residual FLOP / peak (what their FLOP share suggests); ``elementwise_hbm_s`` =
+    :func:`elementwise_bytes_per_token` / HBM bandwidth (what they cost unfused).
+
+    >>> from llmphys import specs
+    >>> t = elementwise_roofline_s_per_token(specs.model("llama3_70b"),
+    ...                                      specs.accelerator("h100_sxm"), context_tokens=8192)
+    >>> round(100 * t["elementwise_hbm_s"] / t["matmul_s"], 1)  # % of the weight-matmul time
+    6.3
+    """
+    parts = flop_breakdown_per_token(model, context_tokens=context_tokens)
+    small = sum(parts[k] for k in ("norms", "activations", "rope", "residual adds"))
+    nbytes = sum(elementwise_bytes_per_token(model, bytes_per_element=bytes_per_element).values())
+    return {
+        "matmul_s": parts["weight matmuls"] / acc.peak_bf16_flop_per_s,
+        "elementwise_flop_s": small / acc.peak_bf16_flop_per_s,
+        "elementwise_hbm_s": nbytes / acc.hbm_bytes_per_s,
     }
 
 

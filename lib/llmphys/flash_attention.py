@@ -207,6 +207,22 @@ def attention_flop(n_tokens: int, d_head: int) -> float:
     return 4.0 * n * n * d
 
 
+def score_matrix_bytes(n_tokens: int, *, n_heads: int = 1, bytes_per_element: float = 2.0) -> float:
+    """Bytes of the N x N score matrix S that naive attention stores, for ``n_heads`` heads.
+
+    The softmax weights P are another array of the same size; FlashAttention stores neither.
+
+    >>> round(score_matrix_bytes(131_072) / 1e9, 1)  # one BF16 head at 128K tokens, GB
+    34.4
+    >>> round(score_matrix_bytes(131_072, n_heads=64) / 1e12, 1)  # one layer of 64 heads, TB
+    2.2
+    """
+    n = units.check_positive("n_tokens", n_tokens)
+    h = units.check_positive("n_heads", n_heads)
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    return h * n * n * b
+
+
 def decoder_qkv(
     params: dict, model: Model, tokens, *, head: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

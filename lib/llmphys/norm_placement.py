@@ -12,7 +12,12 @@ does not shrink with depth L in post-norm, and that its gradients grow with the 
 warm-up); in pre-norm the gradient is about the same in every layer and falls as 1/sqrt(L),
 because the stream's variance grows about linearly with L and the final norm divides by its
 square root. ``layer_grad_norms`` measures both on the tiny decoder, with the paper's
-Xavier initialisation (``init_params``).
+Xavier initialisation (``init_params``). The measured post-norm profile and the 1/sqrt(L)
+ratio between placements agree with the paper; the measured pre-norm profile does not: it
+falls with the layer index (the bottom layer gets the largest gradient), where Xiong et al.'s
+Fig. 3 is about flat. A falling pre-norm profile is what Shleifer et al. 2021 (NormFormer,
+arXiv:2110.09456, sec. 1) report during pre-training: "gradients at early layers are much
+larger than at later layers".
 
 Parameters are ``tinylm``'s dict (same keys, same shapes). The forward pass is the loop of
 ``decoder`` with ``tinylm``'s parts and the norms placed either way; the backward pass is its

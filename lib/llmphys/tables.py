@@ -145,14 +145,15 @@ def design_table(models: Iterable[Model]) -> str:
 
 def kv_cache_table(models: Iterable[Model], *, bytes_per_element: float = 2.0) -> str:
     """Markdown table: KV bytes per token (KiB), and one sequence at the model's maximum
-    context against its weights (GB, 1e9 bytes), at ``bytes_per_element`` for both."""
+    context (cache at ``bytes_per_element``) against its weights as released (GB, 1e9 bytes;
+    ``accounting.checkpoint_weight_bytes``: BF16, or FP8 for DeepSeek-V3)."""
     rows = []
     for m in models:
         per_token = kv_cache.kv_bytes_per_token(m, bytes_per_element=bytes_per_element)
         seq = kv_cache.kv_cache_bytes(
             m, n_tokens=m.max_context_tokens, bytes_per_element=bytes_per_element
         )
-        weights = accounting.n_params(m) * bytes_per_element
+        weights = accounting.checkpoint_weight_bytes(m)
         rows.append(
             [
                 f"`{m.key}`",
@@ -160,7 +161,7 @@ def kv_cache_table(models: Iterable[Model], *, bytes_per_element: float = 2.0) -
                 f"{per_token / units.KiB:,.1f}",
                 f"{m.max_context_tokens:,}",
                 f"{seq / units.GB:,.1f}",
-                f"{weights / units.GB:,.0f}",
+                f"{weights / units.GB:,.0f} ({m.checkpoint_dtype.upper()})",
                 f"{seq / weights:.2f}",
             ]
         )
@@ -170,7 +171,7 @@ def kv_cache_table(models: Iterable[Model], *, bytes_per_element: float = 2.0) -
         "KV per token (KiB)",
         "max context (tokens)",
         "KV at max context (GB)",
-        "weights (GB)",
+        "weights as released (GB)",
         "KV / weights",
     ]
     return markdown_table(header, rows)

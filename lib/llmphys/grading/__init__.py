@@ -27,6 +27,7 @@ from llmphys.grading._core import (
     common_factors,
 )
 from llmphys.grading.architecture import *  # noqa: F403
+from llmphys.grading.architecture_depth import *  # noqa: F403
 from llmphys.grading.data import *  # noqa: F403
 from llmphys.grading.economics import *  # noqa: F403
 from llmphys.grading.foundations import *  # noqa: F403

@@ -10,6 +10,8 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
+    architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs, plot_block_savings,
+                  plot_nonmatmul_time
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
@@ -41,6 +43,13 @@ _WHERE = {
         "plot_router_balance",
         "plot_rope_scaling",
         "plot_norm_placement",
+    ),
+    "architecture_depth": (
+        "plot_kv_memory",
+        "plot_moe_drops",
+        "plot_mixer_costs",
+        "plot_block_savings",
+        "plot_nonmatmul_time",
     ),
     "data": (
         "plot_funnel",
@@ -110,6 +119,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_block_savings",
     "plot_claim_ratios",
     "plot_code_lengths",
     "plot_collapse",
@@ -127,11 +137,15 @@ __all__ = [
     "plot_inference_optimal",
     "plot_isoflop_curves",
     "plot_kv_cache_by_variant",
+    "plot_kv_memory",
     "plot_kv_restore",
     "plot_lifetime_split",
     "plot_loss_curves",
     "plot_measured_roofline",
+    "plot_mixer_costs",
     "plot_mixture",
+    "plot_moe_drops",
+    "plot_nonmatmul_time",
     "plot_norm_placement",
     "plot_predicted_vs_measured",
     "plot_residual_stream",
