@@ -33,7 +33,7 @@ LAYERS = {
         "pipeline.substring", "pipeline.sites",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
-        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
+        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving", "deploy",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies",

@@ -19,7 +19,8 @@ the functions live in one submodule per topic:
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
-    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
+    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured,
+                  plot_out_of_source_errors, plot_gemm_efficiency
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
 
@@ -57,7 +58,14 @@ _WHERE = {
     ),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
-    "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
+    "predict": (
+        "plot_predicted_vs_measured",
+        "plot_out_of_source_errors",
+        "plot_gemm_efficiency",
+        "plot_serving_predicted_vs_measured",
+        "plot_out_of_source_errors",
+        "plot_gemm_efficiency",
+    ),
     "foundations": (
         "plot_loss_curves",
         "plot_residual_stream",
