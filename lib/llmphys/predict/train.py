@@ -128,12 +128,6 @@ FP8_CAST_BYTES = {"delayed": 4.0, "tensorwise": 6.0, "blockwise": 4.0, "mxfp8": 
 """Bytes per element an FP8 cast moves: read 16-bit (2), write the row-wise and the transposed
 FP8 copy (1 + 1); current per-tensor scaling reads the input once more for its amax (+2)."""
 
-GRAD_ACCUM_BYTES_PER_PARAM = {"fp32": 8.0, "bf16": 4.0}
-"""Bytes per parameter and micro-batch of gradient accumulation: Megatron-Core's weight-gradient
-GEMMs accumulate into the FP32 main_grad buffer in their epilogue (read and write 4 + 4;
-gradient_accumulation_fusion); FSDP writes the 16-bit unsharded gradient and the reduce-scatter
-reads it (2 + 2)."""
-
 MEMORY_BOUND_PASSES = 3.0
 """Forward plus backward of the elementwise work, the backward moving twice the forward's bytes."""
 
@@ -350,16 +344,17 @@ def memory_bound_bytes_per_token(c: _Ctx) -> dict[str, float]:
 
 
 def memory_bound_time_s(c: _Ctx) -> float:
-    """Seconds of non-GEMM work: forward bytes x passes, cross-entropy, FP8 weight casts and
-    the gradient accumulation of every micro-batch."""
+    """Seconds of non-GEMM work: forward bytes x passes, cross-entropy and FP8 weight casts.
+
+    Gradient accumulation is not here: Megatron-Core fuses it into the weight-gradient GEMM's
+    epilogue (gradient_accumulation_fusion), whose extra FP32 read and write stay under a
+    compute-bound GEMM's time on the roofline."""
     per_token = sum(memory_bound_bytes_per_token(c).values())
     factor = MEMORY_BOUND_PASSES + (1.0 if c.recompute == "full" else 0.0)
     ce = CROSS_ENTROPY_BYTES_PER_LOGIT * c.mdl.vocab_size
     byts = (per_token * factor + ce) * c.tokens_chip
     if c.dtype == "fp8":  # weights cast once per step (cached over micro-batches)
         byts += FP8_CAST_BYTES[c.fp8_recipe or "delayed"] * c.n_local
-    accum = GRAD_ACCUM_BYTES_PER_PARAM["bf16" if c.zero_stage == 3 else "fp32"]
-    byts += accum * c.n_local * c.m
     return byts / c.hbm_bw
 
 
@@ -847,7 +842,7 @@ def hiding_thresholds(
 
     >>> t = hiding_thresholds("llama31_405b", "h100_sxm", tp=8)
     >>> round(t["TP"]["threshold"]), int(t["TP"]["value"])
-    (3164, 16384)
+    (3078, 16384)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = default_efficiencies()
