@@ -35,7 +35,8 @@ LAYERS = {
         "pipeline.substring", "pipeline.sites",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
-        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
+        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
+        "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",

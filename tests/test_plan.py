@@ -1,10 +1,12 @@
 """The layout search, the fewest-chips mode, the serving planner and the cost lines.
 
 Speed and validation are benchmark-style: they print a table and assert only what is
-structural (every published layout is legal and in the grid), never a clock.
+structural (a published layout is in the grid exactly when no stated pruning rule excludes
+it), never a clock.
 """
 
 import math
+import os
 import time
 
 import pytest
@@ -38,7 +40,8 @@ def test_every_legal_layout_obeys_the_stated_rules():
         assert m.n_heads % lay.tp == 0 and lay.tp <= 8
         chunks = lay.pp * lay.interleave
         assert m.n_layers % chunks == 0 or (m.n_layers + 2) % chunks == 0
-        assert 4096 % lay.cp == 0 and m.moe.n_experts % lay.ep == 0 and lay.dp % lay.ep == 0
+        assert 4096 % lay.cp == 0 and m.moe.n_experts % lay.ep == 0
+        assert (lay.dp * lay.cp * lay.tp) % lay.ep == 0  # EP folds into one stage's ranks
         assert (n_seqs // lay.dp) % lay.micro_batch_size == 0 and n_seqs % lay.dp == 0
     assert {lay.ep for lay in lays} == {1, 2, 4, 8}  # 8 experts: every divisor is searched
 
@@ -132,17 +135,31 @@ def test_bench_plan_405b_on_16384_h100s():
 
 
 def test_bench_published_layouts_against_the_planner():
-    """Every published run: its layout is legal and in the grid; print its rank and the
-    planner's best beside it (the disagreements are chapter 4's to explain)."""
-    print(f"\n{'run':<24}{'rank':>12}  {'published MFU':>13}  {'best MFU':>8}  best layout")
-    for key in predict.training_runs():
+    """Every published run: its layout is in the grid exactly when no stated pruning rule
+    excludes it, and legal layouts are ranked; print its rank and the planner's best beside it
+    (the disagreements are chapter 4's to explain). Timing every run takes minutes on 2 cores,
+    so `make test` ranks the first run of each source; LLMPHYS_ALL_RUNS=1 ranks them all."""
+    runs = predict.training_runs()
+    for key in runs:  # the grid check is cheap: every run
+        reason = predict.outside_grid_reason(key)
+        mine = predict.plan._published_layout(runs[key])
+        acc = predict._accelerator(runs[key].accelerator)
+        in_grid = mine in set(predict.legal_layouts(
+            runs[key].model, n_chips=runs[key].n_chips, seq_len=runs[key].seq_len,
+            global_batch_tokens=runs[key].global_batch_tokens, zero_stages=(0, 1, 2, 3),
+            max_tp=max(acc.scale_up_domain_size, runs[key].tp)))
+        assert in_grid == (reason is None), (key, reason)
+    firsts = list({r.source_group: k for k, r in reversed(list(runs.items()))}.values())
+    ranked = list(runs) if os.environ.get("LLMPHYS_ALL_RUNS") else firsts
+    print(f"\n{'run':<28}{'rank':>12}  {'published MFU':>13}  {'best MFU':>8}  best layout")
+    for key in ranked:
         r = predict.published_rank(key)
-        assert r["in_grid"], f"{key}: the published layout is outside the planner's grid"
-        assert r["n_layouts"] > 0 and 1 <= r["rank"] <= r["n_layouts"] + 1
         best = r["best"]
+        assert r["n_layouts"] > 0 and 1 <= r["rank"] <= r["n_layouts"] + 1
         fits = "" if r["fits"] else " (over HBM)"
-        print(f"{key:<24}{r['rank']:>6}/{r['n_layouts']:<5}  {r['published_mfu']:>13.1%}  "
-              f"{best.mfu:>8.1%}  {best.layout.label()}{fits}")
+        where = "" if r["in_grid"] else f"  [outside the grid: {r['outside_grid_reason']}]"
+        print(f"{key:<28}{r['rank']:>6}/{r['n_layouts']:<5}  {r['published_mfu']:>13.1%}  "
+              f"{best.mfu:>8.1%}  {best.layout.label()}{fits}{where}")
 
 
 # ------------------------------------------------------------------ cost

@@ -60,3 +60,32 @@ def test_latency_under_load_figure_draws_each_percentile_on_a_log_axis_with_the_
     with pytest.raises(ValueError, match="one value"):
         plots.plot_latency_under_load(rates, {"x": [1.0]}, sla_rate_per_s=1.0,
                                       max_rate_per_s=2.0, tpot_target_s=0.02)
+
+
+def test_out_of_source_figure_draws_every_run_in_each_panel():
+    rows = predict.loso_residuals()
+    fig = plots.plot_out_of_source_errors(rows)
+    scatter, by_size, by_dtype, by_chip = fig.axes
+    n = len(rows)
+    assert sum(len(line.get_xdata()) for line in scatter.lines[1:]) == n  # line 0 is y = x
+    for ax in (by_size, by_dtype, by_chip):
+        assert sum(len(line.get_xdata()) for line in ax.lines[:-1]) == n  # last is y = 0
+    assert len(scatter.get_legend().get_texts()) == len(predict.source_groups()) + 1
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="rows: empty"):
+        plots.plot_out_of_source_errors([])
+
+
+def test_gemm_efficiency_figure_has_one_curve_per_shape():
+    from llmphys import specs
+    e, h100 = predict.default_efficiencies(), specs.accelerator("h100_sxm")
+    tokens = [2.0**k for k in range(4, 15)]
+    curves = {f"{w}": predict.gemm_efficiency_curve(tokens, acc=h100, dtype="bf16", eff=e,
+                                                   width=w) for w in (1024, 4096, 16384)}
+    fig = plots.plot_gemm_efficiency(tokens, curves)
+    assert len(fig.axes[0].lines) == 3
+    assert_units_in_labels(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="has 2 points"):
+        plots.plot_gemm_efficiency(tokens, {"x": [0.1, 0.2]})

@@ -247,11 +247,11 @@ def test_cli_serve_json_agrees_with_the_library():
 
 def test_cli_train_json_agrees_with_the_library():
     out = _cli("train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "8192",
-               "--batch-tokens", "65536", "--json")
+               "--batch-tokens", "65536", "--zero-stage", "3", "--json")  # ZeRO 0 does not fit
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     s = predict.train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=8192,
-                           global_batch_tokens=65536)
+                           global_batch_tokens=65536, zero_stage=3)
     assert r["mfu"] == pytest.approx(s.mfu, rel=1e-12) and r["dp"] == 8
 
 

@@ -24,6 +24,9 @@ import functools
 from . import units
 from .specs import Accelerator, Model
 
+GATED_MLPS = ("swiglu", "geglu")
+"""MLP kinds with a gate: two input projections (gate and up) and an elementwise product."""
+
 
 def attention_params_per_layer(model: Model) -> float:
     """Weights (and biases) of one attention block.
@@ -62,7 +65,7 @@ def attention_params_per_layer(model: Model) -> float:
 def mlp_params(model: Model, d_ff: int) -> float:
     """Weights of one dense MLP of hidden width ``d_ff`` (SwiGLU/GeGLU: 3 matrices, GELU: 2)."""
     d = model.d_model
-    gated = model.mlp in ("swiglu", "geglu")
+    gated = model.mlp in GATED_MLPS
     n = (3.0 if gated else 2.0) * d * d_ff
     if model.mlp_bias or (model.linear_bias and not gated):
         n += (2 if gated else 1) * d_ff + d
@@ -334,7 +337,7 @@ def elementwise_bytes_per_token(
     else:
         rotated = L * (model.n_heads + model.n_kv_heads) * model.d_head
     hidden = sum(_active_hidden_width(model, i) for i in range(L))
-    gated = model.mlp in ("swiglu", "geglu")
+    gated = model.mlp in GATED_MLPS
     return {
         "norms": 2 * norm_width * b,
         "activations": (3 if gated else 2) * hidden * b,

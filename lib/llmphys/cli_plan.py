@@ -87,8 +87,9 @@ def plan_train_report(
 
 
 SHORT = {  # the step budget's parts, as the plan table names them
-    "compute": "compute",
-    "memory_bound": "memory",
+    "gemm": "gemm",
+    "attention": "attn",
+    "memory_bound": "mem",
     "tp_collectives": "tp",
     "pipeline_p2p": "p2p",
     "pipeline_bubble": "bubble",

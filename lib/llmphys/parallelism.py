@@ -202,9 +202,11 @@ def pipeline_schedule(
 ) -> dict[str, float]:
     """Bubble fraction, micro-batches of activations held by the first stage, and weight copies.
 
-    Idle time per step, in units of one micro-batch's forward through one stage (F=1, B=1, W=1):
-    GPipe and 1F1B (p-1)(F+B+W); interleaved (p-1)(F+B+W)/v; ZB-H1 (p-1)(F+B-2W);
-    DualPipe (p/2-1)(F&B+B-3W) with F&B = F+B+W. The fraction is idle / (3 m + idle).
+    Idle time per step, in units of one micro-batch's forward through one stage. As in
+    DeepSeek-V3's table 2, B is the full backward (2 units: input and weight gradients) and W
+    its weight-gradient half (1 unit): GPipe and 1F1B (p-1)(F+B); interleaved (p-1)(F+B)/v;
+    ZB-H1 (p-1)(F+B-2W) = p-1; DualPipe (p/2-1)(F&B+B-3W) with F&B = F+B, so 2(p/2-1) = p-2.
+    The fraction is idle / (3 m + idle).
     Memory: GPipe keeps all m micro-batches, 1F1B and ZB-H1 p, interleaved p(1+(p-1)/(p v)),
     DualPipe p+1 with two copies of the weights.
 
@@ -234,7 +236,9 @@ def pipeline_schedule(
         "1f1b": 3.0 * (p - 1),
         "interleaved": 3.0 * (p - 1) / v,
         "zero_bubble": 1.0 * (p - 1),
-        "dualpipe": 1.0 * (p / 2 - 1),
+        # (p/2-1)(F&B + B - 3W) with B the FULL backward (2 units) and F&B = F + B = 3
+        # (DeepSeek-AI 2024, arXiv:2412.19437, table 2 and its caption): p - 2 units
+        "dualpipe": 2.0 * (p / 2 - 1),
     }[schedule]
     held = {
         "gpipe": float(m),

@@ -21,7 +21,8 @@ the functions live in one submodule per topic:
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
-    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
+    predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured,
+                  plot_latency_under_load, plot_out_of_source_errors, plot_gemm_efficiency
     plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
@@ -71,6 +72,8 @@ _WHERE = {
         "plot_predicted_vs_measured",
         "plot_serving_predicted_vs_measured",
         "plot_latency_under_load",
+        "plot_out_of_source_errors",
+        "plot_gemm_efficiency",
     ),
     "plan": ("plot_layout_search",),
     "foundations": (

@@ -175,3 +175,90 @@ def plot_latency_under_load(
         ax.legend(loc="upper left", fontsize=7.0)
         fig.tight_layout()
     return fig
+
+
+def plot_out_of_source_errors(
+    rows: Sequence[dict],
+    *,
+    band: float = 0.2,
+) -> plt.Figure:
+    """Four panels of leave-one-source-out errors (``predict.loso_residuals`` rows): predicted
+    against measured MFU coloured by source, and the relative error against model size, the
+    matmul dtype and the chip (chapters/04_memory_wall.ipynb, "Does the model predict real
+    runs?")."""
+    if not rows:
+        raise ValueError("rows: empty")
+    if not 0.0 < band < 1.0:
+        raise ValueError(f"band must lie in (0, 1), got {band!r}")
+    sources = list(dict.fromkeys(r["source"] for r in rows))
+    x = np.array([r["measured_mfu"] for r in rows])
+    y = np.array([r["predicted_mfu"] for r in rows])
+    err = np.array([r["rel_error"] for r in rows])
+    size = np.array([r["n_params"] for r in rows])
+    with style():
+        fig, axes = plt.subplots(2, 2, figsize=(10.0, 8.0))
+        ax = axes[0, 0]
+        hi = 1.1 * max(x.max(), y.max())
+        line = np.array([0.0, hi])
+        ax.fill_between(line, line * (1 - band), line * (1 + band), color="0.85",
+                        label=f"within ±{band:.0%}")  # fmt: skip
+        ax.plot(line, line, color="0.3", linewidth=1.0)
+        for i, s in enumerate(sources):
+            sel = np.array([r["source"] == s for r in rows])
+            kw = dict(color=PALETTE[i % len(PALETTE)], marker=MARKERS[i % len(MARKERS)])
+            ax.plot(x[sel], y[sel], linestyle="none", markersize=6, label=s, **kw)
+            axes[0, 1].plot(size[sel], err[sel], linestyle="none", markersize=6, **kw)
+        ax.set_xlim(0, hi)
+        ax.set_ylim(0, hi)
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_xlabel("measured MFU, causal count (% of dense peak)")
+        ax.set_ylabel("predicted MFU, source left out (%)")
+        ax.legend(loc="upper left", fontsize=7)
+        axes[0, 1].set_xscale("log")
+        axes[0, 1].set_xlabel("model parameters (count, log scale)")
+        for a, key, title in ((axes[1, 0], "dtype", "matmul dtype"),
+                              (axes[1, 1], "accelerator", "chip")):  # fmt: skip
+            cats = list(dict.fromkeys(r[key] for r in rows))
+            for j, cat in enumerate(cats):
+                e = err[np.array([r[key] == cat for r in rows])]
+                jitter = np.linspace(-0.15, 0.15, len(e)) if len(e) > 1 else np.zeros(1)
+                a.plot(j + jitter, e, linestyle="none", marker="o", markersize=4,
+                       color=PALETTE[j % len(PALETTE)])  # fmt: skip
+            a.set_xticks(range(len(cats)), cats, rotation=30, ha="right")
+            a.set_xlabel(f"{title} (category)")
+        for a in (axes[0, 1], axes[1, 0], axes[1, 1]):
+            a.axhspan(-band, band, color="0.9")
+            a.axhline(0.0, color="0.3", linewidth=1.0)
+            a.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+            a.set_ylabel("error, predicted / measured - 1 (%)")
+        fig.tight_layout()
+    return fig
+
+
+def plot_gemm_efficiency(
+    tokens: Sequence[float],
+    curves: dict[str, Sequence[float]],
+    *,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
+    """Achieved fraction of the dense peak (y) of one GEMM against the tokens in the
+    micro-batch (x, log), one curve per labelled shape (``predict.gemm_efficiency_curve``)."""
+    t = np.asarray(tokens, dtype=float)
+    if t.ndim != 1 or len(t) < 2 or np.any(t <= 0):
+        raise ValueError("tokens must be at least two positive values")
+    with style():
+        fig, ax = new_axes(ax, figsize=(6.4, 4.2))
+        for i, (label, ys) in enumerate(curves.items()):
+            if len(ys) != len(t):
+                raise ValueError(f"curve {label!r} has {len(ys)} points for {len(t)} token counts")
+            ax.plot(t, ys, color=PALETTE[i % len(PALETTE)], linestyle=("-", "--", "-.", ":")[i % 4],
+                    label=label)  # fmt: skip
+        ax.set_xscale("log", base=2)
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+        ax.set_xlabel("tokens in the micro-batch, m (log scale)")
+        ax.set_ylabel("achieved share of the dense peak (%)")
+        ax.legend(loc="lower right", fontsize=8)
+        fig.tight_layout()
+    return fig

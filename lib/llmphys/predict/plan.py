@@ -9,14 +9,18 @@ A layout is *legal* when
     pp x v       (v the interleave) divides the layers L, or L + 2: the embedding and the
                  head as chunks of their own (Llama 3's 126 layers run as 16 x 8 chunks)
     cp           divides the sequence length
-    ep           divides the routed experts and the data-parallel degree (dense: ep = 1)
+    ep           divides the routed experts and dp x cp x tp, the ranks of one pipeline
+                 stage (Megatron-core's folded expert group; dense: ep = 1)
     dp           = n / (tp pp cp), a whole number, and the step's sequences split into
                  dp ranks of whole micro-batches
 
 The search is exhaustive over that grid after these stated pruning rules:
 
     tp <= the chip's scale-up domain (``max_tp``): beyond it TP's all-reduces leave NVLink
-    cp, micro-batch: powers of two up to ``MAX_CP`` and ``MAX_MICRO_BATCH``
+    cp: powers of two up to ``MAX_CP``; micro-batch: the divisors of a rank's sequences up
+        to ``MAX_MICRO_BATCH``
+    pp x v: balanced stages only (the divisibility rule above); a framework's uneven first
+        and last stages are outside the grid
     interleave <= ``MAX_INTERLEAVE``, and only when pp > 1
     recomputation: for one layout and ZeRO stage only the least recomputation that fits is
         kept; more recomputation only adds FLOP to the step model, never removes traffic,
@@ -54,8 +58,9 @@ MAX_CP = 32
 """Largest context-parallel degree searched (Llama 3's 128K-token phase used 16; Dubey et al.
 2024, arXiv:2407.21783, sec. 3.3.2)."""
 
-MAX_MICRO_BATCH = 8
-"""Largest micro-batch (sequences) searched; the published runs use 1 to 4."""
+MAX_MICRO_BATCH = 32
+"""Largest micro-batch (sequences) searched; the published runs use 1 to 28 (MaxText's 28 on
+TPU v5p)."""
 
 MAX_INTERLEAVE = 8
 """Largest number of model chunks per pipeline stage searched (Llama 3's 405B: 8)."""
@@ -193,9 +198,13 @@ def legal_layouts(
                 for v in range(1, (MAX_INTERLEAVE if pp > 1 else 1) + 1):
                     if not _pipeline_ok(mdl.n_layers, pp * v):
                         continue
-                    eps = [e for e in range(1, experts + 1) if experts % e == 0 and dp % e == 0]
+                    eps = [
+                        e
+                        for e in range(1, experts + 1)
+                        if experts % e == 0 and (dp * cp * tp) % e == 0
+                    ]
                     for ep in eps:
-                        for mb in _powers_of_two(MAX_MICRO_BATCH):
+                        for mb in range(1, min(MAX_MICRO_BATCH, per_rank) + 1):
                             if per_rank % mb:
                                 continue
                             for z in zero_stages:
@@ -247,7 +256,7 @@ def plan_training(
     >>> best = plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
     ...                      global_batch_tokens=4 * 2**20)[0]
     >>> best.layout.tp, best.layout.pp, round(best.mfu, 2)
-    (2, 8, 0.63)
+    (1, 8, 0.61)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     if not 0.0 <= memory_margin < 1.0:
@@ -394,6 +403,28 @@ def _published_layout(run: TrainingRun) -> Layout:
     )
 
 
+def outside_grid_reason(run: TrainingRun | str) -> str | None:
+    """Which stated pruning rule (module docstring) keeps a published layout out of the grid,
+    or None when the grid holds it."""
+    r = training_runs()[run] if isinstance(run, str) else run
+    mdl, acc = _model(r.model), _accelerator(r.accelerator)
+    max_tp = max(acc.scale_up_domain_size, r.tp)
+    if r.tp not in tp_degrees(mdl, max_tp=min(max_tp, r.n_chips)):
+        return f"tp={r.tp} does not divide the heads"
+    if r.cp not in _powers_of_two(MAX_CP):
+        return f"cp={r.cp} is not a power of two up to {MAX_CP}"
+    if r.micro_batch_size > MAX_MICRO_BATCH:
+        return f"micro-batch {r.micro_batch_size} is over {MAX_MICRO_BATCH}"
+    if r.interleave > MAX_INTERLEAVE:
+        return f"interleave {r.interleave} is over {MAX_INTERLEAVE}"
+    if not _pipeline_ok(mdl.n_layers, r.pp * r.interleave):
+        return (
+            f"pp x v = {r.pp * r.interleave} chunks divide neither {mdl.n_layers} layers "
+            f"nor {mdl.n_layers + 2}: uneven stages"
+        )
+    return None
+
+
 def published_rank(run: TrainingRun | str) -> dict:
     """Where a published run's layout ranks among the planner's, on the run's own problem.
 
@@ -437,6 +468,7 @@ def published_rank(run: TrainingRun | str) -> dict:
     return {
         "run": r.key,
         "in_grid": in_grid,
+        "outside_grid_reason": outside_grid_reason(r),
         "fits": published.fits,
         "rank": faster + 1,
         "n_layouts": len(plans),

@@ -297,12 +297,11 @@ def calibrate(exclude_source: str | None = None) -> ServeConstants:
                 continue
             lo, hi = _BOUNDS[name]
             base = c
-            best = _train.golden_section_min(
-                lambda x, n=name, b=base: _calibration_loss(runs, dataclasses.replace(b, **{n: x})),
-                lo,
-                hi,
-                n_iter=40,
-            )
+
+            def loss(x: float, n: str = name, b: ServeConstants = base) -> float:
+                return _calibration_loss(runs, dataclasses.replace(b, **{n: x}))
+
+            best = _train.golden_section_min(loss, lo, hi, n_iter=40)
             c = dataclasses.replace(c, **{name: best})
     return c
 

@@ -1,0 +1,166 @@
+"""Achieved fractions of a chip's peaks inside a training step: GEMMs by shape, attention, links.
+
+A GEMM of shape (m, n, k) in ``dtype`` on ``chip`` runs at
+
+    P x eta(chip, dtype) x tile(m) tile(n) tile(k) x min(1, I / I_ridge)
+
+where eta is the large-GEMM fraction (``Efficiencies.gemm_bf16`` / ``gemm_fp8``, or a
+per-chip published measurement in ``chip_gemm``), tile(x) = x / (x rounded up to the tile
+edge) is tile quantization (NVIDIA, "Matrix Multiplication Background User's Guide"), and the
+last factor is the roofline: a GEMM whose arithmetic intensity I = 2mnk / bytes falls below
+the chip's achieved ridge I_ridge = P eta / (W hbm) is memory-bound. Small hidden sizes and
+short micro-batches thus cost what they cost, without a fitted curve.
+
+Efficiencies are a frozen value passed to ``train_step``; the defaults come from
+``data/training_efficiency.toml`` (two fitted numbers, the rest sourced there), and
+``fit_efficiencies`` returns a new value instead of changing any module state.
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import tomllib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .. import specs
+from ..specs import Accelerator
+
+BYTES_PER_ELEMENT = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+"""The book's one table of element widths (CONVENTIONS.md)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Efficiencies:
+    """The achieved fractions ``train_step`` charges (see the module docstring)."""
+
+    gemm_bf16: float
+    gemm_fp8: float
+    gemm_tile: int
+    attention: float
+    collective: float
+    hbm: float
+    allocator_overhead: float
+    chip_gemm: tuple[tuple[str, float], ...] = ()
+    chip_attention: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("gemm_bf16", "gemm_fp8", "attention", "collective", "hbm"):
+            v = getattr(self, name)
+            if not 0.0 < v <= 1.0:
+                raise ValueError(f"Efficiencies.{name} must be in (0, 1], got {v!r}")
+        if not 0.0 <= self.allocator_overhead < 1.0:
+            raise ValueError(
+                "Efficiencies.allocator_overhead must be in [0, 1), "
+                f"got {self.allocator_overhead!r}"
+            )
+
+    def gemm_fraction(self, chip: str, dtype: str) -> float:
+        """Large-GEMM fraction of the dense peak for ``chip`` at ``dtype``."""
+        override = dict(self.chip_gemm).get(f"{chip}.{dtype}")
+        if override is not None:
+            return override
+        return self.gemm_fp8 if dtype == "fp8" else self.gemm_bf16
+
+    def attention_fraction(self, chip: str) -> float:
+        """Flash attention's fraction of ``chip``'s BF16 dense peak."""
+        return dict(self.chip_attention).get(chip, self.attention)
+
+
+@functools.cache
+def default_efficiencies() -> Efficiencies:
+    """The defaults of ``data/training_efficiency.toml``.
+
+    >>> e = default_efficiencies()
+    >>> e.gemm_fraction("gb200", "fp8"), e.attention_fraction("h100_sxm")
+    (0.53, 0.34)
+    """
+    with open(specs.data_dir() / "training_efficiency.toml", "rb") as f:
+        raw = tomllib.load(f)
+    d = {k: v for k, v in raw["defaults"].items() if not k.endswith("_source")}
+    chip = tuple(
+        (k, float(v)) for k, v in raw.get("chip_gemm", {}).items() if not k.endswith("_source")
+    )
+    att = tuple(
+        (k, float(v)) for k, v in raw.get("chip_attention", {}).items() if not k.endswith("_source")
+    )
+    return Efficiencies(**d, chip_gemm=chip, chip_attention=att)
+
+
+def _tile(x: float, edge: int) -> float:
+    return x / (math.ceil(x / edge) * edge)
+
+
+def gemm_efficiency(
+    m: float, n: float, k: float, *, acc: Accelerator, dtype: str, eff: Efficiencies
+) -> float:
+    """Achieved fraction of ``acc``'s dense peak at ``dtype`` for an (m x k) @ (k x n) GEMM.
+
+    Inputs at the dtype's width, a BF16 output. Llama 3 8B's MLP up-projection on 8K tokens
+    is compute-bound; 128 tokens through a 4096 x 4096 projection are not:
+
+    >>> e, h100 = default_efficiencies(), specs.accelerator("h100_sxm")
+    >>> round(gemm_efficiency(8192, 28672, 4096, acc=h100, dtype="bf16", eff=e), 2)
+    0.72
+    >>> round(gemm_efficiency(128, 4096, 4096, acc=h100, dtype="bf16", eff=e), 2)
+    0.35
+    """
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        if not v > 0:
+            raise ValueError(f"{name} must be positive, got {v!r}")
+    eta = eff.gemm_fraction(acc.key, dtype)
+    edge = eff.gemm_tile
+    tiles = _tile(m, edge) * _tile(n, edge) * _tile(k, edge)
+    w = BYTES_PER_ELEMENT[dtype]
+    intensity = 2.0 * m * n * k / (w * (m * k + k * n) + 2.0 * m * n)
+    ridge = acc.peak_flop_per_s(dtype) * eta / (acc.hbm_bytes_per_s * eff.hbm)
+    return eta * tiles * min(1.0, intensity / ridge)
+
+
+def gemm_efficiency_curve(
+    dims: Sequence[float], *, acc: Accelerator, dtype: str, eff: Efficiencies, width: float
+) -> list[float]:
+    """``gemm_efficiency(m, width, width)`` for each m in ``dims`` (the chapter's figure)."""
+    return [gemm_efficiency(m, width, width, acc=acc, dtype=dtype, eff=eff) for m in dims]
+
+
+def golden_section_min(
+    loss: Callable[[float], float], lo: float, hi: float, *, n_iter: int
+) -> float:
+    """The minimiser of a unimodal ``loss`` on [lo, hi] by golden-section search.
+
+    >>> round(golden_section_min(lambda x: (x - 0.7) ** 2, 0.2, 1.0, n_iter=60), 6)
+    0.7
+    """
+    for _ in range(n_iter):
+        a, b = hi - 0.618 * (hi - lo), lo + 0.618 * (hi - lo)
+        lo, hi = (lo, b) if loss(a) < loss(b) else (a, hi)
+    return (lo + hi) / 2
+
+
+def fit_efficiencies(
+    log_error: Callable[[Any, Efficiencies], float],
+    runs: Sequence[Any],
+    *,
+    base: Efficiencies | None = None,
+    n_iter: int = 14,
+) -> Efficiencies:
+    """A copy of ``base`` with ``gemm_bf16``, the one fitted constant, refitted to ``runs``.
+
+    ``log_error(run, eff)`` is log(predicted / measured MFU). Least squares in log MFU by a
+    golden-section search; nothing global changes. Every other field is sourced (see
+    ``data/training_efficiency.toml``).
+    """
+    eff = base or default_efficiencies()
+    if not runs:
+        raise ValueError("runs: nothing to fit on")
+
+    def sq(x: float) -> float:
+        e = dataclasses.replace(eff, gemm_bf16=x)
+        return sum(log_error(r, e) ** 2 for r in runs)
+
+    return dataclasses.replace(eff, gemm_bf16=golden_section_min(sq, 0.3, 1.0, n_iter=n_iter))

@@ -1,0 +1,115 @@
+"""What one chip holds for a training layout, laid out as Megatron-Core and FSDP lay it out.
+
+    weights        16-bit copy of this chip's shard of the parameters (ZeRO-3: 1/dp of it,
+                   plus the gathered layer in flight, or all of it when kept for the backward)
+    fp8 weights    FP8 runs: Transformer Engine keeps an FP8 copy (and its transpose) beside the
+                   BF16 one, 2 bytes per parameter, unless the weights are FP8-only
+    gradients      FP32 main gradients (Megatron's default buffer), sharded by ZeRO-2/3
+    optimizer      FP32 master weights and Adam's two moments, 12 bytes per parameter,
+                   sharded over DP x CP (the distributed optimizer shards over both)
+    activations    the architecture's own count (``parallelism.activation_bytes_per_layer``:
+                   GQA K/V widths, SwiGLU's gate, no dropout for RMSNorm models, flash
+                   attention keeps no score matrix) x layers per stage x micro-batches in flight
+    overhead       allocator fragmentation and workspaces, ``Efficiencies.allocator_overhead``
+                   of the rest
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
+
+from __future__ import annotations
+
+from .. import accounting, parallelism
+from ..specs import Model
+
+MAIN_GRAD_BYTES = 4.0
+"""Megatron-Core accumulates gradients in an FP32 'main_grad' buffer (DistributedDataParallel
+with accumulate_allreduce_grads_in_fp32; Megatron-LM docs, distributed optimizer)."""
+
+OPTIMIZER_BYTES_PER_PARAM = 12.0
+"""FP32 master weight and Adam's two FP32 moments (Rajbhandari et al. 2020, arXiv:1910.02054,
+sec. 3.1: K = 12)."""
+
+FP8_WEIGHT_COPY_BYTES = 2.0
+"""Transformer Engine's FP8 weight cache: the FP8 weight and its transpose, 1 byte each."""
+
+
+def _dropout(mdl: Model) -> bool:
+    # GPT-2-style blocks (learned positions, LayerNorm with bias) trained with dropout; the
+    # RoPE/RMSNorm generation does not.
+    return mdl.position == "learned"
+
+
+def memory_parts(
+    mdl: Model,
+    *,
+    tp: int,
+    pp: int,
+    cp: int,
+    dp: int,
+    ep: int,
+    seq_len: int,
+    micro_batch_size: int,
+    recompute: str,
+    zero_stage: int,
+    dtype: str,
+    fsdp_weight_gathers: int,
+    sequence_parallel: bool,
+    flash_attention: bool,
+    activation_microbatches: float,
+    weight_copies: float,
+    allocator_overhead: float,
+    n_params: float | None = None,
+) -> dict[str, float]:
+    """Bytes per chip by kind (see the module docstring), summing to the chip's footprint.
+
+    ``n_params`` (the model's total) may be passed to skip the recount."""
+    if n_params is None:
+        n_params = accounting.n_params(mdl)
+    n_local = n_params / (tp * pp)
+    if mdl.moe is not None and ep > 1:  # experts are split ep ways on top of tp x pp
+        moe = mdl.moe
+        n_moe = mdl.n_layers - moe.n_dense_layers
+        expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts * n_moe / pp
+        n_local = n_local - expert / tp + expert / ep
+    shard = dp * cp
+    weights = 2.0 * n_local * weight_copies
+    if zero_stage == 3:
+        kept = n_local if fsdp_weight_gathers == 1 else 2.0 * n_local / max(1, mdl.n_layers // pp)
+        weights = 2.0 * n_local / shard + 2.0 * kept * (1 - 1 / shard)
+    grads = MAIN_GRAD_BYTES * n_local / (shard if zero_stage >= 2 else 1)
+    optimizer = OPTIMIZER_BYTES_PER_PARAM * n_local / (shard if zero_stage >= 1 else 1)
+    fp8 = 0.0
+    if dtype == "fp8":
+        fp8 = FP8_WEIGHT_COPY_BYTES * n_local / (shard if zero_stage == 3 else 1)
+    rec = "selective" if recompute == "none" and flash_attention else recompute
+    per_layer = parallelism.activation_bytes_per_layer(
+        seq_len=seq_len // cp,
+        micro_batch=micro_batch_size,
+        d_model=mdl.d_model,
+        n_heads=mdl.n_heads,
+        tp=tp,
+        sequence_parallel=sequence_parallel,
+        recompute=rec,
+        n_kv_heads=mdl.n_kv_heads,
+        d_ff=_active_ff(mdl),
+        gated_mlp=mdl.mlp in accounting.GATED_MLPS,
+        dropout=_dropout(mdl),
+    )
+    acts = per_layer * (mdl.n_layers / pp) * activation_microbatches
+    parts = {
+        "weights": weights,
+        "fp8 weights": fp8,
+        "gradients": grads,
+        "optimizer": optimizer,
+        "activations": acts,
+    }
+    parts["overhead"] = allocator_overhead * sum(parts.values())
+    return parts
+
+
+def _active_ff(mdl: Model) -> int:
+    """The MLP width a token passes through: d_ff, or top-k (plus shared) experts' widths."""
+    if mdl.moe is None:
+        return mdl.d_ff
+    moe = mdl.moe
+    return moe.d_ff_expert * (moe.n_experts_per_token + moe.n_shared_experts)

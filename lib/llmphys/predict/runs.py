@@ -1,0 +1,168 @@
+"""Published training runs (``data/training_runs.toml``): one schema, one loader, conversions.
+
+Every run records how its source counts FLOP (``flop_count``) and is converted from it: the
+published figure gives tokens/s under the source's own count, and tokens/s gives MFU under
+either attention convention (``attention_flops``: "causal", 6N + 6 L H Q T per token, the
+FLOP a causal kernel executes; "full", PaLM's 6N + 12 L H Q T).
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import tomllib
+
+from .. import accounting, mfu, parallelism, specs, units
+from ..specs import Model
+
+FLOP_COUNTS = ("palm", "palm_causal", "megatron_eq3", "megatron_mfu")
+MEASURED_UNITS = (
+    "tflop_per_s_per_chip",
+    "mfu",
+    "tokens_per_s",
+    "tokens_per_s_per_chip",
+    "step_time_s",
+)
+ATTENTION_FLOPS = ("causal", "full")
+FP8_RECIPES = ("", "delayed", "tensorwise", "blockwise", "mxfp8")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TrainingRun:
+    """A published training run: model, chips, full layout and the figure as published."""
+
+    key: str
+    model: str
+    accelerator: str
+    n_chips: int
+    tp: int
+    pp: int
+    cp: int
+    ep: int
+    dp: int
+    interleave: int
+    schedule: str
+    micro_batch_size: int
+    zero_stage: int
+    fsdp_weight_gathers: int
+    grad_bytes: float
+    flash_attention: bool
+    recompute: str
+    seq_len: int
+    global_batch_tokens: float
+    dtype: str
+    measured_value: float
+    measured_unit: str
+    flop_count: str
+    source_group: str
+    source: str
+    table: str
+    notes: str
+    sequence_parallel: bool = True
+    fp8_recipe: str = ""
+    quote: str = ""
+    published_mfu: float | None = None
+    published_hfu: float | None = None
+
+
+@functools.cache
+def training_runs() -> dict[str, TrainingRun]:
+    """Every run in ``data/training_runs.toml``, keyed by run key (checked field by field)."""
+    path = specs.data_dir() / "training_runs.toml"
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    runs = {}
+    for key, entry in raw.items():
+        run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
+        for field, allowed in (
+            ("flop_count", FLOP_COUNTS),
+            ("measured_unit", MEASURED_UNITS),
+            ("schedule", parallelism.SCHEDULES),
+            ("recompute", parallelism.RECOMPUTE),
+            ("fp8_recipe", FP8_RECIPES),
+        ):
+            if getattr(run, field) not in allowed:
+                raise ValueError(
+                    f"training_runs.toml[{key}].{field}: "
+                    f"{getattr(run, field)!r} is not one of {allowed}"
+                )
+        runs[key] = run
+    return runs
+
+
+def model_flop_per_token(model: Model, *, seq_len: int, attention_flops: str = "full") -> float:
+    """Training FLOP per token: 6 N + 12 L H Q T ("full", PaLM) or 6 N + 6 L H Q T ("causal").
+
+    >>> round(model_flop_per_token(specs.model_spec("palm_540b"), seq_len=2048) / 1e12, 3)
+    3.278
+    """
+    if attention_flops not in ATTENTION_FLOPS:
+        raise ValueError(
+            f"attention_flops={attention_flops!r} is not known; "
+            f"allowed: {', '.join(ATTENTION_FLOPS)}"
+        )
+    full = mfu.palm_flop_per_token(
+        accounting.n_active_params(model),
+        n_layers=model.n_layers,
+        n_heads=model.n_heads,
+        d_head=model.d_head,
+        seq_len=seq_len,
+    )
+    if attention_flops == "full":
+        return full
+    return full - 6.0 * model.n_layers * model.n_heads * model.d_head * seq_len
+
+
+def source_flop_per_token(run: TrainingRun) -> float:
+    """FLOP per token under the run's own published count (``run.flop_count``).
+
+    megatron_eq3: 96 l h^2 (1 + s/(6h) + V/(16 l h)) (Narayanan et al. 2021, eq. 3, with the
+    recomputation forward pass); megatron_mfu: 72 l h^2 (1 + s/(6h) + V/(12 l h))
+    (Korthikanti et al. 2022, sec. 6.3); palm: 6N + 12 L H Q T; palm_causal: 6N + 6 L H Q T.
+
+    >>> round(source_flop_per_token(training_runs()["megatron_1t"]) / 1e12, 2)
+    8.17
+    """
+    m = specs.model_spec(run.model)
+    n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
+    if run.flop_count == "megatron_eq3":
+        return 96.0 * n_l * h**2 * (1 + s / (6 * h) + v / (16 * n_l * h))
+    if run.flop_count == "megatron_mfu":
+        return 72.0 * n_l * h**2 * (1 + s / (6 * h) + v / (12 * n_l * h))
+    conv = "causal" if run.flop_count == "palm_causal" else "full"
+    return model_flop_per_token(m, seq_len=s, attention_flops=conv)
+
+
+def measured_tokens_per_s(run: TrainingRun) -> float:
+    """Tokens per second implied by the published figure under the source's own FLOP count."""
+    if run.measured_unit == "tokens_per_s":
+        return run.measured_value
+    if run.measured_unit == "tokens_per_s_per_chip":
+        return run.measured_value * run.n_chips
+    if run.measured_unit == "step_time_s":
+        return run.global_batch_tokens / run.measured_value
+    peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
+    per_chip = (
+        run.measured_value * units.TERA
+        if run.measured_unit == "tflop_per_s_per_chip"
+        else run.measured_value * peak
+    )
+    return per_chip * run.n_chips / source_flop_per_token(run)
+
+
+def measured_mfu(run: TrainingRun, *, attention_flops: str = "causal") -> float:
+    """The published figure as MFU under ``attention_flops`` over chips x dense peak at dtype.
+
+    Megatron's 1T benchmark: 163 TFLOP/s per A100 under eq. 3 (recomputation counted) is
+    0.39 of the 312 TFLOP/s peak as PaLM's (full-attention) model FLOP:
+
+    >>> round(measured_mfu(training_runs()["megatron_1t"], attention_flops="full"), 3)
+    0.392
+    """
+    peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
+    f = model_flop_per_token(
+        specs.model_spec(run.model), seq_len=run.seq_len, attention_flops=attention_flops
+    )
+    return measured_tokens_per_s(run) * f / (run.n_chips * peak)

@@ -1,0 +1,51 @@
+"""GEMM efficiency by shape, the sourced per-chip fractions, and the one fitted constant.
+
+Tolerances: closed forms to float rounding; the stored fitted constant to its printed two
+digits (0.005).
+"""
+
+import dataclasses
+
+import pytest
+from llmphys import predict, specs
+
+E = predict.default_efficiencies()
+H100 = specs.accelerator("h100_sxm")
+
+
+def test_a_large_gemm_runs_at_the_large_gemm_fraction():
+    assert predict.gemm_efficiency(8192, 28672, 4096, acc=H100, dtype="bf16", eff=E) == E.gemm_bf16
+
+
+def test_tile_quantization_is_the_padded_share():
+    # 4096 x 4096 x 4160: k padded to 4224 (33 tiles of 128), so 4160/4224 of the large fraction
+    got = predict.gemm_efficiency(4096, 4096, 4160, acc=H100, dtype="bf16", eff=E)
+    assert got == pytest.approx(E.gemm_bf16 * 4160 / 4224, rel=1e-12)
+
+
+def test_a_skinny_gemm_is_memory_bound_on_the_roofline():
+    # m = 128 tokens against a 4096 x 4096 weight: intensity 2mnk/(2(mk+kn)+2mn) FLOP/B
+    m, n, k = 128, 4096, 4096
+    intensity = 2 * m * n * k / (2 * (m * k + k * n) + 2 * m * n)
+    ridge = H100.peak_bf16_flop_per_s * E.gemm_bf16 / (H100.hbm_bytes_per_s * E.hbm)
+    got = predict.gemm_efficiency(m, n, k, acc=H100, dtype="bf16", eff=E)
+    assert got == pytest.approx(E.gemm_bf16 * intensity / ridge, rel=1e-12) and got < 0.5 * E.gemm_bf16
+
+
+def test_fp8_fractions_come_from_the_published_sweeps():
+    # vLLM's DeepGEMM sweep on H100: 969.8 of 1,979 TFLOP/s; Megatron's GB200 guide 2,672 of 5,000
+    assert E.gemm_fraction("h100_sxm", "fp8") == pytest.approx(969.8 / 1978.9, abs=0.005)
+    assert E.gemm_fraction("gb200", "fp8") == pytest.approx(2672 / 5000, abs=0.005)
+    assert E.gemm_fraction("b200", "fp8") == E.gemm_fp8  # no published sweep: the default
+    assert E.attention_fraction("h100_sxm") == pytest.approx(335 / 989.4, abs=0.005)
+
+
+def test_the_stored_fitted_constant_equals_a_refit():
+    assert predict.fitted_efficiencies().gemm_bf16 == pytest.approx(E.gemm_bf16, abs=0.005)
+
+
+def test_bad_efficiencies_and_shapes_are_named():
+    with pytest.raises(ValueError, match=r"Efficiencies.gemm_bf16 must be in \(0, 1\]"):
+        dataclasses.replace(E, gemm_bf16=1.5)
+    with pytest.raises(ValueError, match="m must be positive"):
+        predict.gemm_efficiency(0, 1, 1, acc=H100, dtype="bf16", eff=E)
