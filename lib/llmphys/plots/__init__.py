@@ -12,7 +12,7 @@ the functions live in one submodule per topic:
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse
-    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
+    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost, plot_bloom_fpr
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
@@ -55,7 +55,7 @@ _WHERE = {
         "plot_kv_restore",
         "plot_lifetime_split",
     ),
-    "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
+    "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost", "plot_bloom_fpr"),
     "claims": ("plot_claim_ratios",),
     "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
     "foundations": (
@@ -104,6 +104,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_bloom_fpr",
     "plot_claim_ratios",
     "plot_code_lengths",
     "plot_collapse",
