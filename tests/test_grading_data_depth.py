@@ -39,3 +39,28 @@ def test_the_exact_finite_m_form_also_passes():
 def test_bloom_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_bloom_false_positive_rate(wrong)
     assert not fb.passed and hint in fb.message, fb.message
+
+
+def flop_per_byte(t, n_body, v, d):
+    return t * (2 * n_body + 2 * v * d)
+
+
+def test_vocab_flop_reference_passes():
+    fb = grading.check_forward_flop_per_byte(flop_per_byte)
+    assert fb.passed and fb.n_matched == fb.n_cases == 12
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda t, n, v, d: 2 * n * t, "output head is missing"),
+        (lambda t, n, v, d: t * (2 * n + v * d), "not V d"),
+        (lambda t, n, v, d: 6 * t * (n + v * d), "training step"),
+        (lambda t, n, v, d: 2 * (n + v * d), "this is per token"),
+        (lambda t, n, v, d: 2 * (n + v * d) / t, "so multiply"),
+    ],
+    ids=["no_head", "no_factor_two", "training", "per_token", "divided"],
+)
+def test_vocab_flop_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_forward_flop_per_byte(wrong)
+    assert not fb.passed and hint in fb.message, fb.message

@@ -30,7 +30,7 @@ LAYERS = {
         "attention_phases", "activation_memory", "decoder",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
-        "pipeline.substring", "pipeline.sites", "pipeline.bloom",
+        "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",

@@ -19,6 +19,8 @@ def test_every_data_figure_returns_a_labelled_figure():
         plots.plot_fertility({"ours": {"en": 1.2, "hi": 4.0}, "hf": {"en": 1.2, "hi": 4.1}}),
         plots.plot_mixture(w, e, total_tokens=mixture.LLAMA1_TOTAL_TOKENS),
         plots.plot_collapse({"replace": np.arange(5.0)}, ylabel="types (count)"),
+        plots.plot_vocab_tradeoff(np.array([256, 512, 1024]), {"all": np.array([1, 0.5, 0.4])},
+                                  {"small": np.array([1.0, 0.7, 0.8])}),
     ]
     for fig in figs:
         assert_units_in_labels(fig)

@@ -1,7 +1,9 @@
 """Checks for chapter 2's Bloom-filter and vocabulary-size exercises (see ``llmphys.grading``).
 
 - :func:`check_bloom_false_positive_rate`: the Bloom filter's false-positive rate
-  (1 - e^(-k n / m))^k (``pipeline.bloom.false_positive_rate``), exercise ``data-ex-bloom``.
+  (1 - e^(-k n / m))^k (``pipeline.bloom.false_positive_rate``), exercise ``data-ex-bloom``;
+- :func:`check_forward_flop_per_byte`: forward FLOP per byte of text, t (2 N_body + 2 V d)
+  (``pipeline.vocab.flop_per_byte``), exercise ``data-ex-vocab-flop``.
 
 The cases are drawn from fixed seeds, so the stored feedback in the chapter never changes.
 
@@ -16,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
-from llmphys.pipeline import bloom
+from llmphys.pipeline import bloom, vocab
 
-__all__ = ["check_bloom_false_positive_rate"]
+__all__ = ["check_bloom_false_positive_rate", "check_forward_flop_per_byte"]
 
 EXACT_FORM_RTOL = 2e-3
 """Relative tolerance of the Bloom check: the exact finite-m form (1 - (1 - 1/m)^(k n))^k
@@ -91,4 +93,79 @@ def check_bloom_false_positive_rate(fn: Any) -> Feedback:
         factors=common_factors(quantity="probability"),
         rtol=EXACT_FORM_RTOL,
         atol=1e-15,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# data-ex-vocab-flop: FLOP per byte = t (2 N_body + 2 V d)
+
+
+def _flop_per_byte(
+    tokens_per_byte: float, n_body_params: float, vocab_size: int, d_model: int
+) -> float:
+    parts = vocab.flop_per_byte(
+        tokens_per_byte=tokens_per_byte,
+        n_body_params=n_body_params,
+        vocab_size=vocab_size,
+        d_model=d_model,
+    )
+    return parts["body"] + parts["logits"]
+
+
+def _vocab_cases() -> list[Case]:
+    rng = np.random.default_rng(20_02_12)
+    cases = [
+        Case(args=(0.25, 7.0e9, 128_256, 4096), label="t=0.25, N_body=7e9, V=128256, d=4096"),
+        Case(args=(1.0, 1e6, 256, 128), label="t=1 (bytes only), N_body=1e6, V=256, d=128"),
+    ]
+    for _ in range(10):
+        t = round(float(rng.uniform(0.15, 1.0)), 3)
+        d = int(rng.choice([64, 128, 512, 1024, 4096]))
+        n = float(12 * int(rng.integers(1, 33)) * d * d)
+        v = int(rng.integers(256, 200_000))
+        cases.append(Case(args=(t, n, v, d), label=f"t={t}, N_body={n:.4g}, V={v}, d={d}"))
+    return cases
+
+
+_VOCAB_MISTAKES = (
+    Mistake(
+        implementation=lambda t, n, v, d: 2 * n * t,
+        message="the output head is missing: every token multiplies its d-vector by the V x d "
+        "unembedding, 2 V d FLOP forward, on top of the body's 2 N_body",
+    ),
+    Mistake(
+        implementation=lambda t, n, v, d: t * (2 * n + v * d),
+        message="the logits matmul is V d multiply-adds, 2 V d FLOP, not V d",
+    ),
+    Mistake(
+        implementation=lambda t, n, v, d: t * 6 * (n + v * d),
+        message="6 N is a training step's FLOP (forward and backward); the exercise asks for the "
+        "forward pass, 2 FLOP per parameter multiplied",
+    ),
+    Mistake(
+        implementation=lambda t, n, v, d: 2 * (n + v * d),
+        message="this is per token; a byte of text is t tokens, so multiply by tokens per byte",
+    ),
+    Mistake(
+        implementation=lambda t, n, v, d: 2 * (n + v * d) / t,
+        message="dividing by tokens per byte gives FLOP per token squared over bytes; a byte "
+        "costs t tokens' worth, so multiply",
+    ),
+)
+
+
+def check_forward_flop_per_byte(fn: Any) -> Feedback:
+    """Check ``fn(tokens_per_byte, n_body_params, vocab_size, d_model)``: forward FLOP per byte
+    of text, t (2 N_body + 2 V d).
+
+    >>> print(check_forward_flop_per_byte(lambda t, n, v, d: 2 * t * (n + v * d)))
+    PASS data-ex-vocab-flop (<lambda>): all 12 cases match the reference (relative tolerance 1e-06)
+    """
+    return check_function(
+        fn,
+        exercise="data-ex-vocab-flop",
+        reference=_flop_per_byte,
+        cases=_vocab_cases(),
+        mistakes=_VOCAB_MISTAKES,
+        factors=common_factors(quantity="FLOP"),
     )

@@ -11,7 +11,7 @@ the functions live in one submodule per topic:
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
-                  plot_collapse
+                  plot_collapse, plot_vocab_tradeoff
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost, plot_bloom_fpr
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
@@ -48,6 +48,7 @@ _WHERE = {
         "plot_fertility",
         "plot_mixture",
         "plot_collapse",
+        "plot_vocab_tradeoff",
     ),
     "economics": (
         "plot_decode_cost_latency",
@@ -140,6 +141,7 @@ __all__ = [
     "plot_schedule_latency",
     "plot_schedules",
     "plot_serving_predicted_vs_measured",
+    "plot_vocab_tradeoff",
     "series_styles",
     "si_formatter",
     "style",
