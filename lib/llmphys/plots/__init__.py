@@ -19,6 +19,7 @@ the functions live in one submodule per topic:
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
+    sampling      plot_best_of_n
     predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
@@ -58,6 +59,7 @@ _WHERE = {
     ),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost", "plot_bloom_fpr"),
     "claims": ("plot_claim_ratios",),
+    "sampling": ("plot_best_of_n",),
     "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
     "foundations": (
         "plot_loss_curves",
@@ -105,6 +107,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_best_of_n",
     "plot_bloom_fpr",
     "plot_claim_ratios",
     "plot_code_lengths",
