@@ -105,3 +105,30 @@ def test_size_at_ratio_rejects_bad_input():
         scaling_laws.size_at_ratio(train_flop=1e20, tokens_per_param=0.0)
     with pytest.raises(ValueError, match="train_flop"):
         scaling_laws.size_at_ratio(train_flop=-1.0, tokens_per_param=20.0)
+
+
+# ------------------------------------------------------------------ scaling-ex-verifier
+
+
+def plateau(p, true_accept, false_accept):
+    return p * true_accept / (p * true_accept + (1 - p) * false_accept)
+
+
+def test_verifier_plateau_reference_passes():
+    fb = grading.check_verifier_plateau(plateau)
+    assert fb.passed and fb.n_matched == fb.n_cases == 12
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda p, tp, fp: 1 - (1 - p) ** 1000, "coverage at large n"),
+        (lambda p, tp, fp: p * tp, "condition on the"),
+        (lambda p, tp, fp: p * tp / (p * tp + fp), "(1 - p) s_fp"),
+        (lambda p, tp, fp: tp, "not its precision"),
+    ],
+    ids=["coverage", "joint", "no_one_minus_p", "tpr"],
+)
+def test_verifier_plateau_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_verifier_plateau(wrong)
+    assert not fb.passed and hint in fb.message, fb.message

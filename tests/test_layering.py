@@ -29,10 +29,10 @@ LAYERS = {
         "data_constrained", "inference_optimal", "scaling_fit", "reliability",
         "attention_phases", "activation_memory", "decoder",
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
-        "block_savings",
+        "block_savings", "best_of_n",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
-        "pipeline.substring", "pipeline.sites",
+        "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",

@@ -19,6 +19,8 @@ def test_every_data_figure_returns_a_labelled_figure():
         plots.plot_fertility({"ours": {"en": 1.2, "hi": 4.0}, "hf": {"en": 1.2, "hi": 4.1}}),
         plots.plot_mixture(w, e, total_tokens=mixture.LLAMA1_TOTAL_TOKENS),
         plots.plot_collapse({"replace": np.arange(5.0)}, ylabel="types (count)"),
+        plots.plot_vocab_tradeoff(np.array([256, 512, 1024]), {"all": np.array([1, 0.5, 0.4])},
+                                  {"small": np.array([1.0, 0.7, 0.8])}),
     ]
     for fig in figs:
         assert_units_in_labels(fig)
@@ -39,11 +41,15 @@ def test_every_data_filter_figure_returns_a_labelled_figure():
         plots.plot_threshold_sweep([1, 2, 3], {"false positives": [0.4, 0.1, 0.02]}),
         plots.plot_dedup_cost(np.array([1e4, 1e5]), {"MinHash": np.array([0.01, 0.1])},
                               {"MinHash": 1.0}),
+        plots.plot_bloom_fpr(np.array([2.0, 10.0]), {"k = 7": np.array([0.5, 0.008])},
+                             measured_bits=np.array([10.0]), measured_rate=np.array([0.008]),
+                             measured_se=np.array([0.001])),
     ]
     for fig in figs:
         assert_units_in_labels(fig)
         plt.close(fig)
     assert figs[2].axes[0].get_xscale() == "log" and figs[2].axes[0].get_yscale() == "log"
+    assert figs[3].axes[0].get_yscale() == "log"
     # the published iso-F1 curve: at recall 1, precision = F1 / (2 - F1)
     iso = figs[0].axes[0].lines[-1]
     assert iso.get_ydata()[-1] == pytest.approx(0.82 / (2 - 0.82))

@@ -42,3 +42,14 @@ def test_scaling_plots_draw_into_a_given_axes():
     out = plots.plot_epoch_value(ax=b)
     assert out is fig and b.lines and not a.lines
     plt.close(fig)
+
+
+def test_best_of_n_figure_has_units_and_a_log_sample_axis():
+    n = np.array([1, 2, 4, 8])
+    fig = plots.plot_best_of_n(n, {"coverage": np.array([0.1, 0.2, 0.3, 0.4]),
+                                   "verifier": np.array([0.1, 0.15, 0.18, 0.2])},
+                               n_problems=100, closed_form={"coverage": np.array([0.1] * 4)},
+                               limits={"verifier": 0.2})
+    assert_units_in_labels(fig)
+    assert fig.axes[0].get_xscale() == "log"
+    plt.close(fig)

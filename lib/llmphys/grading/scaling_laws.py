@@ -3,7 +3,9 @@
 * :func:`check_size_at_ratio` (``scaling-ex-size``): N and D for a compute budget at a fixed
   tokens-per-parameter ratio, against :func:`llmphys.scaling_laws.size_at_ratio`;
 * :func:`check_chinchilla_loss` (``scaling-ex-loss``): the parametric loss
-  E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`.
+  E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`;
+* :func:`check_verifier_plateau` (``scaling-ex-verifier``): the large-n accuracy of verifier
+  selection, against :func:`llmphys.best_of_n.verifier_precision`.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
@@ -15,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import scaling_laws
+from llmphys import best_of_n, scaling_laws
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
-__all__ = ["check_chinchilla_loss", "check_size_at_ratio"]
+__all__ = ["check_chinchilla_loss", "check_size_at_ratio", "check_verifier_plateau"]
 
 
 def _short(x: float) -> float:
@@ -176,4 +178,72 @@ def check_chinchilla_loss(fn: Any) -> Feedback:
         cases=_loss_cases(),
         mistakes=_LOSS_MISTAKES,
         factors=common_factors(quantity="loss"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-verifier: p s_tp / (p s_tp + (1 - p) s_fp)
+
+
+def _plateau(p: float, true_accept: float, false_accept: float) -> float:
+    return float(
+        best_of_n.verifier_precision(p, true_accept=true_accept, false_accept=false_accept)
+    )
+
+
+def _plateau_cases() -> list[Case]:
+    rng = np.random.default_rng(20_05_07)
+    cases = [
+        Case(args=(0.1, 0.9, 0.1), label="p=0.1, true_accept=0.9, false_accept=0.1"),
+        Case(args=(0.5, 1.0, 0.0), label="p=0.5, a perfect verifier"),
+        Case(args=(0.02, 0.99, 0.01), label="p=0.02, true_accept=0.99, false_accept=0.01"),
+    ]
+    for _ in range(9):
+        p, tp, fp = (
+            _short(rng.uniform(0.01, 0.9)),
+            _short(rng.uniform(0.5, 1.0)),
+            _short(rng.uniform(0.001, 0.4)),
+        )
+        cases.append(Case(args=(p, tp, fp), label=f"p={p}, true_accept={tp}, false_accept={fp}"))
+    return cases
+
+
+_PLATEAU_MISTAKES = (
+    Mistake(
+        implementation=lambda p, tp, fp: 1 - (1 - p) ** 1_000,
+        message="this is coverage at large n, the chance that some sample is right; the verifier "
+        "must also pick it out from the wrong samples it accepts",
+    ),
+    Mistake(
+        implementation=lambda p, tp, fp: p * tp,
+        message="p s_tp is the chance that one sample is right and accepted; condition on the "
+        "sample being accepted at all: divide by p s_tp + (1 - p) s_fp",
+    ),
+    Mistake(
+        implementation=lambda p, tp, fp: p * tp / (p * tp + fp),
+        message="a wrong sample occurs with probability 1 - p before the verifier can accept "
+        "it: the false acceptances are (1 - p) s_fp",
+    ),
+    Mistake(
+        implementation=lambda p, tp, fp: tp,
+        message="the verifier's true-acceptance rate is not its precision: with many wrong "
+        "samples, even a small false-acceptance rate lets wrong answers through",
+    ),
+)
+
+
+def check_verifier_plateau(fn: Any) -> Feedback:
+    """Check ``fn(p, true_accept, false_accept)``: the accuracy (a probability) that best-of-n
+    selection with a verifier reaches as n grows, p s_tp / (p s_tp + (1 - p) s_fp).
+
+    >>> print(check_verifier_plateau(lambda p, tp, fp: p * tp / (p * tp + (1 - p) * fp)))
+    PASS scaling-ex-verifier (<lambda>): all 12 cases match the reference (relative tolerance 1e-06)
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-verifier",
+        reference=_plateau,
+        cases=_plateau_cases(),
+        mistakes=_PLATEAU_MISTAKES,
+        factors=common_factors(quantity="probability"),
     )

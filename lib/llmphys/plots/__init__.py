@@ -13,14 +13,15 @@ the functions live in one submodule per topic:
     architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs, plot_block_savings,
                   plot_nonmatmul_time
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
-                  plot_collapse
-    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
+                  plot_collapse, plot_vocab_tradeoff
+    data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost, plot_bloom_fpr
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
+    sampling      plot_best_of_n
     predict       plot_predicted_vs_measured, plot_serving_predicted_vs_measured,
                   plot_latency_under_load, plot_out_of_source_errors, plot_gemm_efficiency
     plan          plot_layout_search
@@ -59,6 +60,7 @@ _WHERE = {
         "plot_fertility",
         "plot_mixture",
         "plot_collapse",
+        "plot_vocab_tradeoff",
     ),
     "economics": (
         "plot_decode_cost_latency",
@@ -66,8 +68,9 @@ _WHERE = {
         "plot_kv_restore",
         "plot_lifetime_split",
     ),
-    "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
+    "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost", "plot_bloom_fpr"),
     "claims": ("plot_claim_ratios",),
+    "sampling": ("plot_best_of_n",),
     "predict": (
         "plot_predicted_vs_measured",
         "plot_serving_predicted_vs_measured",
@@ -122,7 +125,9 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_best_of_n",
     "plot_block_savings",
+    "plot_bloom_fpr",
     "plot_claim_ratios",
     "plot_code_lengths",
     "plot_collapse",
@@ -162,6 +167,7 @@ __all__ = [
     "plot_schedule_latency",
     "plot_schedules",
     "plot_serving_predicted_vs_measured",
+    "plot_vocab_tradeoff",
     "series_styles",
     "si_formatter",
     "style",

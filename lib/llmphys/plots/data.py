@@ -211,3 +211,40 @@ def plot_collapse(
         ax.legend(fontsize=8)
         fig.tight_layout()
     return fig
+
+
+def plot_vocab_tradeoff(
+    vocab_sizes: np.ndarray,
+    tokens_per_byte: Mapping[str, np.ndarray],
+    relative_flop: Mapping[str, np.ndarray],
+) -> plt.Figure:
+    """Two panels against vocabulary size (log x): tokens per byte for each text group, and
+    forward FLOP per byte relative to the bytes-only vocabulary for each model."""
+    with style():
+        fig, (a, b) = plt.subplots(1, 2, figsize=(9.0, 3.6))
+        for (label, y), sty in zip(
+            tokens_per_byte.items(), series_styles(len(tokens_per_byte)), strict=False
+        ):
+            a.plot(vocab_sizes, y, **sty, label=label)
+        a.set_ylabel("sequence length (tokens per byte)")
+        for (label, y), sty in zip(
+            relative_flop.items(), series_styles(len(relative_flop)), strict=False
+        ):
+            b.plot(vocab_sizes, y, **sty, label=label)
+            i = int(np.argmin(y))
+            b.plot(
+                [vocab_sizes[i]],
+                [y[i]],
+                marker="*",
+                color=sty["color"],
+                markersize=12,
+                linestyle="none",
+            )
+        b.set_ylabel("forward FLOP per byte (relative to 256 tokens)")
+        for ax in (a, b):
+            ax.set_xscale("log")
+            ax.set_xlabel("vocabulary size (tokens, log scale)")
+            ax.set_ylim(0, 1.05)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+    return fig

@@ -1,6 +1,7 @@
-"""Figures for the data chapter's learned, PII/toxicity and substring-dedup sections: a
-classifier's precision-recall curve, a word-list filter's threshold sweep, and the cost of
-three dedup methods against corpus size.
+"""Figures for the data chapter's learned, PII/toxicity, substring-dedup and Bloom-filter
+sections: a classifier's precision-recall curve, a word-list filter's threshold sweep, the cost
+of three dedup methods against corpus size, and a Bloom filter's false-positive rate against
+its bits per key.
 
 Home: chapters/02_data.ipynb.
 """
@@ -84,6 +85,40 @@ def plot_dedup_cost(
         ax.set_yscale("log")
         ax.set_xlabel("corpus size (words, log scale)")
         ax.set_ylabel("wall-clock time (s, log scale)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+    return fig
+
+
+def plot_bloom_fpr(
+    bits_per_item: np.ndarray,
+    curves: Mapping[str, np.ndarray],
+    *,
+    measured_bits: np.ndarray,
+    measured_rate: np.ndarray,
+    measured_se: np.ndarray,
+    ax: plt.Axes | None = None,
+) -> plt.Figure:
+    """Log-y: a Bloom filter's false-positive rate against bits per key, one closed-form curve
+    per hash setting, the measured rates as points with binomial standard errors."""
+    with style():
+        fig, ax = new_axes(ax)
+        for (label, y), sty in zip(curves.items(), series_styles(len(curves)), strict=False):
+            ax.plot(bits_per_item, y, color=sty["color"], linestyle=sty["linestyle"], label=label)
+        ax.errorbar(
+            measured_bits,
+            measured_rate,
+            yerr=measured_se,
+            linestyle="none",
+            marker=MARKERS[0],
+            color=PALETTE[6],
+            markersize=5,
+            capsize=3,
+            label="measured, optimal k (± 1 s.e.)",
+        )
+        ax.set_yscale("log")
+        ax.set_xlabel("memory (bits per key)")
+        ax.set_ylabel("false-positive rate (fraction, log scale)")
         ax.legend(fontsize=8)
         fig.tight_layout()
     return fig
