@@ -356,7 +356,7 @@ def test_plan_serve_prints_each_price_with_its_date_and_the_latency_caveat():
     assert out.returncode == 0, out.stderr
     assert "price: h100_sxm $2.95 per chip-hour (prices.toml gpu_hour_usd.h100_sxm, as of " \
            "2026-05-20)" in out.stdout
-    assert "steady-state model's means" in " ".join(out.stdout.split())
+    assert "TPOT p90" in out.stdout and "scheduler simulation" in " ".join(out.stdout.split())
     assert max(len(x) for x in out.stdout.splitlines()) <= 100
 
 

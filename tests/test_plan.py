@@ -186,11 +186,35 @@ def test_a_chip_without_a_price_is_refused_naming_the_priced_ones():
 
 
 # ------------------------------------------------------------------ serving
+SERVE_70B = dict(accelerators=["h100_sxm", "h200"], request_rate_per_s=100, input_tokens=2000,
+                 output_tokens=500, tpot_p90_s=0.05)
+
+
 @pytest.fixture(scope="module")
 def serving_plans():
-    return plan_serve.plan_serving("llama3_70b", accelerators=["h100_sxm", "h200"],
-                                   request_rate_per_s=100, input_tokens=2000,
-                                   output_tokens=500, tpot_p90_s=0.05)
+    """The steady-state screen alone (its means, before the simulation checks the p90s)."""
+    return plan_serve.plan_serving("llama3_70b", **SERVE_70B, simulate_check=False)
+
+
+@pytest.fixture(scope="module")
+def simulated_plans():
+    return plan_serve.plan_serving("llama3_70b", **SERVE_70B)
+
+
+def test_simulated_plans_meet_the_p90_target_and_only_add_replicas(serving_plans,
+                                                                   simulated_plans):
+    assert simulated_plans and len(simulated_plans) <= plan_serve.SIM_CANDIDATES
+    screen = {(p.accelerator, p.tp, p.ep, p.pp, p.weight_dtype, p.kv_dtype): p
+              for p in serving_plans}
+    for p in simulated_plans:
+        assert p.tpot_p90_s <= 0.05 and p.ttft_p90_s > 0
+        base = screen[(p.accelerator, p.tp, p.ep, p.pp, p.weight_dtype, p.kv_dtype)]
+        assert base.n_replicas <= p.n_replicas <= plan_serve.SIM_MAX_EXTRA * base.n_replicas
+        assert p.batch_per_replica == base.batch_per_replica
+        assert p.usd_per_hour == pytest.approx(p.n_chips * p.usd_per_chip_hour)
+    # the mean TPOT at the batch cap sits at the target, so queueing can only make the p90
+    # worse at full load: the simulation needs at least as many chips as the screen's best
+    assert simulated_plans[0].usd_per_hour >= serving_plans[0].usd_per_hour
 
 
 def test_every_serving_plan_meets_the_load_and_the_target(serving_plans):
@@ -218,9 +242,8 @@ def test_the_plans_batch_cap_is_the_serving_models_largest_within_the_target(ser
 
 
 def test_a_ttft_target_only_removes_deployments(serving_plans):
-    strict = plan_serve.plan_serving("llama3_70b", accelerators=["h100_sxm", "h200"],
-                                     request_rate_per_s=100, input_tokens=2000,
-                                     output_tokens=500, tpot_p90_s=0.05, ttft_p90_s=0.1)
+    strict = plan_serve.plan_serving("llama3_70b", **SERVE_70B, ttft_p90_s=0.1,
+                                     simulate_check=False)
     assert 0 < len(strict) < len(serving_plans)
     assert all(p.ttft_s <= 0.1 for p in strict)
 

@@ -20,8 +20,9 @@ from .predict import plan_serve
 
 MFU_NOTE = "MFU: PaLM's count (6 N + 12 L H Q T per token, full attention, no recomputation)"
 SERVE_NOTE = (
-    "TPOT and TTFT are the steady-state model's means (predict.serve); the p90 comes from "
-    "the serving simulator once it is merged"
+    "TPOT p90 and TTFT p90: one replica at its share of the load in the scheduler simulation "
+    "(predict.simulate_serving, Poisson arrivals, fixed lengths); the batch cap is the steady-"
+    "state model's largest batch within the TPOT target"
 )
 
 
@@ -171,6 +172,12 @@ def plan_serve_report(
     }
 
 
+def _p90(d: dict, metric: str) -> float:
+    """The simulated p90 where the plan has one, else the steady-state mean."""
+    v = d.get(f"{metric}_p90_s")
+    return d[f"{metric}_s"] if v is None else v
+
+
 def format_plan_serve(r: dict) -> str:
     """The cheapest deployments as a table."""
     target = ", ".join(
@@ -187,15 +194,16 @@ def format_plan_serve(r: dict) -> str:
         *textwrap.wrap(head, 100),
         "targets: " + (target or "none (the largest batch that fits)"),
         f"{'#':>2} {'chip':<10}{'chips':>6} {'repl':>5} {'tp':>2} {'ep':>2} {'pp':>2} "
-        f"{'weights':<8}{'kv':<5}{'batch':>6} {'TPOT':>9} {'TTFT':>9} {'USD/h':>9} "
+        f"{'weights':<8}{'kv':<5}{'batch':>6} {'TPOT p90':>9} {'TTFT p90':>9} {'USD/h':>9} "
         f"{'USD/Mtok':>8}",
     ]
     for k, d in enumerate(r["deployments"], 1):
         lines.append(
             f"{k:>2} {d['accelerator']:<10}{d['n_chips']:>6,} {d['n_replicas']:>5,} "
             f"{d['tp']:>2} {d['ep']:>2} {d['pp']:>2} {d['weight_dtype']:<8}{d['kv_dtype']:<5}"
-            f"{d['batch_per_replica']:>6,} {units.fmt_seconds(d['tpot_s']):>9} "
-            f"{units.fmt_seconds(d['ttft_s']):>9} {d['usd_per_hour']:>9,.2f} "
+            f"{d['batch_per_replica']:>6,} "
+            f"{units.fmt_seconds(_p90(d, 'tpot')):>9} {units.fmt_seconds(_p90(d, 'ttft')):>9} "
+            f"{d['usd_per_hour']:>9,.2f} "
             f"{d['usd_per_m_output_tokens']:>8.3f}"
         )
     lines.append("batch: sequences per replica; USD/Mtok: per million output tokens at this load")
