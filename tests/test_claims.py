@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from llmphys import claims
-from llmphys.claims import Bound, Check, Claim, Compare, Range, Verdict, assess, half_unit
+from llmphys.claims import (
+    Bound, Case, Check, Claim, Compare, Range, Verdict, assess, half_unit,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "llmphys"
@@ -80,8 +82,23 @@ def test_claim_is_complete(c: Claim):
         assert c.grading is not None
     if c.verdict is Verdict.ASSUMPTION:
         assert c.assumptions, f"{c.id}: state the assumption"
+        assert c.case is Case.CHOICE, f"{c.id}: an assumption is one unstated choice (rule 8)"
     if c.verdict is Verdict.DISPUTED:
         assert c.note, f"{c.id}: a disputed claim carries the computation against it"
+
+
+@pytest.mark.parametrize("c", ALL, ids=IDS)
+def test_the_case_of_rule_8_fits_the_check(c: Claim):
+    """Each claim names its case; a whole-range check evaluates the ends, not one point."""
+    assert (c.case is Case.JUDGEMENT) == (c.grading is None), c.id
+    if c.case is Case.CHOICE:
+        assert c.assumptions, f"{c.id}: name the unstated choice under assumptions"
+    if c.case is Case.RANGE:
+        value = assess(c).value
+        assert isinstance(value, (tuple, list)) and len(value) >= 2, (
+            f"{c.id}: a whole-range check returns the statement at the ends of the range")
+    if c.case is Case.CONSTRUCTION:
+        assert c.note, f"{c.id}: say why no state of the data can move the check"
 
 
 @pytest.mark.parametrize("c", ALL, ids=IDS)
@@ -213,6 +230,14 @@ def test_unknown_names_are_explained():
         claims.claims("nonexistent.txt")
     with pytest.raises(KeyError, match="M01.*'ridge'"):
         claims.fill("{ridge:.1f}", {"peak": 1.0}, claim_id="M01")
+
+
+def test_by_construction_is_counted_apart_and_needs_its_case():
+    c = claims.claim("P21")
+    assert c.case is Case.CONSTRUCTION and assess(c).verdict is Verdict.CONSTRUCTION
+    from dataclasses import replace
+    assert assess(replace(c, case=Case.STATED)).verdict is Verdict.EXACT
+    assert "| by construction |" in claims.summary_markdown(claims.ledger())
 
 
 def test_the_data_files_are_checked_field_by_field(tmp_path, monkeypatch):

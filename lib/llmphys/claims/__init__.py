@@ -9,10 +9,10 @@ chapters call. :func:`claims` returns all of them in ledger order, with the cros
 of :data:`CROSS` added, and :func:`assess` recomputes one.
 
 >>> c = claim("M01")
->>> c.verdict.value
-'reproduced under a stated assumption'
+>>> c.verdict.value, c.case.name
+('approximately', 'STATED')
 >>> assess(c).shown
-'295.5 FLOP/B'
+'295.3 FLOP/B'
 
 Home: chapters/claims_ledger.ipynb.
 """
@@ -32,6 +32,7 @@ from ._core import (
     APPROX_BAND,
     Assessment,
     Bound,
+    Case,
     Check,
     Claim,
     Compare,
@@ -51,6 +52,7 @@ __all__ = [
     "SOURCES",
     "Assessment",
     "Bound",
+    "Case",
     "Check",
     "Claim",
     "Compare",
@@ -70,6 +72,7 @@ __all__ = [
     "ledger",
     "ledger_markdown",
     "note_fields",
+    "published",
     "ratio_points",
     "summary_markdown",
     "verdict_counts",
@@ -181,7 +184,8 @@ def cross_references() -> list[tuple[str, str, str]]:
 
 
 _VERDICTS = {v.name.lower(): v for v in Verdict}
-_REQUIRED = ("where", "claim", "stated", "verdict", "section")
+_CASES = {c.name.lower(): c for c in Case}
+_REQUIRED = ("where", "claim", "stated", "verdict", "case", "section")
 _OPTIONAL = ("assumptions", "note", "see_also", "refs", "glue", "check")
 _GRADINGS: dict[str, type] = {"compare": Compare, "range": Range, "bound": Bound}
 
@@ -219,6 +223,8 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
         raise ValueError(f"{where}: missing required field(s) {missing}")
     if entry["verdict"] not in _VERDICTS:
         raise ValueError(f"{where}.verdict: {entry['verdict']!r} is not one of {sorted(_VERDICTS)}")
+    if entry["case"] not in _CASES:
+        raise ValueError(f"{where}.case: {entry['case']!r} is not one of {sorted(_CASES)}")
     glue, scale = None, 1.0
     if "glue" in entry:
         g = entry["glue"]
@@ -234,6 +240,7 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
         claim=entry["claim"],
         stated=entry["stated"],
         verdict=_VERDICTS[entry["verdict"]],
+        case=_CASES[entry["case"]],
         section=entry["section"],
         grading=_grading(entry["check"], where) if "check" in entry else None,
         assumptions=entry.get("assumptions", ""),
@@ -265,6 +272,40 @@ def _load(path: Path, letter: str) -> tuple[Claim, ...]:
             f"that {path.name} does not hold"
         )
     return out
+
+
+_PUBLISHED_FIELDS = {"value", "unit", "source", "as_of", "quote"}
+
+
+@functools.cache
+def _published() -> dict[str, dict[str, Any]]:
+    path = specs.data_dir() / "claims" / "published.toml"
+    with open(path, "rb") as f:
+        table = tomllib.load(f)
+    for key, entry in table.items():
+        fields = set(entry) if isinstance(entry, dict) else set()
+        if fields != _PUBLISHED_FIELDS:
+            raise ValueError(
+                f"{path.name}[{key}]: needs exactly the fields {sorted(_PUBLISHED_FIELDS)}, "
+                f"got {sorted(fields)}"
+            )
+        if isinstance(entry["value"], bool) or not isinstance(entry["value"], (int, float)):
+            raise ValueError(f"{path.name}[{key}].value: expected a number, got {entry['value']!r}")
+    return table
+
+
+def published(key: str) -> float:
+    """A primary source's figure that a check compares with (``data/claims/published.toml``).
+
+    In the entry's own unit (its ``unit`` field); an unknown key lists the known ones.
+
+    >>> published("llama1_code_share")
+    0.045
+    """
+    table = _published()
+    if key not in table:
+        raise KeyError(f"unknown published figure {key!r}; known: {', '.join(sorted(table))}")
+    return float(table[key]["value"])
 
 
 def claims(source: str | None = None) -> list[Claim]:
@@ -350,7 +391,7 @@ def details_markdown(assessments: list[Assessment]) -> str:
     blocks = []
     for a in assessments:
         c = a.claim
-        parts = [f"*{c.where}.*"]
+        parts = [f"*{c.where}.*", f"{c.case.value}"]
         if c.assumptions:
             parts.append(f"Assumes: {a.filled(c.assumptions)}")
         if c.note:

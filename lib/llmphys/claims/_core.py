@@ -32,6 +32,7 @@ __all__ = [
     "ROUNDING_SLACK",
     "Assessment",
     "Bound",
+    "Case",
     "Check",
     "Claim",
     "Compare",
@@ -56,6 +57,7 @@ class Verdict(StrEnum):
     ASSUMPTION = "reproduced under a stated assumption"
     APPROX = "approximately"
     DISPUTED = "disputed"
+    CONSTRUCTION = "holds by construction"
     UNCHECKABLE = "not checkable numerically"
 
     @property
@@ -65,8 +67,32 @@ class Verdict(StrEnum):
             "ASSUMPTION": "assumption",
             "APPROX": "approx.",
             "DISPUTED": "disputed",
+            "CONSTRUCTION": "by construction",
             "UNCHECKABLE": "not numeric",
         }[self.name]
+
+
+class Case(StrEnum):
+    """Which case of the exact-against-assumption rule a claim falls under (rule 8 of the ledger).
+
+    The value is the sentence the ledger prints at the head of the claim's note.
+    """
+
+    STATED = "Rule 8, stated inputs: the source states them or published data fix them."
+    RANGE = (
+        "Rule 8, whole range: the inputs are assumed, and the check evaluates the statement at "
+        "the ends of their recorded ranges, so its verdict holds across all of them."
+    )
+    SCOPED = "Rule 8, scoped: the source limits its own statement, and the check stays inside."
+    CHOICE = (
+        "Rule 8, one unstated choice: the figure comes out only at the choice named under "
+        "Assumes, which the source does not state."
+    )
+    CONSTRUCTION = (
+        "Rule 8, by construction: no state of the data can move this check (an identity of the "
+        "model, a definition or a theorem of the law), so it is no evidence and is counted apart."
+    )
+    JUDGEMENT = "Rule 8, not checkable: a judgement, a causal claim, a forecast or a rule of thumb."
 
 
 def half_unit(number: str) -> float:
@@ -336,6 +362,7 @@ class Claim:
     grading: Grading | None
     verdict: Verdict
     section: str
+    case: Case = Case.STATED
     assumptions: str = ""
     note: str = ""
     see_also: tuple[str, ...] = ()
@@ -383,6 +410,8 @@ def assess(claim: Claim) -> Assessment:
             f"{claim.id}: its check function must return a Check, got {type(result).__name__}"
         )
     if claim.grading is None:
+        if claim.case is not Case.JUDGEMENT:
+            raise ValueError(f"{claim.id}: a claim with no check is case 'judgement'")
         if result.value is not None:
             raise ValueError(
                 f"{claim.id} is not checkable numerically, but its check function "
@@ -398,10 +427,13 @@ def assess(claim: Claim) -> Assessment:
     if grade == "exact" and grading.free_choice:
         grade = "approx"
     verdict = {
-        "exact": Verdict.ASSUMPTION if claim.assumptions else Verdict.EXACT,
+        "exact": Verdict.ASSUMPTION if claim.case is Case.CHOICE else Verdict.EXACT,
         "approx": Verdict.APPROX,
         "miss": Verdict.DISPUTED,
     }[grade]
+    if claim.case is Case.CONSTRUCTION and grade != "miss":
+        # the check cannot fail, so agreement with it is no evidence: counted apart (rule 8)
+        verdict = Verdict.CONSTRUCTION
     return Assessment(
         claim, result.value, grading.show(result.value), verdict, result.numbers, grading
     )

@@ -42,8 +42,8 @@ def l01() -> Check:
     return Check(
         value=batch1_penalty_range,
         numbers={
-            "batch1_penalty_range_0": batch1_penalty_range[0],
-            "batch1_penalty_range_1": batch1_penalty_range[1],
+            "batch1_penalty_low": batch1_penalty_range[0],
+            "batch1_penalty_high": batch1_penalty_range[1],
         },
     )
 
@@ -58,7 +58,7 @@ def l02() -> Check:
         / (72 * gb200.hbm_bytes_per_s)
         / units.MS,
         numbers={
-            "drain_gb200": inference.hbm_drain_time_s(gb200) / units.MS,
+            "gb200_drain_ms": inference.hbm_drain_time_s(gb200) / units.MS,
             "min_b200_chips": inference.min_chips(dsv3, b200, weight_dtype="fp8"),
             "min_b200_dsv3_ms": inference.weight_bytes_read(
                 dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0
@@ -81,11 +81,9 @@ def l03() -> Check:
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "schedule_latency_closed_form_0p02_worst_s": batching.schedule_latency_closed_form(
-                interval_s=0.02
-            )["worst_s"]
+            "worst_wait_ms": batching.schedule_latency_closed_form(interval_s=0.02)["worst_s"]
             / units.MS,
-            "schedule_latency_closed_form_0p02_0p005_worst_s": (
+            "worst_wait_with_service_ms": (
                 batching.schedule_latency_closed_form(interval_s=0.02, service_s=0.005)["worst_s"]
                 / units.MS
             ),
@@ -107,10 +105,10 @@ def l04() -> Check:
             "balance_batch_dsv3_h100_fp8": balance_batch_dsv3_h100_fp8,
             "ridge_point_h100": roofline.ridge_point(h100),
             "sparsity_dsv3": accounting.sparsity(dsv3),
-            "balance_batch_llama70_h100": inference.balance_batch(
+            "llama70_balance_batch_1k_context": inference.balance_batch(
                 llama70, h100, context_tokens=1024
             ),
-            "balance_batch_llama70_h100_2": inference.balance_batch(llama70, h100),
+            "llama70_balance_batch_zero_context": inference.balance_batch(llama70, h100),
         },
     )
 
@@ -123,12 +121,12 @@ def l05() -> Check:
     return Check(
         value=balance_batch_range_llama3_70b + balance_batch_range_deepseek_v3,
         numbers={
-            "balance_batch_range_llama3_70b_0": balance_batch_range_llama3_70b[0],
-            "balance_batch_range_llama3_70b_1": balance_batch_range_llama3_70b[1],
-            "balance_batch_range_deepseek_v3_0": balance_batch_range_deepseek_v3[0],
-            "balance_batch_range_deepseek_v3_1": balance_batch_range_deepseek_v3[1],
-            "ridge_point_h100": 2000 / roofline.ridge_point(h100),
-            "ridge_point_h100_2": 3000 / roofline.ridge_point(h100),
+            "llama70_balance_batch_low": balance_batch_range_llama3_70b[0],
+            "llama70_balance_batch_high": balance_batch_range_llama3_70b[1],
+            "dsv3_balance_batch_low": balance_batch_range_deepseek_v3[0],
+            "dsv3_balance_batch_high": balance_batch_range_deepseek_v3[1],
+            "sparsity_for_batch_2k": 2000 / roofline.ridge_point(h100),
+            "sparsity_for_batch_3k": 3000 / roofline.ridge_point(h100),
             "bstar_mixtral_h100": inference.balance_batch(specs.model("mixtral_8x7b"), h100),
         },
     )
@@ -151,11 +149,11 @@ def l06() -> Check:
 
 @check
 def l07() -> Check:
-    rack_floor_ms_deepseek_v3_2 = serving.rack_floor_ms("deepseek_v3")
+    dsv3_rack_floor_ms = serving.rack_floor_ms("deepseek_v3")
     return Check(
-        value=(serving.rack_floor_ms("llama3_70b"), rack_floor_ms_deepseek_v3_2),
+        value=(serving.rack_floor_ms("llama3_70b"), dsv3_rack_floor_ms),
         numbers={
-            "rack_floor_ms_deepseek_v3": 20 / rack_floor_ms_deepseek_v3_2,
+            "stated_over_dsv3_floor": 20 / dsv3_rack_floor_ms,
             "ep_floor_dsv3_ms": serving.batch1_latency_floor_s(
                 specs.model("deepseek_v3"),
                 specs.accelerator("gb200"),
@@ -169,13 +167,13 @@ def l07() -> Check:
 
 @check
 def l08() -> Check:
-    growth_hbm_bandwidth_2 = trends.registry_growth_all("hbm_bandwidth")
-    growth_peak_bf16_2 = trends.registry_growth_all("peak_bf16")
+    growth_hbm_bandwidth_unrounded = trends.registry_growth_all("hbm_bandwidth")
+    growth_peak_bf16_unrounded = trends.registry_growth_all("peak_bf16")
     return Check(
-        value=round(growth_peak_bf16_2 / growth_hbm_bandwidth_2, 3),
+        value=round(growth_peak_bf16_unrounded / growth_hbm_bandwidth_unrounded, 3),
         numbers={
-            "growth_peak_bf16": round(growth_peak_bf16_2, 3),
-            "growth_hbm_bandwidth": round(growth_hbm_bandwidth_2, 3),
+            "growth_peak_bf16": round(growth_peak_bf16_unrounded, 3),
+            "growth_hbm_bandwidth": round(growth_hbm_bandwidth_unrounded, 3),
         },
     )
 
@@ -189,7 +187,7 @@ def l09() -> Check:
         value=inference.balance_batch(dsv3, h100, weight_dtype="fp8")
         / inference.balance_batch(llama70, h100),
         numbers={
-            "weight_bytes_dsv3_1000000p0": inference.weight_bytes_read(
+            "dsv3_all_over_batch1_weight_reads": inference.weight_bytes_read(
                 dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0
             )
             / inference.weight_bytes_read(dsv3, batch_size=1, weight_bytes_per_param=1.0)
@@ -237,9 +235,9 @@ def l14() -> Check:
             serving.long_context_penalty("deepseek_v3", 2000000),
         ),
         numbers={
-            "kv_bytes_per_token_llama70": kv_cache.kv_bytes_per_token(llama70) * 2000000 / units.GB,
-            "long_penalty_llama3_70b_131072": serving.long_context_penalty("llama3_70b", 131072),
-            "long_penalty_deepseek_v3_131072": serving.long_context_penalty("deepseek_v3", 131072),
+            "llama70_kv_2m_tokens_gb": kv_cache.kv_bytes_per_token(llama70) * 2000000 / units.GB,
+            "llama70_128k_penalty": serving.long_context_penalty("llama3_70b", 131072),
+            "dsv3_128k_penalty": serving.long_context_penalty("deepseek_v3", 131072),
         },
     )
 
@@ -262,13 +260,9 @@ def l16() -> Check:
             "idle_cache_tiers_breakeven_idle_s": kv_tiers.idle_cache_tiers()["HBM"][
                 "breakeven_idle_s"
             ],
-            "idle_cache_tiers_breakeven_idle_s_2": kv_tiers.idle_cache_tiers()["host DRAM"][
-                "breakeven_idle_s"
-            ]
+            "dram_breakeven_hours": kv_tiers.idle_cache_tiers()["host DRAM"]["breakeven_idle_s"]
             / units.HOUR,
-            "idle_cache_tiers_breakeven_idle_s_3": kv_tiers.idle_cache_tiers()["NVMe"][
-                "breakeven_idle_s"
-            ]
+            "nvme_breakeven_days": kv_tiers.idle_cache_tiers()["NVMe"]["breakeven_idle_s"]
             / units.DAY,
         },
     )
@@ -279,7 +273,7 @@ def l17() -> Check:
     return Check(
         value=economics.cached_input_pct(),
         numbers={
-            "idle_cache_tiers_restore_usd": kv_tiers.idle_cache_tiers()["host DRAM"]["restore_usd"]
+            "dram_restore_of_recompute_pct": kv_tiers.idle_cache_tiers()["host DRAM"]["restore_usd"]
             / kv_tiers.idle_cache_tiers()["recompute"]["restore_usd"]
             * 100
         },
@@ -294,7 +288,7 @@ def l18() -> Check:
     return Check(
         value=serving.output_over_input(),
         numbers={
-            "prefill_llama70_h100_compute_time_s": prefill_llama70_h100["compute_time_s"]
+            "compute_over_memory_time": prefill_llama70_h100["compute_time_s"]
             / prefill_llama70_h100["memory_time_s"]
         },
     )
@@ -323,14 +317,14 @@ def l20() -> Check:
             scale_up.size_over_domain_hbm("deepseek_v3"),
         ),
         numbers={
-            "max_params_h100_8": scale_up.max_total_params(
+            "h100_node_max_params_billion": scale_up.max_total_params(
                 h100, n_chips=8, weight_bytes_per_param=1.0
             )
             / units.GIGA,
             "price_deployment_n_gpus_deepseek_v3_decode": economics.price(
                 "deployment_n_gpus.deepseek_v3_decode"
             ).value,
-            "max_params_gb200_72": scale_up.max_total_params(
+            "gb200_rack_max_params_trillion": scale_up.max_total_params(
                 gb200, n_chips=72, weight_bytes_per_param=1.0
             )
             / units.TERA,
@@ -343,7 +337,7 @@ def l21() -> Check:
     return Check(
         value=None,
         numbers={
-            "optimum_at_cost_ratio_2p0_1p0_overtraining": (
+            "equal_cost_overtraining": (
                 inference_optimal.overtraining_at_cost_ratio(
                     scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
                 )
@@ -355,16 +349,12 @@ def l21() -> Check:
 @check
 def l22() -> Check:
     llama8 = specs.model("llama3_8b")
-    optimum_at_cost_ratio_2p0_1p0 = compute_split.optimum_at_cost_ratio(
-        target_loss=2.0, cost_ratio=1.0
-    )
+    equal_cost_optimum = compute_split.optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     return Check(
         value=inference_optimal.overtraining_at_cost_ratio(besiroglu, cost_ratio=1.0),
         numbers={
-            "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
-                "tokens_per_param"
-            ],
+            "equal_cost_tokens_per_param": equal_cost_optimum["tokens_per_param"],
             "overtraining_llama8": inference_optimal.overtraining_factor(
                 besiroglu,
                 n_params=accounting.n_active_params(llama8),
@@ -412,7 +402,8 @@ def l25() -> Check:
         numbers={
             "throughput_ratio": scale_up.pipelining_against_wide("tokens_per_s_per_chip"),
             "against_one_stage": scale_up.pipelining_ratio("token_latency_s"),
-            "pipeline_bubble_fraction_16_64": 100 * parallelism.pipeline_bubble_fraction(16, 64),
+            "bubble_16_stages_64_microbatches_pct": 100
+            * parallelism.pipeline_bubble_fraction(16, 64),
         },
     )
 
@@ -439,5 +430,5 @@ def l27() -> Check:
     price_ratio, latency_ratio = serving.slow_mode_ratios()
     return Check(
         value=price_ratio,
-        numbers={"slow_batch": serving.slow_mode_batch(), "slow_mode_ratios_1": latency_ratio},
+        numbers={"slow_batch": serving.slow_mode_batch(), "slow_mode_latency_ratio": latency_ratio},
     )

@@ -77,7 +77,8 @@ def o04() -> Check:
     return Check(
         value=None,
         numbers={
-            "llama70_n_training_tokens": specs.recorded(llama70, "n_training_tokens") / units.TERA,
+            "llama70_training_tokens_trillion": specs.recorded(llama70, "n_training_tokens")
+            / units.TERA,
             "gain_gpt3": gain("gpt3_175b"),
             "gain_chinchilla": gain("chinchilla_70b"),
             "gain_llama70": gain("llama3_70b"),
@@ -90,9 +91,9 @@ def o06() -> Check:
     return Check(
         value=studies.dedup_removals()[1],
         numbers={
-            "dedup_removals_0": studies.dedup_removals()[0],
-            "dedup_removals_1": studies.dedup_removals()[1],
-            "lsh_candidate_probability_0p5": studies.lsh_candidate_probability(0.5),
+            "exact_dedup_removed": studies.dedup_removals()[0],
+            "near_dedup_removed": studies.dedup_removals()[1],
+            "lsh_candidate_probability_at_half_jaccard": studies.lsh_candidate_probability(0.5),
             "near_over_exact": studies.near_over_exact(),
         },
     )
@@ -108,44 +109,44 @@ def o07() -> Check:
 
 @check
 def o08() -> Check:
+    from llmphys.claims import published  # the package imports this module: import on call
+
+    llama1_code_share = published("llama1_code_share")
+    llama3_code_share = published("llama3_code_share")
     return Check(
-        value=studies.code_shares()[1] / studies.code_shares()[0],
+        value=llama3_code_share / llama1_code_share,
         numbers={
-            "code_shares_0": 100 * studies.code_shares()[0],
-            "code_shares_1": 100 * studies.code_shares()[1],
-            "code_shares_2": 100 * studies.code_shares()[2],
+            "llama1_code_pct": 100 * llama1_code_share,
+            "llama3_code_pct": 100 * llama3_code_share,
+            "llama3_math_pct": 100 * published("llama3_math_share"),
         },
     )
 
 
 @check
 def o10() -> Check:
-    repetition_penalty_8670000000p0_178000000000p0 = data_constrained.repetition_penalty(
+    repetition_penalty_4_epochs = data_constrained.repetition_penalty(
         n_params=8670000000.0, n_tokens=178000000000.0, epochs=4
     )
     return Check(
         value=100
-        * repetition_penalty_8670000000p0_178000000000p0
+        * repetition_penalty_4_epochs
         / data_constrained.loss(
             n_params=8670000000.0, n_tokens=178000000000.0, n_unique_tokens=178000000000.0
         ),
         numbers={
-            "repetition_penalty_8670000000p0_178000000000p0": (
-                repetition_penalty_8670000000p0_178000000000p0
-            ),
+            "repetition_penalty_4_epochs": (repetition_penalty_4_epochs),
         },
     )
 
 
 @check
 def o11() -> Check:
-    effective_tokens_1p0_4p0_2 = data_constrained.effective_tokens(
-        n_unique_tokens=1.0, n_tokens=4.0
-    )
+    effective_tokens_4_epochs = data_constrained.effective_tokens(n_unique_tokens=1.0, n_tokens=4.0)
     return Check(
-        value=effective_tokens_1p0_4p0_2,
+        value=effective_tokens_4_epochs,
         numbers={
-            "effective_tokens_1p0_4p0": 100 * (1 - effective_tokens_1p0_4p0_2 / 4),
+            "lost_to_repetition_pct": 100 * (1 - effective_tokens_4_epochs / 4),
             "one_plus_r_d_star": 1 + data_constrained.repetition_constants().r_d_star,
         },
     )
@@ -153,12 +154,12 @@ def o11() -> Check:
 
 @check
 def o13() -> Check:
-    collapse_survivors_replace_2 = studies.collapse_survivors("replace")
+    survivors_by_generation = studies.collapse_survivors("replace")
     return Check(
         value=studies.collapse_words_lost("replace"),
         numbers={
-            "collapse_survivors_replace_0": collapse_survivors_replace_2[0],
-            "collapse_survivors_replace": collapse_survivors_replace_2[-1],
+            "survivors_at_start": survivors_by_generation[0],
+            "survivors_at_end": survivors_by_generation[-1],
             "collapse_words_lost_accumulate": studies.collapse_words_lost("accumulate"),
         },
     )
@@ -234,7 +235,7 @@ def o20() -> Check:
             1 / kv_cache.fraction_of_mha(llama70, "mla", n_tokens=128000),
         ),
         numbers={
-            "kv_bytes_128000": kv_cache.kv_cache_bytes(
+            "mha_kv_128k_gb": kv_cache.kv_cache_bytes(
                 kv_cache.with_attention(llama70, "mha"), n_tokens=128000
             )
             / units.GB
@@ -273,13 +274,13 @@ def o23() -> Check:
 @check
 def o24() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    fp8_speedup_h100_8192 = precision.precision_speedup(h100, m=8192, n=8192, k=8192)
+    h100_fp8_speedup_at_8192_cube = precision.precision_speedup(h100, m=8192, n=8192, k=8192)
     return Check(
         value=roofline.matmul_intensity(16384, 16384, 16384, bytes_per_element=2)
         / roofline.ridge_point(h100),
         numbers={
-            "fp8_speedup_h100_8192_speedup": fp8_speedup_h100_8192["speedup"],
-            "fp8_speedup_h100_8192_peak_ratio": fp8_speedup_h100_8192["peak_ratio"],
+            "fp8_speedup_h100_8192_speedup": h100_fp8_speedup_at_8192_cube["speedup"],
+            "fp8_speedup_h100_8192_peak_ratio": h100_fp8_speedup_at_8192_cube["peak_ratio"],
         },
     )
 
@@ -289,8 +290,8 @@ def o25() -> Check:
     return Check(
         value=reliability.llama3_job_mtbf_s(16384) / units.HOUR,
         numbers={
-            "llama3_job_mtbf_s_2048": reliability.llama3_job_mtbf_s(2048) / units.HOUR,
-            "llama3_job_mtbf_s_100000": 60 * (reliability.llama3_job_mtbf_s(100000) / units.HOUR),
+            "job_mtbf_2048_gpus_hours": reliability.llama3_job_mtbf_s(2048) / units.HOUR,
+            "job_mtbf_100k_gpus_minutes": 60 * (reliability.llama3_job_mtbf_s(100000) / units.HOUR),
             "llama3_goodput_pct": reliability.llama3_goodput_pct(),
         },
     )
@@ -301,7 +302,7 @@ def o26() -> Check:
     return Check(
         value=None,
         numbers={
-            "published_mfu_range_1": mfu.published_mfu_range()[1] / mfu.published_mfu_range()[0]
+            "published_mfu_spread": mfu.published_mfu_range()[1] / mfu.published_mfu_range()[0]
         },
     )
 
@@ -310,14 +311,14 @@ def o26() -> Check:
 def o27() -> Check:
     llama405 = specs.model("llama31_405b")
     training_bill_usd = economics.training_bill_usd()
-    training_bill_usd_llama31_405b_3 = economics.training_bill_usd("llama31_405b")
+    llama405_bill_usd = economics.training_bill_usd("llama31_405b")
     return Check(
         value=training_bill_usd / units.MEGA,
         numbers={
-            "training_bill_usd_llama31_405b": training_bill_usd_llama31_405b_3 / units.MEGA,
+            "llama405_bill_musd": llama405_bill_usd / units.MEGA,
             "llama_over_deepseek_flop": specs.recorded(llama405, "published_train_flop")
             / accounting.deepseek_v3_train_flop(),
-            "training_bill_usd_llama31_405b_2": training_bill_usd_llama31_405b_3
+            "llama405_over_deepseek_bill": llama405_bill_usd
             / units.MEGA
             / (training_bill_usd / units.MEGA),
         },
@@ -326,17 +327,15 @@ def o27() -> Check:
 
 @check
 def o28() -> Check:
-    price_capex_usd_per_gpu_h100_sxm_3 = economics.price("capex_usd_per_gpu.h100_sxm")
+    h100_capex = economics.price("capex_usd_per_gpu.h100_sxm")
+    headline_usd = economics.training_bill_usd()
+    low_usd, high_usd = h100_capex.range
     return Check(
-        value=2048
-        * price_capex_usd_per_gpu_h100_sxm_3.value
-        / units.MEGA
-        / (economics.training_bill_usd() / units.MEGA),
+        value=(2048 * low_usd / headline_usd, 2048 * high_usd / headline_usd),
         numbers={
-            "price_capex_usd_per_gpu_h100_sxm": price_capex_usd_per_gpu_h100_sxm_3.value,
-            "price_capex_usd_per_gpu_h100_sxm_2": 2048
-            * price_capex_usd_per_gpu_h100_sxm_3.value
-            / 1000000.0,
+            "h100_capex_low_usd": low_usd,
+            "h100_capex_high_usd": high_usd,
+            "capex_2048_gpus_musd": 2048 * h100_capex.value / units.MEGA,
         },
     )
 
@@ -364,17 +363,13 @@ def o32() -> Check:
         numbers={
             "life_hi": economics.economic_life_range()[1],
             "life_lo": economics.economic_life_range()[0],
-            "price_price_performance_doubling_years_gpu_0": (
-                price_price_performance_doubling_years_gpu.range[0]
-            ),
-            "price_price_performance_doubling_years_gpu_1": (
-                price_price_performance_doubling_years_gpu.range[1]
-            ),
-            "earning_power_2p0": 100
+            "doubling_years_low": (price_price_performance_doubling_years_gpu.range[0]),
+            "doubling_years_high": (price_price_performance_doubling_years_gpu.range[1]),
+            "earning_power_2y_pct": 100
             * economics.earning_power_fraction(
                 2.0, doubling_years=price_price_performance_doubling_years_gpu.value
             ),
-            "value_left_pct_2p0": economics.value_left_pct(2.0),
+            "value_left_2y_pct": economics.value_left_pct(2.0),
         },
     )
 
@@ -386,10 +381,10 @@ def o33() -> Check:
     return Check(
         value=scaling_laws.compute_optimal(besiroglu, train_flop=5.76e23)["tokens_per_param"],
         numbers={
-            "compute_optimal_hoffmann_5p76e_23_tokens_per_par": scaling_laws.compute_optimal(
-                hoffmann, train_flop=5.76e23
-            )["tokens_per_param"],
-            "compute_optimal_besiroglu_1e_25_tokens_per_param": scaling_laws.compute_optimal(
+            "hoffmann_tokens_per_param": scaling_laws.compute_optimal(hoffmann, train_flop=5.76e23)[
+                "tokens_per_param"
+            ],
+            "besiroglu_1e25_tokens_per_param": scaling_laws.compute_optimal(
                 besiroglu, train_flop=1e25
             )["tokens_per_param"],
         },
@@ -405,7 +400,7 @@ def o34() -> Check:
             scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=5.76e23),
         ),
         numbers={
-            "isoflop_waste_pct_besiroglu_4p0": scaling_laws.isoflop_waste_pct(
+            "waste_4x_too_large_pct": scaling_laws.isoflop_waste_pct(
                 besiroglu, size_factor=4.0, train_flop=5.76e23
             )
         },
@@ -440,14 +435,14 @@ def o36() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     llama8 = specs.model("llama3_8b")
     hoffmann = scaling_laws.parametric_law("hoffmann2022")
-    versus_chinchilla_sardana_13000000000p0 = inference_optimal.versus_chinchilla(
+    sardana_13b_against_optimum = inference_optimal.versus_chinchilla(
         sardana, n_params=13000000000.0, n_inference_tokens=2000000000000.0
     )
     return Check(
-        value=100 * versus_chinchilla_sardana_13000000000p0["saving_fraction"],
+        value=100 * sardana_13b_against_optimum["saving_fraction"],
         numbers={
-            "versus_chinchilla_sardana_13000000000p0_opt_n_pa": (
-                versus_chinchilla_sardana_13000000000p0["opt_n_params"] / 1000000000.0
+            "lifetime_optimum_params_billion": (
+                sardana_13b_against_optimum["opt_n_params"] / 1000000000.0
             ),
             "overtraining_factor_besiroglu": inference_optimal.overtraining_factor(
                 besiroglu,
@@ -492,7 +487,7 @@ def o38() -> Check:
     return Check(
         value=None,
         numbers={
-            "decode_pct_of_peak": 100
+            "decode_of_peak_pct": 100
             * roofline.fraction_of_peak(
                 h100, roofline.matmul_intensity(1, 8192, 8192, bytes_per_element=2)
             )
@@ -546,11 +541,11 @@ def o44() -> Check:
         value=None,
         numbers={
             "largest_run_chips": runs[largest].n_chips,
-            "years_on_100": training.training_time_s(
+            "training_on_100_gpus_years": training.training_time_s(
                 train_flop, n_chips=100, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
             )
             / units.YEAR,
-            "training_time_s_100000_0p4": training.training_time_s(
+            "training_on_100k_gpus_days": training.training_time_s(
                 train_flop, n_chips=100000, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
             )
             / units.DAY,

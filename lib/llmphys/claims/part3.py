@@ -38,19 +38,27 @@ check = CHECKS.register
 @check
 def m01() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    ridge_flop_per_byte = roofline.ridge_point(h100)
     return Check(
-        value=990 * units.TERA / h100.hbm_bytes_per_s,
-        numbers={"ridge_point_h100": roofline.ridge_point(h100)},
+        value=ridge_flop_per_byte,
+        numbers={
+            "peak_bf16_tflop_per_s": h100.peak_bf16_flop_per_s / units.TERA,
+            "sparse_bf16_tflop_per_s": specs.recorded(h100, "peak_bf16_sparse_flop_per_s")
+            / units.TERA,
+            "hbm_tb_per_s": h100.hbm_bytes_per_s / units.TERA,
+            "below_stated_pct": 100 * (1 - ridge_flop_per_byte / 296),
+            "ridge_990_flop_per_byte": 990 * units.TERA / h100.hbm_bytes_per_s,
+        },
     )
 
 
 @check
 def m02() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    intensity_1_8192 = roofline.matmul_intensity(1, 8192, 8192, bytes_per_element=2)
+    decode_intensity_flop_per_byte = roofline.matmul_intensity(1, 8192, 8192, bytes_per_element=2)
     return Check(
-        value=100 * roofline.fraction_of_peak(h100, intensity_1_8192),
-        numbers={"intensity_1_8192": intensity_1_8192},
+        value=100 * roofline.fraction_of_peak(h100, decode_intensity_flop_per_byte),
+        numbers={"decode_intensity_flop_per_byte": decode_intensity_flop_per_byte},
     )
 
 
@@ -59,7 +67,7 @@ def m03() -> Check:
     return Check(
         value=roofline.matmul_intensity(16384, 16384, 16384, bytes_per_element=2),
         numbers={
-            "intensity_16384_4096": roofline.matmul_intensity(
+            "narrow_intensity_flop_per_byte": roofline.matmul_intensity(
                 16384, 4096, 4096, bytes_per_element=2
             )
         },
@@ -102,13 +110,13 @@ def m07() -> Check:
 
 @check
 def m08() -> Check:
-    growth_hbm_bandwidth_2 = trends.registry_growth_all("hbm_bandwidth")
-    growth_hbm_bandwidth = round(growth_hbm_bandwidth_2, 3)
+    growth_hbm_bandwidth_unrounded = trends.registry_growth_all("hbm_bandwidth")
+    growth_hbm_bandwidth = round(growth_hbm_bandwidth_unrounded, 3)
     growth_peak_bf16 = trends.registry_growth_all("peak_bf16")
     return Check(
-        value=round(growth_peak_bf16 / growth_hbm_bandwidth_2, 3),
+        value=round(growth_peak_bf16 / growth_hbm_bandwidth_unrounded, 3),
         numbers={
-            "years_to_grow_2p0": trends.years_to_grow(
+            "years_for_ridge_to_double": trends.years_to_grow(
                 2.0, round(growth_peak_bf16, 3) / growth_hbm_bandwidth
             ),
             "growth_peak_headline": round(trends.registry_growth_all("peak_headline"), 3)
@@ -127,8 +135,8 @@ def m09() -> Check:
         numbers={
             "decode_tensor_pct": 100 * roofline.fraction_of_peak(h100, decode),
             "train_hbm_pct": 100 * min(1.0, roofline.ridge_point(h100) / train),
-            "palm_mfu": 100 * mfu.palm_540b_mfu(),
-            "llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b"),
+            "palm_mfu_pct": 100 * mfu.palm_540b_mfu(),
+            "llama3_run_mfu_pct": 100 * mfu.run_level_mfu("llama3_405b"),
         },
     )
 
@@ -148,7 +156,7 @@ def m10() -> Check:
 def m11() -> Check:
     return Check(
         value=100 * mfu.palm_540b_mfu(),
-        numbers={"llama3_run_mfu": 100 * mfu.run_level_mfu("llama3_405b")},
+        numbers={"llama3_run_mfu_pct": 100 * mfu.run_level_mfu("llama3_405b")},
     )
 
 
@@ -156,12 +164,14 @@ def m11() -> Check:
 def m12() -> Check:
     llama70 = specs.model("llama3_70b")
     with_attention_llama70_mha = kv_cache.with_attention(llama70, "mha")
-    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(with_attention_llama70_mha, n_tokens=128000)
+    mha_kv_128k_bytes = kv_cache.kv_cache_bytes(with_attention_llama70_mha, n_tokens=128000)
     return Check(
-        value=kv_bytes_128000_2 / units.GiB,
+        value=mha_kv_128k_bytes / units.GiB,
         numbers={
-            "kv_bytes_128000": kv_bytes_128000_2 / units.GB,
-            "kv_bytes_131072": kv_cache.kv_cache_bytes(with_attention_llama70_mha, n_tokens=131072)
+            "mha_kv_128k_gb": mha_kv_128k_bytes / units.GB,
+            "mha_kv_131072_tokens_gib": kv_cache.kv_cache_bytes(
+                with_attention_llama70_mha, n_tokens=131072
+            )
             / units.GiB,
         },
     )
@@ -171,16 +181,16 @@ def m12() -> Check:
 def m13() -> Check:
     h100 = specs.accelerator("h100_sxm")
     llama70 = specs.model("llama3_70b")
-    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(
+    mha_kv_128k_bytes = kv_cache.kv_cache_bytes(
         kv_cache.with_attention(llama70, "mha"), n_tokens=128000
     )
-    max_2 = np.max([a.hbm_bytes for a in specs.accelerators().values()])
+    largest_hbm_bytes = np.max([a.hbm_bytes for a in specs.accelerators().values()])
     return Check(
-        value=kv_bytes_128000_2 / max_2,
+        value=mha_kv_128k_bytes / largest_hbm_bytes,
         numbers={
-            "largest_hbm_gb": max_2 / units.GB,
-            "h100_hbm_bytes": h100.hbm_bytes / units.GB,
-            "kv_bytes_128000": kv_bytes_128000_2 / h100.hbm_bytes,
+            "largest_hbm_gb": largest_hbm_bytes / units.GB,
+            "h100_hbm_gb": h100.hbm_bytes / units.GB,
+            "mha_kv_128k_over_h100_hbm": mha_kv_128k_bytes / h100.hbm_bytes,
         },
     )
 
@@ -195,7 +205,7 @@ def m14() -> Check:
             with_attention_llama70_mha, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
+            "h100_128k_tokens_per_s": inference.decode_tokens_per_s(
                 with_attention_llama70_mha, h100, context_tokens=128000
             )
         },
@@ -205,12 +215,12 @@ def m14() -> Check:
 @check
 def m15() -> Check:
     llama70 = specs.model("llama3_70b")
-    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(
+    gqa_kv_128k_bytes = kv_cache.kv_cache_bytes(
         kv_cache.with_attention(llama70, "gqa"), n_tokens=128000
     )
     return Check(
-        value=kv_bytes_128000_2 / units.GiB,
-        numbers={"kv_bytes_128000": kv_bytes_128000_2 / units.GB},
+        value=gqa_kv_128k_bytes / units.GiB,
+        numbers={"gqa_kv_128k_gb": gqa_kv_128k_bytes / units.GB},
     )
 
 
@@ -225,10 +235,10 @@ def m16() -> Check:
             with_attention_llama70_gqa, h100, context_tokens=128000, include_weights=False
         ),
         numbers={
-            "tokens_per_s_h100_128000": inference.decode_tokens_per_s(
+            "h100_128k_tokens_per_s": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h100, context_tokens=128000
             ),
-            "tokens_per_s_h200_128000": inference.decode_tokens_per_s(
+            "h200_128k_cache_only_tokens_per_s": inference.decode_tokens_per_s(
                 with_attention_llama70_gqa, h200, context_tokens=128000, include_weights=False
             ),
         },
@@ -239,14 +249,14 @@ def m16() -> Check:
 def m17() -> Check:
     llama70 = specs.model("llama3_70b")
     dsv3 = specs.model("deepseek_v3")
-    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(
+    mla_kv_128k_bytes = kv_cache.kv_cache_bytes(
         kv_cache.with_attention(llama70, "mla"), n_tokens=128000
     )
     return Check(
-        value=kv_bytes_128000_2 / units.GiB,
+        value=mla_kv_128k_bytes / units.GiB,
         numbers={
-            "kv_bytes_128000": kv_bytes_128000_2 / units.GB,
-            "kv_bytes_dsv3_128000": kv_cache.kv_cache_bytes(dsv3, n_tokens=128000) / units.GB,
+            "mla_kv_128k_gb": mla_kv_128k_bytes / units.GB,
+            "dsv3_kv_128k_gb": kv_cache.kv_cache_bytes(dsv3, n_tokens=128000) / units.GB,
         },
     )
 
@@ -272,23 +282,25 @@ def m18() -> Check:
 
 @check
 def m19() -> Check:
-    values = specs.accelerators().values()
+    chips = specs.accelerators().values()
     return Check(
-        value=np.sum(["fp4" in a.matrix_dtypes for a in values]),
+        value=np.sum(["fp4" in a.matrix_dtypes for a in chips]),
         numbers={
             "n_chips": len(specs.accelerators()),
-            "n_fp8_chips": np.sum(["fp8" in a.matrix_dtypes for a in values]),
-            "first_fp4_year": np.min([a.launch_year for a in values if "fp4" in a.matrix_dtypes]),
+            "n_fp8_chips": np.sum(["fp8" in a.matrix_dtypes for a in chips]),
+            "first_fp4_year": min(
+                (a.launch_year for a in chips if "fp4" in a.matrix_dtypes), default=0
+            ),
         },
     )
 
 
 @check
 def m20() -> Check:
-    float_format_e4m3_2 = precision.float_format("e4m3")
+    e4m3 = precision.float_format("e4m3")
     return Check(
-        value=float_format_e4m3_2.mantissa_bits,
-        numbers={"e4m3_unit_roundoff": 2.0 ** (-(float_format_e4m3_2.mantissa_bits + 1))},
+        value=e4m3.mantissa_bits,
+        numbers={"e4m3_unit_roundoff": 2.0 ** (-(e4m3.mantissa_bits + 1))},
     )
 
 
@@ -315,7 +327,7 @@ def m22() -> Check:
         value=precision.unscaled_flush_pct("e4m3"),
         numbers={
             "e4m3_min_subnormal": precision.float_format("e4m3").min_subnormal,
-            "unscaled_flush_pct_e5m2": precision.unscaled_flush_pct("e5m2"),
+            "e5m2_unscaled_flush_pct": precision.unscaled_flush_pct("e5m2"),
         },
     )
 
@@ -343,7 +355,7 @@ def m25() -> Check:
     return Check(
         value=None,
         numbers={
-            "matmul_flop_share_llama70_8192": 100
+            "llama70_8k_matmul_share_pct": 100
             * accounting.matmul_flop_share(llama70, context_tokens=8192)
         },
     )
@@ -367,7 +379,7 @@ def m27() -> Check:
     return Check(
         value=h100.hbm_bytes_per_s / h100.scale_out_bytes_per_s_per_direction,
         numbers={
-            "h100_peak_bf16_flop_per_s": h100.peak_bf16_flop_per_s
+            "flop_per_scale_out_byte": h100.peak_bf16_flop_per_s
             / h100.scale_out_bytes_per_s_per_direction,
             "ridge_point_h100": roofline.ridge_point(h100),
         },
@@ -377,23 +389,23 @@ def m27() -> Check:
 @check
 def m28() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    all_reduce_s_140000000000p0_16384_2 = comms.ring_all_reduce_time_s(
+    all_reduce_16384_ranks_s = comms.ring_all_reduce_time_s(
         140000000000.0, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
     )
     return Check(
-        value=all_reduce_s_140000000000p0_16384_2
+        value=all_reduce_16384_ranks_s
         / comms.ring_all_reduce_time_s(
             140000000000.0, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
         ),
         numbers={
-            "all_reduce_s_140000000000p0_16384": comms.ring_all_reduce_time_s(
+            "all_reduce_latency_term_s": comms.ring_all_reduce_time_s(
                 140000000000.0,
                 16384,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 latency_s=5e-06,
             )
-            - all_reduce_s_140000000000p0_16384_2,
-            "all_reduce_s_140000000000p0_16384_2": all_reduce_s_140000000000p0_16384_2,
+            - all_reduce_16384_ranks_s,
+            "all_reduce_16384_ranks_s": all_reduce_16384_ranks_s,
         },
     )
 
@@ -412,7 +424,7 @@ def m29() -> Check:
             mfu=0.45,
         ),
         numbers={
-            "dp_share_8_70000000000p0": 100
+            "dp_8_ranks_pct": 100
             * comms.dp_comm_share(
                 8,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
@@ -421,7 +433,7 @@ def m29() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 mfu=0.45,
             ),
-            "dp_share_72_70000000000p0": 100
+            "dp_72_ranks_pct": 100
             * comms.dp_comm_share(
                 72,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
@@ -430,7 +442,7 @@ def m29() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 mfu=0.45,
             ),
-            "dp_share_512_70000000000p0": 100
+            "dp_512_ranks_pct": 100
             * comms.dp_comm_share(
                 512,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
@@ -459,7 +471,7 @@ def m30() -> Check:
             )
         ).tolist(),
         numbers={
-            "implied_mfu_0p09_64": comms.implied_mfu(
+            "implied_mfu_64_ranks": comms.implied_mfu(
                 0.09,
                 64,
                 n_params=70000000000.0,
@@ -467,7 +479,7 @@ def m30() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
-            "implied_mfu_0p43_512": comms.implied_mfu(
+            "implied_mfu_512_ranks": comms.implied_mfu(
                 0.43,
                 512,
                 n_params=70000000000.0,
@@ -475,7 +487,7 @@ def m30() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
-            "implied_mfu_0p96_16384": comms.implied_mfu(
+            "implied_mfu_16384_ranks": comms.implied_mfu(
                 0.96,
                 16384,
                 n_params=70000000000.0,
@@ -483,7 +495,7 @@ def m30() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
-            "dp_share_512_70000000000p0": 100
+            "dp_512_ranks_pct": 100
             * comms.dp_comm_share(
                 512,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
@@ -532,7 +544,7 @@ def m32() -> Check:
             mfu=0.4,
         ),
         numbers={
-            "dp_share_128_0p4": 100
+            "dp_128_ranks_pct": 100
             * comms.dp_comm_share(
                 128,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
@@ -541,7 +553,7 @@ def m32() -> Check:
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 mfu=0.4,
             ),
-            "dp_share_16384_70000000000p0": 100
+            "dp_16384_ranks_pct": 100
             * comms.dp_comm_share(
                 16384,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
@@ -610,11 +622,11 @@ def m38() -> Check:
             2.0, doubling_years=price_price_performance_doubling_years_gpu.value
         ),
         numbers={
-            "earning_power_2p0_0": 100
+            "earning_power_2y_low_doubling_pct": 100
             * economics.earning_power_fraction(
                 2.0, doubling_years=price_price_performance_doubling_years_gpu.range[0]
             ),
-            "earning_power_2p0_1": 100
+            "earning_power_2y_high_doubling_pct": 100
             * economics.earning_power_fraction(
                 2.0, doubling_years=price_price_performance_doubling_years_gpu.range[1]
             ),
@@ -663,16 +675,10 @@ def m41() -> Check:
 
 @check
 def m42() -> Check:
-    optimum_at_cost_ratio_2p0_1p0 = compute_split.optimum_at_cost_ratio(
-        target_loss=2.0, cost_ratio=1.0
-    )
+    equal_cost_optimum = compute_split.optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)
     return Check(
         value=inference_optimal.overtraining_at_cost_ratio(
             scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
         ),
-        numbers={
-            "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
-                "tokens_per_param"
-            ]
-        },
+        numbers={"equal_cost_tokens_per_param": equal_cost_optimum["tokens_per_param"]},
     )

@@ -40,11 +40,11 @@ check = CHECKS.register
 
 @check
 def p01() -> Check:
-    batch1_penalty_range_0 = serving.batch1_penalty_range()[0]
+    batch1_penalty_low = serving.batch1_penalty_range()[0]
     return Check(
-        value=batch1_penalty_range_0 / serving.chip_cost_spread(),
+        value=batch1_penalty_low / serving.chip_cost_spread(),
         numbers={
-            "batch1_penalty_range_0": batch1_penalty_range_0,
+            "batch1_penalty_low": batch1_penalty_low,
             "chip_cost_spread": serving.chip_cost_spread(),
             "long_llama3_70b_131072_usd_per_mtok": serving.long_context(
                 "llama3_70b", context_tokens=131072, what="usd_per_mtok"
@@ -66,8 +66,8 @@ def p02() -> Check:
             "rack_penalty_spread": serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)[
                 "penalty"
             ],
-            "batch1_penalty_range_0": batch1_penalty_range[0],
-            "batch1_penalty_range_1": batch1_penalty_range[1],
+            "batch1_penalty_low": batch1_penalty_range[0],
+            "batch1_penalty_high": batch1_penalty_range[1],
             "batch1_penalty_deepseek_v3_h100_sxm_penalty": serving.batch1_penalty(
                 "deepseek_v3", "h100_sxm"
             )["penalty"]
@@ -99,19 +99,19 @@ def p03() -> Check:
 def p04() -> Check:
     dsv3 = specs.model("deepseek_v3")
     gb200 = specs.accelerator("gb200")
-    weight_bytes_dsv3_1000000p0_2 = inference.weight_bytes_read(
+    dsv3_all_weights_bytes = inference.weight_bytes_read(
         dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0
     )
     return Check(
         value=inference.weight_bytes_read(dsv3, batch_size=256, weight_bytes_per_param=1.0)
-        / weight_bytes_dsv3_1000000p0_2,
+        / dsv3_all_weights_bytes,
         numbers={
-            "experts_touched_dsv3_256": inference.experts_touched(dsv3, batch_size=256),
-            "rack_floor_ms_deepseek_v3": serving.rack_floor_ms("deepseek_v3"),
-            "weight_bytes_dsv3_1000000p0": weight_bytes_dsv3_1000000p0_2
+            "experts_touched_by_256_sequences": inference.experts_touched(dsv3, batch_size=256),
+            "dsv3_rack_floor_ms": serving.rack_floor_ms("deepseek_v3"),
+            "dsv3_all_weights_read_ms": dsv3_all_weights_bytes
             / (72 * gb200.hbm_bytes_per_s)
             / units.MS,
-            "rack_floor_ms_llama3_70b": serving.rack_floor_ms("llama3_70b"),
+            "llama70_rack_floor_ms": serving.rack_floor_ms("llama3_70b"),
         },
     )
 
@@ -152,17 +152,17 @@ def p06() -> Check:
 @check
 def p07() -> Check:
     llama70 = specs.model("llama3_70b")
-    kv_bytes_128000_3 = kv_cache.kv_cache_bytes(
+    gqa_kv_128k_bytes = kv_cache.kv_cache_bytes(
         kv_cache.with_attention(llama70, "gqa"), n_tokens=128000
     )
-    kv_bytes_128000_4 = kv_cache.kv_cache_bytes(
+    swa_kv_128k_bytes = kv_cache.kv_cache_bytes(
         kv_cache.with_attention(llama70, "swa"), n_tokens=128000
     )
     return Check(
-        value=kv_bytes_128000_3 / kv_bytes_128000_4,
+        value=gqa_kv_128k_bytes / swa_kv_128k_bytes,
         numbers={
-            "kv_bytes_128000": kv_bytes_128000_3 / units.GB,
-            "kv_bytes_128000_2": kv_bytes_128000_4 / units.GB,
+            "gqa_kv_128k_gb": gqa_kv_128k_bytes / units.GB,
+            "swa_kv_128k_gb": swa_kv_128k_bytes / units.GB,
         },
     )
 
@@ -194,8 +194,8 @@ def p09() -> Check:
             "ridge_point_h200": roofline.ridge_point(h200),
             "ridge_point_gb200": roofline.ridge_point(gb200),
             "sparsity_dsv3": accounting.sparsity(dsv3),
-            "balance_batch_range_deepseek_v3_0": balance_batch_range_deepseek_v3[0],
-            "balance_batch_range_deepseek_v3_1": balance_batch_range_deepseek_v3[1],
+            "dsv3_balance_batch_low": balance_batch_range_deepseek_v3[0],
+            "dsv3_balance_batch_high": balance_batch_range_deepseek_v3[1],
         },
     )
 
@@ -204,13 +204,13 @@ def p09() -> Check:
 def p11() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
-    balance_batch_llama70_h100_2 = inference.balance_batch(llama70, h100, context_tokens=1024)
+    llama70_balance_batch_1k_context = inference.balance_batch(llama70, h100, context_tokens=1024)
     balance_batch_llama70_h100 = inference.balance_batch(llama70, h100)
     return Check(
-        value=balance_batch_llama70_h100_2 / balance_batch_llama70_h100,
+        value=llama70_balance_batch_1k_context / balance_batch_llama70_h100,
         numbers={
             "balance_batch_llama70_h100": balance_batch_llama70_h100,
-            "balance_batch_llama70_h100_2": balance_batch_llama70_h100_2,
+            "llama70_balance_batch_1k_context": llama70_balance_batch_1k_context,
             "t_bal_llama70_h100": inference.balanced_context_tokens(llama70, h100),
         },
     )
@@ -228,9 +228,9 @@ def p12() -> Check:
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "schedule_latency_closed_form_mean_s": batching.schedule_latency_closed_form(
-                interval_s=20 * units.MS
-            )["mean_s"]
+            "mean_wait_ms": batching.schedule_latency_closed_form(interval_s=20 * units.MS)[
+                "mean_s"
+            ]
             / units.MS,
             "load_104_seats": 5000 * 20 * units.MS / 104,
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
@@ -261,9 +261,9 @@ def p13() -> Check:
             "drain_gb200": nominal["gb200"],
             "drain_usable_median": float(np.median([drain[k] for k in flagships])),
             "drain_mi325x": drain["mi325x"],
-            "drain_time_ms_min": serving.drain_time_ms("min"),
-            "drain_time_ms_max": serving.drain_time_ms("max"),
-            "drain_time_ms_median": serving.drain_time_ms("median"),
+            "drain_min_ms": serving.drain_time_ms("min"),
+            "drain_max_ms": serving.drain_time_ms("max"),
+            "drain_median_ms": serving.drain_time_ms("median"),
         },
     )
 
@@ -345,16 +345,16 @@ def p19() -> Check:
     gb200 = specs.accelerator("gb200")
     h100 = specs.accelerator("h100_sxm")
     dsv3 = specs.model("deepseek_v3")
-    max_params_gb200_72_2 = scale_up.max_total_params(gb200, n_chips=72, weight_bytes_per_param=1.0)
+    gb200_rack_max_params = scale_up.max_total_params(gb200, n_chips=72, weight_bytes_per_param=1.0)
     return Check(
         value=None,
         numbers={
-            "max_params_gb200_72": max_params_gb200_72_2 / units.TERA,
-            "max_params_h100_8": scale_up.max_total_params(
+            "gb200_rack_max_params_trillion": gb200_rack_max_params / units.TERA,
+            "h100_node_max_params_billion": scale_up.max_total_params(
                 h100, n_chips=8, weight_bytes_per_param=1.0
             )
             / units.GIGA,
-            "n_params_dsv3": accounting.n_params(dsv3) / units.GIGA,
+            "dsv3_params_billion": accounting.n_params(dsv3) / units.GIGA,
         },
     )
 
@@ -400,14 +400,9 @@ def p22() -> Check:
     return Check(
         value=scale_up.pipelining_ratio("weight_bytes_per_chip"),
         numbers={
-            "pipelined_decode_llama70_h100_weight_bytes_per_c": pipelined_decode_llama70_h100[
-                "weight_bytes_per_chip"
-            ]
+            "weights_per_chip_gb": pipelined_decode_llama70_h100["weight_bytes_per_chip"]
             / units.GB,
-            "pipelined_decode_llama70_h100_kv_bytes_per_chip": pipelined_decode_llama70_h100[
-                "kv_bytes_per_chip"
-            ]
-            / units.GB,
+            "kv_per_chip_gb": pipelined_decode_llama70_h100["kv_bytes_per_chip"] / units.GB,
         },
     )
 
@@ -418,7 +413,9 @@ def p23() -> Check:
         value=critical_batch.examples(500.0, min_examples=1.0, critical_batch=1000.0)
         / critical_batch.examples(1000.0, min_examples=1.0, critical_batch=1000.0),
         numbers={
-            "steps_500p0_1p0": critical_batch.steps(500.0, min_steps=1.0, critical_batch=1000.0)
+            "steps_at_half_critical_batch_ratio": critical_batch.steps(
+                500.0, min_steps=1.0, critical_batch=1000.0
+            )
             / critical_batch.steps(1000.0, min_steps=1.0, critical_batch=1000.0)
         },
     )
@@ -455,7 +452,7 @@ def p27() -> Check:
             "domain_growth_hbm_bandwidth": domain_growth_hbm_bandwidth,
             "domain_growth_hbm_capacity": scale_up.domain_growth("hbm_capacity"),
             "domain_growth_link": scale_up.domain_growth("link"),
-            "domain_growth_hbm_bandwidth_2": domain_growth_hbm_bandwidth / 8,
+            "domain_growth_over_eightfold": domain_growth_hbm_bandwidth / 8,
         },
     )
 
@@ -468,41 +465,37 @@ def p28() -> Check:
             scaling_laws.parametric_law("besiroglu2024"), overtraining=100.0
         ),
         numbers={
-            "cost_ratio_range_0": cost_ratio_range[0],
-            "cost_ratio_range_1": cost_ratio_range[1],
+            "cost_ratio_low": cost_ratio_range[0],
+            "cost_ratio_high": cost_ratio_range[1],
         },
     )
 
 
 @check
 def p29() -> Check:
-    optimum_at_cost_ratio_2p0_1p0 = compute_split.optimum_at_cost_ratio(
-        target_loss=2.0, cost_ratio=1.0
-    )
+    equal_cost_optimum = compute_split.optimum_at_cost_ratio(target_loss=2.0, cost_ratio=1.0)
     return Check(
         value=None,
         numbers={
-            "optimum_at_cost_ratio_2p0_1p0_overtraining": (
+            "equal_cost_overtraining": (
                 inference_optimal.overtraining_at_cost_ratio(
                     scaling_laws.parametric_law("besiroglu2024"), cost_ratio=1.0
                 )
             ),
-            "optimum_at_cost_ratio_2p0_1p0_tokens_per_param": optimum_at_cost_ratio_2p0_1p0[
-                "tokens_per_param"
-            ],
+            "equal_cost_tokens_per_param": equal_cost_optimum["tokens_per_param"],
         },
     )
 
 
 @check
 def p30() -> Check:
-    rl_token_share_pct_slow = serving.rl_token_share_pct("slow")
-    rl_token_share_pct_fast = serving.rl_token_share_pct("fast")
+    rl_tokens_slow_pct = serving.rl_token_share_pct("slow")
+    rl_tokens_fast_pct = serving.rl_token_share_pct("fast")
     return Check(
-        value=(rl_token_share_pct_slow, rl_token_share_pct_fast),
+        value=(rl_tokens_slow_pct, rl_tokens_fast_pct),
         numbers={
-            "rl_token_share_pct_slow": rl_token_share_pct_slow,
-            "rl_token_share_pct_fast": rl_token_share_pct_fast,
+            "rl_tokens_slow_pct": rl_tokens_slow_pct,
+            "rl_tokens_fast_pct": rl_tokens_fast_pct,
         },
     )
 
@@ -517,7 +510,7 @@ def p31() -> Check:
             "over_at_equal": inference_optimal.overtraining_at_cost_ratio(
                 besiroglu, cost_ratio=1.0
             ),
-            "cost_ratio_for_overtraining_100p0": inference_optimal.cost_ratio_for_overtraining(
+            "cost_ratio_for_100x_overtraining": inference_optimal.cost_ratio_for_overtraining(
                 besiroglu, overtraining=100.0
             ),
             "overtraining_llama8": inference_optimal.overtraining_factor(
@@ -538,7 +531,7 @@ def p32() -> Check:
         value=serving.prefill_decode_bounds(),
         numbers={
             "t_bal_llama70_h100": inference.balanced_context_tokens(llama70, h100),
-            "prefill_llama70_h100_compute_time_s": prefill_llama70_h100["compute_time_s"]
+            "compute_over_memory_time": prefill_llama70_h100["compute_time_s"]
             / prefill_llama70_h100["memory_time_s"],
         },
     )
@@ -548,19 +541,22 @@ def p32() -> Check:
 def p33() -> Check:
     llama70 = specs.model("llama3_70b")
     dsv3 = specs.model("deepseek_v3")
-    attention_flop_llama70 = kv_cache.decode_attention_flop_per_context_token(llama70)
-    attention_flop_dsv3 = kv_cache.decode_attention_flop_per_context_token(dsv3)
-    linear_flop_per_token_llama70_2 = inference.linear_flop_per_token(llama70)
-    linear_flop_per_token_dsv3_2 = inference.linear_flop_per_token(dsv3)
+    llama70_attention_flop_per_context_token = kv_cache.decode_attention_flop_per_context_token(
+        llama70
+    )
+    dsv3_attention_flop_per_context_token = kv_cache.decode_attention_flop_per_context_token(dsv3)
+    llama70_linear_flop_per_token = inference.linear_flop_per_token(llama70)
+    dsv3_linear_flop_per_token = inference.linear_flop_per_token(dsv3)
     return Check(
         value=(
-            0.1 * linear_flop_per_token_llama70_2 / attention_flop_llama70,
-            0.1 * linear_flop_per_token_dsv3_2 / attention_flop_dsv3,
+            0.1 * llama70_linear_flop_per_token / llama70_attention_flop_per_context_token,
+            0.1 * dsv3_linear_flop_per_token / dsv3_attention_flop_per_context_token,
         ),
         numbers={
-            "linear_flop_per_token_llama70": linear_flop_per_token_llama70_2
-            / attention_flop_llama70,
-            "linear_flop_per_token_dsv3": linear_flop_per_token_dsv3_2 / attention_flop_dsv3,
+            "llama70_attention_equals_matmul_tokens": llama70_linear_flop_per_token
+            / llama70_attention_flop_per_context_token,
+            "dsv3_attention_equals_matmul_tokens": dsv3_linear_flop_per_token
+            / dsv3_attention_flop_per_context_token,
         },
     )
 
@@ -587,35 +583,35 @@ def p34() -> Check:
 
 @check
 def p35() -> Check:
-    long_deepseek_v3_1048576_usd_per_mtok_2 = serving.long_context(
+    dsv3_1m_usd_per_mtok = serving.long_context(
         "deepseek_v3", context_tokens=1048576, what="usd_per_mtok"
     )
-    long_llama3_70b_1048576_usd_per_mtok_2 = serving.long_context(
+    llama70_1m_usd_per_mtok = serving.long_context(
         "llama3_70b", context_tokens=1048576, what="usd_per_mtok"
     )
     return Check(
         value=None,
         numbers={
-            "long_llama3_70b_1048576_usd_per_mtok": long_llama3_70b_1048576_usd_per_mtok_2
+            "llama70_1m_over_128k_cost": llama70_1m_usd_per_mtok
             / serving.long_context("llama3_70b", context_tokens=131072, what="usd_per_mtok"),
-            "long_deepseek_v3_1048576_usd_per_mtok": long_deepseek_v3_1048576_usd_per_mtok_2
+            "dsv3_1m_over_128k_cost": dsv3_1m_usd_per_mtok
             / serving.long_context("deepseek_v3", context_tokens=131072, what="usd_per_mtok"),
-            "long_llama3_70b_1048576_usd_per_mtok_2": long_llama3_70b_1048576_usd_per_mtok_2,
-            "long_deepseek_v3_1048576_usd_per_mtok_2": long_deepseek_v3_1048576_usd_per_mtok_2,
+            "llama70_1m_usd_per_mtok": llama70_1m_usd_per_mtok,
+            "dsv3_1m_usd_per_mtok": dsv3_1m_usd_per_mtok,
         },
     )
 
 
 @check
 def p36() -> Check:
-    growth_hbm_bandwidth_2 = round(trends.registry_growth_all("hbm_bandwidth"), 3)
+    hbm_growth_per_2y = round(trends.registry_growth_all("hbm_bandwidth"), 3)
     growth_peak_bf16 = round(trends.registry_growth_all("peak_bf16"), 3)
     return Check(
-        value=(growth_hbm_bandwidth_2, round(trends.registry_growth_all("hbm_capacity"), 3)),
+        value=(hbm_growth_per_2y, round(trends.registry_growth_all("hbm_capacity"), 3)),
         threshold=growth_peak_bf16,
         numbers={
             "growth_peak_bf16": growth_peak_bf16,
-            "growth_hbm_bandwidth": 100 * (growth_hbm_bandwidth_2**0.5 - 1),
+            "hbm_growth_per_year_pct": 100 * (hbm_growth_per_2y**0.5 - 1),
         },
     )
 
@@ -629,9 +625,9 @@ def p39() -> Check:
             "rev_blocks": 32,
             "rev_rtol": activation_memory.REVERSIBLE_RTOL,
             "rev_ratio": rev["stored_bytes_plain"] / rev["stored_bytes_reversible"],
-            "llama405_activation_bytes_none": parallelism.llama405_activation_bytes("none")
+            "llama405_activations_none_gb": parallelism.llama405_activation_bytes("none")
             / units.GB,
-            "llama405_activation_bytes_full": parallelism.llama405_activation_bytes("full")
+            "llama405_activations_full_gb": parallelism.llama405_activation_bytes("full")
             / units.GB,
         },
     )
@@ -642,7 +638,7 @@ def p40() -> Check:
     return Check(
         value=kv_tiers.kv_keep_hours("host DRAM"),
         numbers={
-            "kv_keep_hours_nvme": kv_tiers.kv_keep_hours("NVMe") / 24,
-            "kv_keep_hours_hbm": kv_tiers.kv_keep_hours("HBM") * 3600,
+            "nvme_keep_days": kv_tiers.kv_keep_hours("NVMe") / 24,
+            "hbm_keep_s": kv_tiers.kv_keep_hours("HBM") * 3600,
         },
     )

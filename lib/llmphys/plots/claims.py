@@ -15,6 +15,7 @@ VERDICT_STYLE = {  # colour and marker per verdict (short names, as in the ledge
     "assumption": (PALETTE[0], "s"),
     "approx.": (PALETTE[3], "D"),
     "disputed": (PALETTE[1], "X"),
+    "by construction": ("0.55", "^"),  # grey: a check no data can move is no evidence
 }
 
 
