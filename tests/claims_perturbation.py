@@ -293,16 +293,19 @@ def _with_literal(fn: Callable, line: int, col: int, factor: float) -> Callable:
 
 
 def perturbations(
-    c: Claim, *, literals: bool = True
+    c: Claim, *, literals: bool = True, prefer: tuple[str, float | None] | None = None
 ) -> Iterator[tuple[Input, float | None, Outcome | None]]:
     """Each input of ``c``'s check, scaled by each factor, with the verdict that results.
 
     Input by input, each over every factor: the literals typed in the check, each field of a
     registry file at once for every entry it reads (all chips' bandwidths), each table whole (a
     price with its low and high ends, which must move together), then each number singly.
+    ``prefer`` = (str(input), factor), a perturbation known to move the check (the witness
+    stored in tests/data/claims_flips.json), is tried first; the order is otherwise the same.
     """
     assert c.checker is not None
-    typed = _literals(c.checker) if literals else []
+    checker = c.checker
+    typed = _literals(checker) if literals else []
     singles = registry_inputs(c)
     fields = sorted({(i.file, i.path[-1]) for i in singles if len(i.path) == 2})
     tables = {Input(i.file, i.path[:n]) for i in singles for n in range(1, len(i.path))}
@@ -311,22 +314,28 @@ def perturbations(
         + sorted(tables, key=lambda i: (i.file, tuple(map(str, i.path))))
         + singles
     )
-    for line, col, _ in typed:
-        for factor in FACTORS[:-1]:  # a literal cannot be removed
-            fn = _with_literal(c.checker, line, col, factor)
-            yield Input("", (line, col)), factor, outcome(replace(c, checker=fn))
-    for inp in data:
-        for factor in FACTORS:
+    tasks: list[tuple[Input, float | None]] = [
+        (Input("", (line, col)), factor) for line, col, _ in typed for factor in FACTORS[:-1]
+    ]  # a literal cannot be removed
+    tasks += [(inp, factor) for inp in data for factor in FACTORS]
+    if prefer is not None:
+        first = [t for t in tasks if (str(t[0]), t[1]) == (prefer[0], prefer[1])]
+        tasks = first + [t for t in tasks if t not in first]
+    for inp, factor in tasks:
+        if not inp.file:
+            fn = _with_literal(checker, inp.path[0], inp.path[1], factor)
+            yield inp, factor, outcome(replace(c, checker=fn))
+        else:
             with _patched(target=inp, factor=factor):
                 yield inp, factor, outcome(c)
 
 
 def first_flip(
-    c: Claim, *, literals: bool = True
+    c: Claim, *, literals: bool = True, prefer: tuple[str, float | None] | None = None
 ) -> tuple[Input, float | None, Outcome] | None:
     """The first perturbation that moves the outcome of ``c``, or None when none does."""
     base = outcome(c)
-    for inp, factor, moved in perturbations(c, literals=literals):
+    for inp, factor, moved in perturbations(c, literals=literals, prefer=prefer):
         if moved is not None and moved != base:
             return inp, factor, moved
     return None
