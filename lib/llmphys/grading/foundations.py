@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, specs, training
+from llmphys import accounting, specs, training, xent_gradient
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_train_step_flop"]
+__all__ = ["check_logit_gradient", "check_train_step_flop"]
 
 
 def _step_reference(
@@ -166,4 +166,69 @@ def check_train_step_flop(fn: Any) -> Feedback:
         reference=_step_reference,
         cases=_step_cases(),
         mistakes=_step_mistakes(),
+    )
+
+
+def _logit_cases() -> list[Case]:
+    rng = np.random.default_rng(2)  # fixed: the stored feedback must not change
+    cases = []
+    for shape in ((5,), (3, 4), (2, 3, 8), (4, 6, 16)):
+        z = np.round(3.0 * rng.standard_normal(shape), 3)
+        t = rng.integers(0, shape[-1], shape[:-1])
+        cases.append(Case(args=(z, t), label=f"random logits of shape {shape}"))
+    cases.append(
+        Case(args=(np.array([[1000.0, 0.0, -1000.0]]), np.array([1])), label="logits of +-1000")
+    )
+    return cases
+
+
+def _logit_mistakes() -> list[Mistake]:
+    def per_token(z, t):
+        return xent_gradient.logit_gradient(z, t) * max(np.asarray(t).size, 1)
+
+    def flipped(z, t):
+        return -xent_gradient.logit_gradient(z, t)
+
+    def unnormalised(z, t):
+        z = np.asarray(z, dtype=float)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return (e - np.eye(z.shape[-1])[t]) / max(np.asarray(t).size, 1)
+
+    return [
+        Mistake(
+            implementation=per_token,
+            message="this is the gradient of the summed loss: the loss is the mean over all "
+            "tokens, so divide p - y by their number",
+        ),
+        Mistake(
+            implementation=flipped,
+            message="the sign is flipped: this is y - p, the direction that increases the loss",
+        ),
+        Mistake(
+            implementation=unnormalised,
+            message="exp(z) is not yet a probability: divide by its sum over the vocabulary",
+        ),
+    ]
+
+
+def check_logit_gradient(fn: Any) -> Feedback:
+    """Check ``logit_gradient(logits, targets)``, the gradient of the mean cross-entropy with
+    respect to the logits, on random shapes and on logits of +-1000 (an unshifted exp overflows).
+
+    Reference: :func:`llmphys.xent_gradient.logit_gradient`, (softmax(z) - onehot(y)) / n.
+
+    >>> def logit_gradient(logits, targets):
+    ...     z = logits - logits.max(axis=-1, keepdims=True)
+    ...     p = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    ...     return (p - np.eye(z.shape[-1])[targets]) / targets.size
+    >>> print(check_logit_gradient(logit_gradient))  # doctest: +ELLIPSIS
+    PASS foundations-ex-logit-gradient (logit_gradient): all 5 cases match ...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-logit-gradient",
+        reference=xent_gradient.logit_gradient,
+        cases=_logit_cases(),
+        mistakes=_logit_mistakes(),
+        atol=1e-12,
     )

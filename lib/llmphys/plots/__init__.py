@@ -15,7 +15,8 @@ the functions live in one submodule per topic:
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
-    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
+    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules,
+                  plot_step_scan
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
@@ -63,6 +64,7 @@ _WHERE = {
         "plot_residual_stream",
         "plot_code_lengths",
         "plot_schedules",
+        "plot_step_scan",
     ),
     "memory_wall": (
         "plot_growth_trends",

@@ -212,3 +212,32 @@ def plot_schedules(
         right.legend(loc="upper right")
         fig.tight_layout()
     return fig
+
+
+def plot_step_scan(
+    step: Sequence[float], error: Sequence[float], *, best_step: float | None = None
+) -> plt.Figure:
+    """A finite difference's relative error against its step h, both axes logarithmic.
+
+    ``step`` and ``error`` come from ``xent_gradient.step_scan``; ``best_step`` marks the
+    predicted optimum eps^(1/3) with a vertical line.
+    """
+    h, e = np.asarray(step, dtype=float), np.asarray(error, dtype=float)
+    if h.shape != e.shape or h.size < 2:
+        raise ValueError("step and error must be arrays of the same length, at least 2")
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.6))
+        ax.loglog(h, e, color=PALETTE[0], marker="o", markersize=4, label="central difference")
+        if best_step is not None:
+            ax.axvline(
+                best_step,
+                color="0.35",
+                linestyle=":",
+                linewidth=1.0,
+                label="predicted best step, eps^(1/3)",
+            )
+        ax.set_xlabel("finite-difference step h (logit units)")
+        ax.set_ylabel("max relative error against p - y")
+        ax.legend(loc="upper center")
+        fig.tight_layout()
+    return fig
