@@ -26,7 +26,7 @@ FLOAT64_EPS = float(np.finfo(np.float64).eps)
 
 OPTIMAL_STEP = FLOAT64_EPS ** (1.0 / 3.0)
 """The central difference's best step for a function of order one, eps^(1/3) (Numerical
-Recipes, 3rd ed., sec. 5.7, eq. 5.7.8)."""
+Recipes, 3rd ed., sec. 5.7)."""
 
 
 def _check(logits: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
