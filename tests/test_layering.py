@@ -36,7 +36,7 @@ LAYERS = {
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict", "predict.train",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving", "deploy",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
-        "pipeline.speed", "pipeline.studies",
+        "pipeline.speed", "pipeline.studies", "zero_memory",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }
