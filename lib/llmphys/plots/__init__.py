@@ -16,7 +16,7 @@ the functions live in one submodule per topic:
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules,
-                  plot_step_scan
+                  plot_step_scan, plot_zero_stages
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
@@ -65,6 +65,7 @@ _WHERE = {
         "plot_code_lengths",
         "plot_schedules",
         "plot_step_scan",
+        "plot_zero_stages",
     ),
     "memory_wall": (
         "plot_growth_trends",

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .. import units
 from ._style import (
     LINESTYLES,
     PALETTE,
@@ -239,5 +240,33 @@ def plot_step_scan(
         ax.set_xlabel("finite-difference step h (logit units)")
         ax.set_ylabel("max relative error against p - y")
         ax.legend(loc="upper center")
+        fig.tight_layout()
+    return fig
+
+
+def plot_zero_stages(
+    rows: Sequence[Mapping[str, float]], *, hbm_bytes: float, hbm_label: str = "HBM of one GPU"
+) -> plt.Figure:
+    """Stacked bars of model state and activations per GPU (GB) for each ZeRO stage.
+
+    ``rows`` comes from ``zero_memory.zero_stage_memory``; ``hbm_bytes`` draws the memory
+    of one GPU as a horizontal line.
+    """
+    if not rows:
+        raise ValueError("rows must hold at least one ZeRO stage")
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.6))
+        x = np.arange(len(rows))
+        state = np.array([r["state_bytes"] for r in rows]) / units.GB
+        act = np.array([r["activation_bytes"] for r in rows]) / units.GB
+        ax.bar(x, state, color=PALETTE[0], width=0.6, label="weights, gradients, Adam state")
+        ax.bar(x, act, bottom=state, color=PALETTE[1], width=0.6, label="activations")
+        ax.axhline(
+            hbm_bytes / units.GB, color="0.35", linestyle=":", linewidth=1.0, label=hbm_label
+        )
+        ax.set_xticks(x, [f"stage {int(r['stage'])}" for r in rows])
+        ax.set_xlabel("ZeRO stage")
+        ax.set_ylabel("memory per GPU (GB, decimal)")
+        ax.legend(loc="upper right")
         fig.tight_layout()
     return fig
