@@ -127,3 +127,28 @@ def test_logit_gradient_check_catches_the_unshifted_softmax():
 
     fb = grading.check_logit_gradient(unshifted)
     assert not fb.passed and "+-1000" in fb.message
+
+
+def _top_p_right(probs, top_p):
+    order = np.argsort(-probs)
+    mass_above = np.cumsum(probs[order]) - probs[order]
+    q = np.zeros_like(probs)
+    kept = order[mass_above < top_p]
+    q[kept] = probs[kept]
+    return q / q.sum()
+
+
+def test_top_p_check_passes_a_nucleus_and_names_the_crossing_token():
+    assert grading.check_top_p(_top_p_right).passed
+
+    def excludes_crossing(probs, top_p):
+        order = np.argsort(-probs)
+        kept = order[: max(1, int(np.sum(np.cumsum(probs[order]) <= top_p)))]
+        q = np.zeros_like(probs)
+        q[kept] = probs[kept]
+        return q / q.sum()
+
+    fb = grading.check_top_p(excludes_crossing)
+    assert not fb.passed and "reaches" in fb.message
+    fb = grading.check_top_p(lambda p, t: np.where(_top_p_right(p, t) > 0, p, 0.0))
+    assert not fb.passed and "renormalised" in fb.message

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, specs, training, xent_gradient
+from llmphys import accounting, decoding, specs, training, xent_gradient
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_logit_gradient", "check_train_step_flop"]
+__all__ = ["check_logit_gradient", "check_top_p", "check_train_step_flop"]
 
 
 def _step_reference(
@@ -230,5 +230,78 @@ def check_logit_gradient(fn: Any) -> Feedback:
         reference=xent_gradient.logit_gradient,
         cases=_logit_cases(),
         mistakes=_logit_mistakes(),
+        atol=1e-12,
+    )
+
+
+def _top_p_reference(probs: np.ndarray, top_p: float) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return decoding.next_token_probs(np.log(probs), top_p=top_p)
+
+
+def _top_p_cases() -> list[Case]:
+    rng = np.random.default_rng(3)  # fixed: the stored feedback must not change
+    cases = []
+    for v, p in ((8, 0.5), (8, 0.9), (32, 0.9), (32, 0.99), (1000, 0.95)):
+        probs = rng.dirichlet(np.full(v, 0.3))
+        cases.append(Case(args=(probs, p), label=f"{v} random probabilities, top_p = {p}"))
+    cases.append(
+        Case(args=(np.array([0.6, 0.3, 0.1]), 0.55), label="[0.6, 0.3, 0.1], top_p = 0.55")
+    )
+    cases.append(
+        Case(args=(np.array([0.6, 0.3, 0.1]), 0.61), label="[0.6, 0.3, 0.1], top_p = 0.61")
+    )
+    return cases
+
+
+def _top_p_mistakes() -> list[Mistake]:
+    def strict(probs, p):
+        order = np.argsort(-probs, kind="stable")
+        keep = np.zeros(probs.shape, bool)
+        keep[order] = np.cumsum(probs[order]) <= p
+        keep[order[0]] = True
+        q = np.where(keep, probs, 0.0)
+        return q / q.sum()
+
+    def unnormalised(probs, p):
+        return _top_p_reference(probs, p) * probs[_top_p_reference(probs, p) > 0].sum()
+
+    return [
+        Mistake(
+            implementation=strict,
+            message="the nucleus is the smallest set whose mass *reaches* top_p: keep the token "
+            "that crosses the threshold too (a token is kept when the mass ranked above it is "
+            "still below top_p)",
+        ),
+        Mistake(
+            implementation=unnormalised,
+            message="the kept probabilities must be renormalised to sum to 1",
+        ),
+    ]
+
+
+def check_top_p(fn: Any) -> Feedback:
+    """Check ``top_p_probs(probs, top_p)``: nucleus sampling's distribution, the smallest set of
+    most probable tokens whose probabilities reach ``top_p``, renormalised (Holtzman et al.
+    2020, arXiv:1904.09751).
+
+    Reference: :func:`llmphys.decoding.next_token_probs` with ``top_p``.
+
+    >>> def top_p_probs(probs, top_p):
+    ...     order = np.argsort(-probs, kind="stable")
+    ...     before = np.cumsum(probs[order]) - probs[order]
+    ...     keep = np.zeros(probs.shape, bool)
+    ...     keep[order] = before < top_p
+    ...     q = np.where(keep, probs, 0.0)
+    ...     return q / q.sum()
+    >>> print(check_top_p(top_p_probs))  # doctest: +ELLIPSIS
+    PASS foundations-ex-top-p (top_p_probs): all 7 cases match ...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-top-p",
+        reference=_top_p_reference,
+        cases=_top_p_cases(),
+        mistakes=_top_p_mistakes(),
         atol=1e-12,
     )

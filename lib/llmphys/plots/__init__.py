@@ -15,6 +15,7 @@ the functions live in one submodule per topic:
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
+    decoding      plot_decoding_tradeoff
     foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules,
                   plot_step_scan, plot_zero_stages
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
@@ -59,6 +60,7 @@ _WHERE = {
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost"),
     "claims": ("plot_claim_ratios",),
     "predict": ("plot_predicted_vs_measured", "plot_serving_predicted_vs_measured"),
+    "decoding": ("plot_decoding_tradeoff",),
     "foundations": (
         "plot_loss_curves",
         "plot_residual_stream",

@@ -221,7 +221,7 @@ def plot_step_scan(
     """A finite difference's relative error against its step h, both axes logarithmic.
 
     ``step`` and ``error`` come from ``xent_gradient.step_scan``; ``best_step`` marks the
-    predicted optimum eps^(1/3) with a vertical line.
+    predicted optimum (eps n)^(1/3) with a vertical line.
     """
     h, e = np.asarray(step, dtype=float), np.asarray(error, dtype=float)
     if h.shape != e.shape or h.size < 2:
@@ -235,7 +235,7 @@ def plot_step_scan(
                 color="0.35",
                 linestyle=":",
                 linewidth=1.0,
-                label="predicted best step, eps^(1/3)",
+                label="predicted best step, (eps n)^(1/3)",
             )
         ax.set_xlabel("finite-difference step h (logit units)")
         ax.set_ylabel("max relative error against p - y")
