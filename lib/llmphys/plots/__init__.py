@@ -9,6 +9,7 @@ the functions live in one submodule per topic:
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
     ridge_trend   plot_ridge_generations
+    waves         plot_wave_efficiency
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
@@ -37,6 +38,7 @@ _WHERE = {
     "_style": ("PALETTE", "STYLE", "series_styles", "si_formatter", "style"),
     "hardware": ("plot_roofline", "plot_ridge_points"),
     "ridge_trend": ("plot_ridge_generations",),
+    "waves": ("plot_wave_efficiency",),
     "architecture": (
         "plot_kv_cache_by_variant",
         "plot_decode_ceilings",
