@@ -27,7 +27,7 @@ LAYERS = {
         "compression", "emergence", "markov", "objective", "rope_scaling", "scaling_laws",
         "trends", "tinylm", "norm_choices", "compute_split", "critical_batch",
         "data_constrained", "inference_optimal", "scaling_fit", "reliability",
-        "attention_phases", "activation_memory", "decoder", "xent_gradient", "decoding", "ridge_trend", "waves",
+        "attention_phases", "activation_memory", "decoder", "xent_gradient", "decoding", "ridge_trend", "waves", "init_scale",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites",
