@@ -29,6 +29,13 @@ OPTIMAL_STEP = FLOAT64_EPS ** (1.0 / 3.0)
 Recipes, 3rd ed., sec. 5.7)."""
 
 
+CHECK_RTOL = 1e-7
+"""A gradient check passes when the central difference and the closed form agree to this
+relative error: round-off and truncation at the best step give about eps^(2/3) ~ 4e-11 for a
+function of order one, and chains of matmuls lose a few decades more (the chapter measures
+1e-9 to 1e-8 on the tiny decoder); a wrong derivative gives errors of order one."""
+
+
 def _check(logits: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     z = np.asarray(logits, dtype=float)
     t = np.asarray(targets)
