@@ -68,3 +68,24 @@ def test_a_stub_is_not_implemented_yet():
 def test_passing_a_value_instead_of_the_function_is_a_clear_error():
     with pytest.raises(TypeError, match="fn: pass the function itself"):
         grading.check_decode_floor_s(right(70e9, 2.0, 1e15, 3e12, 1))
+
+
+def _gemm_right(m, n, tile_m, tile_n, n_sms):
+    import math
+
+    tiles = math.ceil(m / tile_m) * math.ceil(n / tile_n)
+    slots = math.ceil(tiles / n_sms) * n_sms * tile_m * tile_n
+    return m * n / slots
+
+
+def test_gemm_efficiency_check_passes_and_names_fractional_waves():
+    assert grading.check_gemm_efficiency(_gemm_right).passed
+
+    def fractional(m, n, tm, tn, s):
+        import math
+
+        tiles = math.ceil(m / tm) * math.ceil(n / tn)
+        return m * n / (tiles * tm * tn)  # tiles / (tiles / s) / s = 1: no wave term at all
+
+    fb = grading.check_gemm_efficiency(fractional)
+    assert not fb.passed and "wave" in fb.message

@@ -29,7 +29,8 @@ LAYERS = {
         "data_constrained", "inference_optimal", "scaling_fit", "reliability",
         "attention_phases", "activation_memory", "decoder",
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
-        "block_savings", "best_of_n",
+        "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
+        "init_scale",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
@@ -41,7 +42,7 @@ LAYERS = {
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
-        "pipeline.speed", "pipeline.studies",
+        "pipeline.speed", "pipeline.studies", "zero_memory",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, specs, training
+from llmphys import accounting, decoding, specs, training, xent_gradient
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_train_step_flop"]
+__all__ = ["check_logit_gradient", "check_top_p", "check_train_step_flop"]
 
 
 def _step_reference(
@@ -166,4 +166,142 @@ def check_train_step_flop(fn: Any) -> Feedback:
         reference=_step_reference,
         cases=_step_cases(),
         mistakes=_step_mistakes(),
+    )
+
+
+def _logit_cases() -> list[Case]:
+    rng = np.random.default_rng(2)  # fixed: the stored feedback must not change
+    cases = []
+    for shape in ((5,), (3, 4), (2, 3, 8), (4, 6, 16)):
+        z = np.round(3.0 * rng.standard_normal(shape), 3)
+        t = rng.integers(0, shape[-1], shape[:-1])
+        cases.append(Case(args=(z, t), label=f"random logits of shape {shape}"))
+    cases.append(
+        Case(args=(np.array([[1000.0, 0.0, -1000.0]]), np.array([1])), label="logits of +-1000")
+    )
+    return cases
+
+
+def _logit_mistakes() -> list[Mistake]:
+    def per_token(z, t):
+        return xent_gradient.logit_gradient(z, t) * max(np.asarray(t).size, 1)
+
+    def flipped(z, t):
+        return -xent_gradient.logit_gradient(z, t)
+
+    def unnormalised(z, t):
+        z = np.asarray(z, dtype=float)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return (e - np.eye(z.shape[-1])[t]) / max(np.asarray(t).size, 1)
+
+    return [
+        Mistake(
+            implementation=per_token,
+            message="this is the gradient of the summed loss: the loss is the mean over all "
+            "tokens, so divide p - y by their number",
+        ),
+        Mistake(
+            implementation=flipped,
+            message="the sign is flipped: this is y - p, the direction that increases the loss",
+        ),
+        Mistake(
+            implementation=unnormalised,
+            message="exp(z) is not yet a probability: divide by its sum over the vocabulary",
+        ),
+    ]
+
+
+def check_logit_gradient(fn: Any) -> Feedback:
+    """Check ``logit_gradient(logits, targets)``, the gradient of the mean cross-entropy with
+    respect to the logits, on random shapes and on logits of +-1000 (an unshifted exp overflows).
+
+    Reference: :func:`llmphys.xent_gradient.logit_gradient`, (softmax(z) - onehot(y)) / n.
+
+    >>> def logit_gradient(logits, targets):
+    ...     z = logits - logits.max(axis=-1, keepdims=True)
+    ...     p = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    ...     return (p - np.eye(z.shape[-1])[targets]) / targets.size
+    >>> print(check_logit_gradient(logit_gradient))  # doctest: +ELLIPSIS
+    PASS foundations-ex-logit-gradient (logit_gradient): all 5 cases match ...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-logit-gradient",
+        reference=xent_gradient.logit_gradient,
+        cases=_logit_cases(),
+        mistakes=_logit_mistakes(),
+        atol=1e-12,
+    )
+
+
+def _top_p_reference(probs: np.ndarray, top_p: float) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return decoding.next_token_probs(np.log(probs), top_p=top_p)
+
+
+def _top_p_cases() -> list[Case]:
+    rng = np.random.default_rng(3)  # fixed: the stored feedback must not change
+    cases = []
+    for v, p in ((8, 0.5), (8, 0.9), (32, 0.9), (32, 0.99), (1000, 0.95)):
+        probs = rng.dirichlet(np.full(v, 0.3))
+        cases.append(Case(args=(probs, p), label=f"{v} random probabilities, top_p = {p}"))
+    cases.append(
+        Case(args=(np.array([0.6, 0.3, 0.1]), 0.55), label="[0.6, 0.3, 0.1], top_p = 0.55")
+    )
+    cases.append(
+        Case(args=(np.array([0.6, 0.3, 0.1]), 0.61), label="[0.6, 0.3, 0.1], top_p = 0.61")
+    )
+    return cases
+
+
+def _top_p_mistakes() -> list[Mistake]:
+    def strict(probs, p):
+        order = np.argsort(-probs, kind="stable")
+        keep = np.zeros(probs.shape, bool)
+        keep[order] = np.cumsum(probs[order]) <= p
+        keep[order[0]] = True
+        q = np.where(keep, probs, 0.0)
+        return q / q.sum()
+
+    def unnormalised(probs, p):
+        return _top_p_reference(probs, p) * probs[_top_p_reference(probs, p) > 0].sum()
+
+    return [
+        Mistake(
+            implementation=strict,
+            message="the nucleus is the smallest set whose mass *reaches* top_p: keep the token "
+            "that crosses the threshold too (a token is kept when the mass ranked above it is "
+            "still below top_p)",
+        ),
+        Mistake(
+            implementation=unnormalised,
+            message="the kept probabilities must be renormalised to sum to 1",
+        ),
+    ]
+
+
+def check_top_p(fn: Any) -> Feedback:
+    """Check ``top_p_probs(probs, top_p)``: nucleus sampling's distribution, the smallest set of
+    most probable tokens whose probabilities reach ``top_p``, renormalised (Holtzman et al.
+    2020, arXiv:1904.09751).
+
+    Reference: :func:`llmphys.decoding.next_token_probs` with ``top_p``.
+
+    >>> def top_p_probs(probs, top_p):
+    ...     order = np.argsort(-probs, kind="stable")
+    ...     before = np.cumsum(probs[order]) - probs[order]
+    ...     keep = np.zeros(probs.shape, bool)
+    ...     keep[order] = before < top_p
+    ...     q = np.where(keep, probs, 0.0)
+    ...     return q / q.sum()
+    >>> print(check_top_p(top_p_probs))  # doctest: +ELLIPSIS
+    PASS foundations-ex-top-p (top_p_probs): all 7 cases match ...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-top-p",
+        reference=_top_p_reference,
+        cases=_top_p_cases(),
+        mistakes=_top_p_mistakes(),
+        atol=1e-12,
     )

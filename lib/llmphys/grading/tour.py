@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, roofline, specs
+from llmphys import accounting, roofline, specs, waves
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_decode_floor_s"]
+__all__ = ["check_decode_floor_s", "check_gemm_efficiency"]
 
 
 def _decode_floor_reference(
@@ -154,4 +154,72 @@ def check_decode_floor_s(fn: Any) -> Feedback:
         reference=_decode_floor_reference,
         cases=_decode_floor_cases(),
         mistakes=_decode_floor_mistakes(),
+    )
+
+
+def _gemm_reference(m: int, n: int, tile_m: int, tile_n: int, n_sms: int) -> float:
+    return waves.quantisation_efficiency(m, n, tile_m=tile_m, tile_n=tile_n, n_sms=n_sms)["total"]
+
+
+def _gemm_mistakes() -> list[Mistake]:
+    def no_wave(m, n, tm, tn, s):
+        return waves.quantisation_efficiency(m, n, tile_m=tm, tile_n=tn, n_sms=s)["tile"]
+
+    def no_tile(m, n, tm, tn, s):
+        return waves.quantisation_efficiency(m, n, tile_m=tm, tile_n=tn, n_sms=s)["wave"]
+
+    def fractional_waves(m, n, tm, tn, s):
+        return m * n / (tm * tn * s * (waves.gemm_tiles(m, n, tile_m=tm, tile_n=tn) / s))
+
+    return [
+        Mistake(
+            implementation=no_wave,
+            message="this is the tile quantisation alone: the tiles also run in whole waves of "
+            "n_sms, and the last wave leaves SMs idle",
+        ),
+        Mistake(
+            implementation=no_tile,
+            message="this is the wave quantisation alone: edge tiles are computed whole, so "
+            "m n is less than tiles x tile_m x tile_n when a dimension is not a multiple",
+        ),
+        Mistake(
+            implementation=fractional_waves,
+            message="the number of waves is a whole number: ceil(tiles / n_sms), not tiles / n_sms",
+        ),
+    ]
+
+
+def check_gemm_efficiency(fn: Any) -> Feedback:
+    """Check ``gemm_efficiency(m, n, tile_m, tile_n, n_sms)``: the useful share of the SM-tile
+    slots an m x n GEMM occupies under tile and wave quantisation.
+
+    Reference: :func:`llmphys.waves.quantisation_efficiency` (``"total"``).
+
+    >>> import math
+    >>> def gemm_efficiency(m, n, tile_m, tile_n, n_sms):
+    ...     tiles = math.ceil(m / tile_m) * math.ceil(n / tile_n)
+    ...     return m * n / (math.ceil(tiles / n_sms) * n_sms * tile_m * tile_n)
+    >>> print(check_gemm_efficiency(gemm_efficiency))  # doctest: +ELLIPSIS
+    PASS tour-ex-waves (gemm_efficiency): all 9 cases match ...
+    """
+    rng = np.random.default_rng(4)  # fixed: the stored feedback must not change
+    cases = [
+        Case(args=(4096, 4096, 128, 128, 132), label="4096, 4096, 128, 128, 132"),
+        Case(args=(4000, 4000, 128, 128, 132), label="4000, 4000, 128, 128, 132"),
+        Case(args=(1536, 1408, 128, 128, 132), label="one full wave: 1536, 1408, 128, 128, 132"),
+        Case(
+            args=(100, 100, 128, 256, 132), label="smaller than one tile: 100, 100, 128, 256, 132"
+        ),
+    ]
+    for _ in range(5):
+        m, n = (int(x) for x in rng.integers(256, 20_000, 2))
+        tm, tn = int(rng.choice([64, 128])), int(rng.choice([128, 256]))
+        s = int(rng.choice([108, 132, 148]))
+        cases.append(Case(args=(m, n, tm, tn, s)))
+    return check_function(
+        fn,
+        exercise="tour-ex-waves",
+        reference=_gemm_reference,
+        cases=cases,
+        mistakes=_gemm_mistakes(),
     )

@@ -8,6 +8,9 @@ the functions live in one submodule per topic:
 
     _style        palette, rcParams, formatters (shared)
     hardware      plot_roofline, plot_ridge_points
+    ridge_trend   plot_ridge_generations
+    waves         plot_wave_efficiency
+    init_scale    plot_init_scales
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
     architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs, plot_block_savings,
@@ -17,7 +20,9 @@ the functions live in one submodule per topic:
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost, plot_bloom_fpr
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
-    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules
+    decoding      plot_decoding_tradeoff
+    foundations   plot_loss_curves, plot_residual_stream, plot_code_lengths, plot_schedules,
+                  plot_step_scan, plot_zero_stages
     memory_wall   plot_growth_trends, plot_measured_roofline, plot_scaling_error, plot_comm_share,
                   plot_goodput
     claims        plot_claim_ratios
@@ -38,6 +43,9 @@ import importlib
 _WHERE = {
     "_style": ("PALETTE", "STYLE", "series_styles", "si_formatter", "style"),
     "hardware": ("plot_roofline", "plot_ridge_points"),
+    "ridge_trend": ("plot_ridge_generations",),
+    "waves": ("plot_wave_efficiency",),
+    "init_scale": ("plot_init_scales",),
     "architecture": (
         "plot_kv_cache_by_variant",
         "plot_decode_ceilings",
@@ -79,11 +87,14 @@ _WHERE = {
         "plot_gemm_efficiency",
     ),
     "plan": ("plot_layout_search",),
+    "decoding": ("plot_decoding_tradeoff",),
     "foundations": (
         "plot_loss_curves",
         "plot_residual_stream",
         "plot_code_lengths",
         "plot_schedules",
+        "plot_step_scan",
+        "plot_zero_stages",
     ),
     "memory_wall": (
         "plot_growth_trends",

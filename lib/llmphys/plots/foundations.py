@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .. import units
 from ._style import (
     LINESTYLES,
     PALETTE,
@@ -210,5 +211,62 @@ def plot_schedules(
         right.xaxis.set_major_formatter(si_formatter(""))
         left.legend(loc="lower center")
         right.legend(loc="upper right")
+        fig.tight_layout()
+    return fig
+
+
+def plot_step_scan(
+    step: Sequence[float], error: Sequence[float], *, best_step: float | None = None
+) -> plt.Figure:
+    """A finite difference's relative error against its step h, both axes logarithmic.
+
+    ``step`` and ``error`` come from ``xent_gradient.step_scan``; ``best_step`` marks the
+    predicted optimum (eps n)^(1/3) with a vertical line.
+    """
+    h, e = np.asarray(step, dtype=float), np.asarray(error, dtype=float)
+    if h.shape != e.shape or h.size < 2:
+        raise ValueError("step and error must be arrays of the same length, at least 2")
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.6))
+        ax.loglog(h, e, color=PALETTE[0], marker="o", markersize=4, label="central difference")
+        if best_step is not None:
+            ax.axvline(
+                best_step,
+                color="0.35",
+                linestyle=":",
+                linewidth=1.0,
+                label="predicted best step, (eps n)^(1/3)",
+            )
+        ax.set_xlabel("finite-difference step h (logit units)")
+        ax.set_ylabel("max relative error against p - y")
+        ax.legend(loc="upper center")
+        fig.tight_layout()
+    return fig
+
+
+def plot_zero_stages(
+    rows: Sequence[Mapping[str, float]], *, hbm_bytes: float, hbm_label: str = "HBM of one GPU"
+) -> plt.Figure:
+    """Stacked bars of model state and activations per GPU (GB) for each ZeRO stage.
+
+    ``rows`` comes from ``zero_memory.zero_stage_memory``; ``hbm_bytes`` draws the memory
+    of one GPU as a horizontal line.
+    """
+    if not rows:
+        raise ValueError("rows must hold at least one ZeRO stage")
+    with style():
+        fig, ax = plt.subplots(figsize=(5.6, 3.6))
+        x = np.arange(len(rows))
+        state = np.array([r["state_bytes"] for r in rows]) / units.GB
+        act = np.array([r["activation_bytes"] for r in rows]) / units.GB
+        ax.bar(x, state, color=PALETTE[0], width=0.6, label="weights, gradients, Adam state")
+        ax.bar(x, act, bottom=state, color=PALETTE[1], width=0.6, label="activations")
+        ax.axhline(
+            hbm_bytes / units.GB, color="0.35", linestyle=":", linewidth=1.0, label=hbm_label
+        )
+        ax.set_xticks(x, [f"stage {int(r['stage'])}" for r in rows])
+        ax.set_xlabel("ZeRO stage")
+        ax.set_ylabel("memory per GPU (GB, decimal)")
+        ax.legend(loc="upper right")
         fig.tight_layout()
     return fig
