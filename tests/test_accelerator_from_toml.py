@@ -4,6 +4,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from llmphys import roofline, specs
 
 L40S = Path(__file__).resolve().parents[1] / "data" / "examples" / "nvidia_l40s.toml"

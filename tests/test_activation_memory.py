@@ -3,6 +3,7 @@ checkpointing that changes the bytes but not the gradients."""
 
 import numpy as np
 import pytest
+
 from llmphys import activation_memory as am
 from llmphys import parallelism, tinylm
 

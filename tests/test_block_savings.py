@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from llmphys import accounting, block_savings as bs, specs
+from llmphys import accounting, specs
+from llmphys import block_savings as bs
 
 
 def test_parallel_block_saves_one_rmsnorm_gain_per_layer_and_that_is_the_recount():

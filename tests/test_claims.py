@@ -16,7 +16,15 @@ import pytest
 
 from llmphys import claims
 from llmphys.claims import (
-    Bound, Case, Check, Claim, Compare, Range, Verdict, assess, half_unit,
+    Bound,
+    Case,
+    Check,
+    Claim,
+    Compare,
+    Range,
+    Verdict,
+    assess,
+    half_unit,
 )
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import claims_perturbation as cp
 import pytest
+
 from llmphys import claims
 from llmphys.claims import Case, Check, Compare, Verdict
 

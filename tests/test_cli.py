@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from llmphys import accounting, cli, kv_cache, specs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from model_variants import variants
 
 from llmphys import norm_placement, tinylm, transformer

@@ -5,10 +5,9 @@ import math
 
 import numpy as np
 import pytest
+import test_data
 
 from llmphys import economics, specs, training, units
-
-import test_data
 
 PRICES = economics.prices()
 ENTRY = dict(value=1.0, unit="USD", kind="published", source="a doc", as_of=datetime.date(2025, 1, 1),

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from llmphys import attention, specs, transformer, units
 from llmphys import flash_attention as fa
 

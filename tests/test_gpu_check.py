@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from llmphys import gpu_record, predict, specs
 
 ROOT = Path(__file__).resolve().parents[1]

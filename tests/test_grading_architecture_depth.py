@@ -6,7 +6,6 @@ The wrong implementations are written here independently of the ones the checks 
 import math
 
 import numpy as np
-
 import pytest
 
 from llmphys import grading

@@ -2,9 +2,8 @@
 and each typical slip gets its own hint. The wrong versions are written here, independently of
 the mistakes the check knows, the way a student would write them."""
 
-import pytest
-
 import numpy as np
+import pytest
 
 from llmphys import accounting, grading, specs
 

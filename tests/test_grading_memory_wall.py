@@ -11,7 +11,6 @@ import pytest
 
 from llmphys import comms, grading, parallelism
 
-
 # --- ZeRO bytes per parameter ---------------------------------------------------------------
 
 def zero_right(stage, n_dp):

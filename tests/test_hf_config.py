@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from llmphys import accounting, hf_config, kv_cache, specs
 
 HERE = Path(__file__).parent / "data" / "hf_configs"

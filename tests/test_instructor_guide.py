@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 import test_data  # the registry's schema tests, reused on the guide's entry
+
 from llmphys import inference, precision, roofline, specs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ def test_example_entry_passes_the_registry_schema_tests(guide_registry, monkeypa
     test_data.test_accelerator_has_provenance(key)
     test_data.test_accelerator_values_are_physically_plausible(key)
     test_data.test_lower_precision_is_never_slower(key)
-    assert test_data.TODAY == datetime.date.today()  # the window the guide states ...
+    assert datetime.date.today() == test_data.TODAY  # the window the guide states ...
     assert "may not lie after the day the tests run" in TEXT  # ... is the one the test applies
 
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from llmphys import kv_cache, linear_recurrence, mixer_costs as mc, specs, units
+from llmphys import kv_cache, linear_recurrence, specs, units
+from llmphys import mixer_costs as mc
 
 
 def test_linear_attention_state_equals_the_kv_cache_of_h_d_over_2g_tokens():

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import pkgutil
-import importlib.util
 import re
 import typing
 from functools import cache

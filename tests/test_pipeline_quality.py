@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from llmphys.pipeline import crawl, extract, quality
+from llmphys.pipeline import crawl, quality
 
 
 @pytest.fixture(scope="module")

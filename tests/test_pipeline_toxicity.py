@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from llmphys.pipeline import crawl, toxicity, words
 
 

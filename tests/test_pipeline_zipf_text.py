@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from llmphys.pipeline import dedup, zipf_text
 
 

@@ -2,10 +2,9 @@
 
 import matplotlib.pyplot as plt
 import pytest
-
-from llmphys import plots, specs
 from plot_checks import assert_units_in_labels
 
+from llmphys import plots, specs
 
 
 def test_plot_roofline_returns_a_labelled_log_log_figure():

@@ -3,10 +3,9 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-from llmphys import kv_cache, moe, plots, specs
 from plot_checks import assert_units_in_labels
 
+from llmphys import kv_cache, moe, plots, specs
 
 
 def _variants():

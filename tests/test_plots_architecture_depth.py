@@ -3,9 +3,9 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from plot_checks import assert_units_in_labels
 
 from llmphys import kv_paging, plots, specs
-from plot_checks import assert_units_in_labels
 
 
 def test_kv_memory_bars_stack_to_100_and_markers_sit_at_the_published_percent(h100):

@@ -2,9 +2,10 @@
 
 import matplotlib.pyplot as plt
 import pytest
+from plot_checks import assert_units_in_labels
+
 from llmphys import specs
 from llmphys.plots import breakdown
-from plot_checks import assert_units_in_labels
 
 
 def test_shares_sum_to_one_and_a_dense_model_has_no_idle_experts():

@@ -4,11 +4,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from plot_checks import assert_units_in_labels
 
-from llmphys import claims, plots  # noqa: E402
-from plot_checks import assert_units_in_labels  # noqa: E402
+from llmphys import claims, plots
 
 
 def test_each_stated_figure_is_one_point_at_its_ratio():

@@ -1,11 +1,10 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-from llmphys import plots
-from llmphys.pipeline import collapse, mixture
 from plot_checks import assert_units_in_labels
 
+from llmphys import plots
+from llmphys.pipeline import mixture
 
 
 def test_every_data_figure_returns_a_labelled_figure():

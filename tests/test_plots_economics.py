@@ -3,10 +3,9 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-from llmphys import batching, plots, specs
 from plot_checks import assert_units_in_labels
 
+from llmphys import batching, plots, specs
 
 
 def test_decode_cost_latency_draws_two_log_log_panels_with_one_line_per_case():

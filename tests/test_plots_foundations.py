@@ -4,10 +4,9 @@ decades, composition into given axes, and clear errors."""
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-from llmphys import plots
 from plot_checks import assert_units_in_labels
 
+from llmphys import plots
 
 
 def test_loss_curves_use_a_log_token_axis_and_draw_every_reference():

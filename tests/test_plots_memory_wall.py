@@ -3,10 +3,9 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-from llmphys import plots, specs
 from plot_checks import assert_units_in_labels
 
+from llmphys import plots, specs
 
 
 def test_growth_trends_draw_one_fit_per_metric():

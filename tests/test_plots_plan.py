@@ -2,8 +2,9 @@
 
 import matplotlib.pyplot as plt
 import pytest
-from llmphys import plots, predict
 from plot_checks import assert_units_in_labels
+
+from llmphys import plots, predict
 
 
 def test_one_point_per_layout_and_the_usable_hbm_line():

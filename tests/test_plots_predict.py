@@ -2,8 +2,9 @@
 
 import matplotlib.pyplot as plt
 import pytest
-from llmphys import plots, predict
 from plot_checks import assert_units_in_labels
+
+from llmphys import plots, predict
 
 
 def test_one_marker_per_run_with_the_diagonal_and_band():

@@ -2,10 +2,9 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
-
-from llmphys import plots, scaling_fit, scaling_laws
 from plot_checks import assert_units_in_labels
 
+from llmphys import plots, scaling_fit, scaling_laws
 
 
 def test_every_scaling_figure_has_units_and_returns_a_figure():

@@ -4,6 +4,7 @@ import struct
 
 import matplotlib.pyplot as plt
 import pytest
+
 from llmphys.plots import _style
 
 
@@ -14,7 +15,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 def test_save_dpi_is_twice_the_figure_dpi_so_a_phone_gets_two_pixels_per_css_pixel():
-    assert _style.SAVE_DPI == 1.5 * _style.STYLE["figure.dpi"]
+    assert 1.5 * _style.STYLE["figure.dpi"] == _style.SAVE_DPI
     assert _style.STYLE["savefig.dpi"] == _style.SAVE_DPI
 
 

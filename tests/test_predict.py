@@ -167,7 +167,7 @@ def test_no_constant_is_tuned_per_run_and_fitting_changes_no_module_state():
     assert not {f for f in fields if "eff" in f or "eta" in f}
     before = predict.default_efficiencies()
     refit = predict.fitted_efficiencies(exclude="maxtext")
-    assert predict.default_efficiencies() == before and predict.GEMM_EFFICIENCY == before.gemm_bf16
+    assert predict.default_efficiencies() == before and before.gemm_bf16 == predict.GEMM_EFFICIENCY
     with pytest.raises(Exception):
         refit.gemm_bf16 = 0.5  # frozen
     s = predict.train_step("llama31_405b", "h100_sxm", **LLAMA)
@@ -176,7 +176,7 @@ def test_no_constant_is_tuned_per_run_and_fitting_changes_no_module_state():
 
 def test_the_stored_constant_is_the_fit_on_every_run():
     assert predict.CALIBRATION_RUNS == ()
-    assert predict.GEMM_EFFICIENCY == pytest.approx(predict.calibrate_gemm_efficiency(), abs=0.005)
+    assert pytest.approx(predict.calibrate_gemm_efficiency(), abs=0.005) == predict.GEMM_EFFICIENCY
 
 
 def test_parts_sum_to_the_step_and_both_mfu_conventions_are_carried():

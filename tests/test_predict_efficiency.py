@@ -7,6 +7,7 @@ digits (0.005).
 import dataclasses
 
 import pytest
+
 from llmphys import predict, specs
 
 E = predict.default_efficiencies()

@@ -4,6 +4,7 @@ Tolerances: closed forms to float rounding (1e-9 relative).
 """
 
 import pytest
+
 from llmphys import accounting, parallelism, predict, specs
 
 KW = dict(tp=8, pp=16, cp=1, dp=128, ep=1, seq_len=8192, micro_batch_size=1, recompute="none",

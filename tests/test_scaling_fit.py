@@ -26,10 +26,10 @@ def test_fitter_recovers_known_parameters_from_synthetic_data(rng):
     clean = sl.loss(truth, n_params=RUNS["n_params"], n_tokens=RUNS["n_tokens"])
     noisy = clean * np.exp(0.001 * rng.standard_normal(clean.size))
     fit = sf.fit_parametric_law(n_params=RUNS["n_params"], n_tokens=RUNS["n_tokens"], loss=noisy)
-    assert fit.E == pytest.approx(1.8, abs=0.005)
+    assert pytest.approx(1.8, abs=0.005) == fit.E
     assert fit.alpha == pytest.approx(0.35, abs=0.005)
     assert fit.beta == pytest.approx(0.36, abs=0.005)
-    assert fit.A == pytest.approx(450.0, rel=0.1) and fit.B == pytest.approx(1800.0, rel=0.1)
+    assert pytest.approx(450.0, rel=0.1) == fit.A and pytest.approx(1800.0, rel=0.1) == fit.B
 
 
 def test_fitter_is_exact_on_noiseless_data():

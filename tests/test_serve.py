@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from llmphys import accounting, inference, kv_cache, predict, specs
 
 S = importlib.import_module("llmphys.predict.serve_model")  # the module; predict.serve is the function

@@ -3,7 +3,6 @@ leave-one-source-out errors."""
 
 import importlib
 
-import pytest
 from llmphys import predict
 
 R = importlib.import_module("llmphys.predict.serving_data")

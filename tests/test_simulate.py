@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+
 from llmphys import predict
 
 M = importlib.import_module("llmphys.predict.simulate")  # the module

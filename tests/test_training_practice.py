@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from llmphys import tinylm, tinylm_train
 from llmphys import training_practice as tp
 
@@ -44,8 +45,8 @@ def test_clipping_caps_the_global_norm_and_leaves_small_gradients_alone(rng):
 
 def test_fp16_flushes_below_two_to_the_minus_24_and_scaling_rescues_it():
     # IEEE 754 binary16: smallest subnormal 2^-24 = 5.96e-8, smallest normal 2^-14, max 65504.
-    assert tp.FP16_SMALLEST_SUBNORMAL == float(np.finfo(np.float16).smallest_subnormal)
-    assert tp.FP16_SMALLEST_NORMAL == float(np.finfo(np.float16).smallest_normal)
+    assert float(np.finfo(np.float16).smallest_subnormal) == tp.FP16_SMALLEST_SUBNORMAL
+    assert float(np.finfo(np.float16).smallest_normal) == tp.FP16_SMALLEST_NORMAL
     g = {"w": np.array([2.0**-26, 2.0**-20, 1e-3, 1.0])}
     out, s = tp.fp16_gradients(g)
     assert out["w"][0] == 0.0 and s["zero_fraction"] == 0.25

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from llmphys import accounting, predict, specs
 
 RUNS = predict.training_runs()

@@ -10,11 +10,9 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from model_variants import variants
 
 from llmphys import accounting, kv_cache, specs, transformer
-
 
 VARIANTS = variants()
 

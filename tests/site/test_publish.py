@@ -12,9 +12,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import make_pdf  # noqa: E402  (puts _ext on the path)
-
 import downloads  # noqa: E402
+import make_pdf  # noqa: E402  (puts _ext on the path)
 
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text("utf-8"))
 JOBS = WORKFLOW["jobs"]
