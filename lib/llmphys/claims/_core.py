@@ -21,11 +21,14 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
+
+from .. import units
 
 __all__ = [
     "APPROX_BAND",
@@ -176,6 +179,18 @@ class Registry:
         return list(self._checks)
 
 
+class _NoteFormatter(string.Formatter):
+    """str.format, plus the format spec ``sci`` for a power of ten (``units.fmt_sci``)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == "sci":
+            return units.fmt_sci(value, digits=None)
+        return super().format_field(value, format_spec)
+
+
+_NOTE_FORMATTER = _NoteFormatter()
+
+
 def fill(text: str, numbers: Mapping[str, Any], *, claim_id: str = "") -> str:
     """Fill each ``{name:fmt}`` field of a note with the named number, formatted (str.format).
 
@@ -183,11 +198,16 @@ def fill(text: str, numbers: Mapping[str, Any], *, claim_id: str = "") -> str:
     would otherwise type 295.3, and the claim's check function returns ``ridge``. A field with
     no number raises a KeyError naming the claim and the numbers there are.
 
+    ``{name:sci}`` writes a power of ten for readers (``units.fmt_sci``: "1 × 10⁻¹²"), never
+    Python's e-notation.
+
     >>> fill("2 + 2 = {four:d}", {"four": 4})
     '2 + 2 = 4'
+    >>> fill("within {tol:sci}", {"tol": 1e-12})
+    'within 1 × 10⁻¹²'
     """
     try:
-        return text.format(**numbers)
+        return _NOTE_FORMATTER.format(text, **numbers)
     except KeyError as exc:
         raise KeyError(
             f"{claim_id or 'note'}: field {exc.args[0]!r} is not among the numbers its "
