@@ -5,14 +5,12 @@ glossary links hit the built glossary is tests/site/test_built_pages.py."""
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import reader_edition as re_ed
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import reader_edition as re_ed
 
 READER = ROOT / "reader" / "chapters"
 

@@ -10,20 +10,17 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-import yaml
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tests"))
 import make_pdf
+import pytest
 import reader_edition as re_ed
+import yaml
 from course_kit import exercises
 
 import llmphys
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PDF = make_pdf.OUT
 CHAPTERS = ["hardware_tour", "01_foundations", "02_data", "03_architecture",

@@ -5,15 +5,13 @@ both notebook editions to the release. (`make lint` validates the file against t
 schema; this checks what it does.)"""
 
 import re
-import sys
 from pathlib import Path
 
+import downloads
+import make_pdf
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import downloads  # noqa: E402
-import make_pdf  # noqa: E402  (puts _ext on the path)
 
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text("utf-8"))
 JOBS = WORKFLOW["jobs"]
