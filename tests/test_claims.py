@@ -168,7 +168,7 @@ def test_ledger_equals_the_chapter_prose(c: Claim):
     values = value if isinstance(value, (tuple, list)) else (value,)
     glued = _glued(stem)
     assert len(values) == len(names)
-    for v, name in zip(values, names):
+    for v, name in zip(values, names, strict=True):
         assert name in glued, f"{c.id}: {stem} glues no {name!r}"
         g, half = glued[name]   # equal at the precision the chapter glued it
         assert abs(float(v) - g * c.glue_scale) <= half * abs(c.glue_scale) * (1 + 1e-9), \

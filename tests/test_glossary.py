@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+import itertools
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
@@ -265,7 +266,7 @@ def test_terms_are_sorted_and_unique():
     dupes = [t for t, n in Counter(_term_key(t) for t in terms).items() if n > 1]
     assert not dupes, dupes
     assert terms == sorted(terms, key=str.casefold), [
-        (a, b) for a, b in zip(terms, terms[1:]) if a.casefold() > b.casefold()]
+        (a, b) for a, b in itertools.pairwise(terms) if a.casefold() > b.casefold()]
 
 
 def test_every_entry_has_one_definition():

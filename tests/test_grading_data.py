@@ -137,7 +137,7 @@ def test_jaccard_division_by_zero_is_reported_with_the_case():
 
 
 def precision_recall(removed, truth):
-    tp = sum(p and t for p, t in zip(removed, truth))
+    tp = sum(p and t for p, t in zip(removed, truth, strict=True))
     precision = tp / sum(removed) if any(removed) else 1.0
     recall = tp / sum(truth) if any(truth) else 1.0
     return precision, recall
@@ -162,7 +162,7 @@ def test_precision_recall_swapped_gets_its_hint():
 
 def test_precision_recall_over_all_pages_gets_its_hint():
     def over_all(removed, truth):
-        tp = sum(p and t for p, t in zip(removed, truth))
+        tp = sum(p and t for p, t in zip(removed, truth, strict=True))
         return tp / len(truth), tp / sum(truth) if any(truth) else 1.0
 
     fb = grading.check_removal_precision_recall(over_all)
@@ -171,7 +171,7 @@ def test_precision_recall_over_all_pages_gets_its_hint():
 
 def test_precision_recall_zero_convention_gets_its_hint():
     def zero_if_empty(removed, truth):
-        tp = sum(p and t for p, t in zip(removed, truth))
+        tp = sum(p and t for p, t in zip(removed, truth, strict=True))
         return (tp / sum(removed) if any(removed) else 0.0, tp / sum(truth) if any(truth) else 0.0)
 
     fb = grading.check_removal_precision_recall(zero_if_empty)

@@ -120,7 +120,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(m)
         for d in sorted(graph.get(m, ())):
             if state.get(d) == 1:
-                return path[path.index(d):] + [d]
+                return [*path[path.index(d):], d]
             if d not in state and (found := visit(d)):
                 return found
         path.pop()

@@ -13,7 +13,7 @@ def sweep():
     res = {}
     for label, truth in (("verbatim", verbatim), ("edited", edited)):
         other = ~(verbatim | edited) | truth   # score each kind of leak against clean pages only
-        res[label] = decontam.sweep([t for t, o in zip(texts, other) if o], list(c.benchmark),
+        res[label] = decontam.sweep([t for t, o in zip(texts, other, strict=True) if o], list(c.benchmark),
                                     truth[other], [3, 8, 13, 50])
     return res
 

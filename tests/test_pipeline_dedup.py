@@ -47,7 +47,7 @@ def test_signatures_equal_datasketch_affine32_on_the_same_inputs(corpus):
 
 
 def test_candidate_pairs_equal_datasketch_lsh_on_the_same_signatures(corpus):
-    _, flat, off, perms, sig = corpus
+    _, _flat, off, perms, sig = corpus
     lsh = MinHashLSH(num_perm=112, params=(14, 8))
     hashes = {}
     for i in np.flatnonzero(np.diff(off) > 0):
@@ -66,7 +66,7 @@ def test_best_bands_agree_with_datasketch(threshold):
 
 
 def test_every_copy_of_a_page_becomes_a_candidate(corpus):
-    texts, flat, off, perms, sig = corpus
+    texts, _flat, _off, _perms, sig = corpus
     pairs = {tuple(p) for p in dedup.candidate_pairs(sig, n_bands=14, n_rows=8).tolist()}
     same = [(i, j) for i in range(len(texts)) for j in range(i + 1, len(texts))
             if texts[i] == texts[j] and texts[i]]

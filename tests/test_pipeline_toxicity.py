@@ -46,7 +46,7 @@ def test_planted_pages_carry_the_planted_rate():
     rng = np.random.default_rng(0)
     pages = [" ".join(crawl.sample_words("en", 400, rng)) for _ in range(200)]
     out, toxic = toxicity.plant_toxicity(pages, rng=rng, share=0.5, rate=0.02)
-    rate = toxicity.hits([t for t, x in zip(out, toxic) if x]).mean() / 400
+    rate = toxicity.hits([t for t, x in zip(out, toxic, strict=True) if x]).mean() / 400
     q = toxicity.listed_share("en")
     # expected share: 0.02 planted + (1 - 0.02) q natural, within 10%
     assert rate == pytest.approx(0.02 + 0.98 * q, rel=0.1)

@@ -21,7 +21,7 @@ def test_kv_memory_bars_stack_to_100_and_markers_sit_at_the_published_percent(h1
     for p in left.patches:
         widths[round(p.get_y(), 3)] = widths.get(round(p.get_y(), 3), 0) + p.get_width()
     assert all(w == pytest.approx(100.0) for w in widths.values())
-    marker = [ln for ln in left.lines if ln.get_marker() == "D"][0]
+    marker = next(ln for ln in left.lines if ln.get_marker() == "D")
     assert marker.get_xdata()[0] == pytest.approx(96.3)
     assert_units_in_labels(fig)
     plt.close(fig)

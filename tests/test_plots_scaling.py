@@ -30,7 +30,7 @@ def test_isoflop_curves_are_log_x_and_mark_the_optimum():
     fig = plots.plot_isoflop_curves(law, [1e21])
     ax = fig.axes[0]
     assert ax.get_xscale() == "log"
-    marker = [ln for ln in ax.lines if ln.get_marker() == "o"][0]
+    marker = next(ln for ln in ax.lines if ln.get_marker() == "o")
     opt = scaling_laws.compute_optimal(law, train_flop=1e21)
     assert marker.get_xdata()[0] == opt["n_params"]
     plt.close(fig)

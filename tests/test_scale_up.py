@@ -56,7 +56,7 @@ def test_one_nvl72_rack_bounds_an_fp8_model_near_seven_trillion_parameters():
 def test_pipelining_divides_weights_but_not_kv_latency_or_throughput(h100):
     runs = [scale_up.pipelined_decode(LLAMA, h100, n_stages=s, chips_per_stage=8, batch_size=32,
                                       context_tokens=8192) for s in (1, 2, 4)]
-    for s, r in zip((1, 2, 4), runs):
+    for s, r in zip((1, 2, 4), runs, strict=True):
         assert r["weight_bytes_per_chip"] == pytest.approx(runs[0]["weight_bytes_per_chip"] / s)
         for k in ("kv_bytes_per_chip", "token_latency_s", "tokens_per_s_per_chip"):
             assert r[k] == pytest.approx(runs[0][k], rel=1e-12)

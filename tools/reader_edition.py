@@ -244,7 +244,7 @@ def _split_names(value: str) -> list[str]:
         elif depth == 0:
             names.append(value[start:m.start()])
             start = m.end()
-    return [n.strip() for n in names + [value[start:]] if n.strip()]
+    return [n.strip() for n in [*names, value[start:]] if n.strip()]
 
 
 def last_name(name: str) -> str:

@@ -31,7 +31,8 @@ def main() -> None:
         print(claims.ledger_markdown(rows))
         print()
         # one note per line, so that a diff names the claim whose note moved; the call apart
-        for a, block in zip(rows, re.split(r"\n\n(?=<a href)", claims.details_markdown(rows))):
+        for a, block in zip(rows, re.split(r"\n\n(?=<a href)", claims.details_markdown(rows)),
+                            strict=True):
             print(CALL.sub("", block.replace("\n: ", " : ")))
             print(f"    call {a.claim.id}: {_call(a.claim)}")
 
