@@ -140,7 +140,8 @@ _IN_BUILD = False
 
 
 @contextmanager
-def _patched(*, target: Input | None = None, factor: float | None = 1.0, reads: set[Input] | None = None):
+def _patched(*, target: Input | None = None, factor: float | None = 1.0,
+             reads: set[Input] | None = None):
     """Load the data afresh, optionally with ``target`` scaled by ``factor`` and reads recorded."""
     origins: dict[int, tuple[str, tuple]] = {}
     classes: dict[type, Any] = {}
@@ -254,7 +255,8 @@ def outcome(c: Claim) -> Outcome | None:
         targets = (g.target,) * len(values) if isinstance(g.target, str) else g.target
         if len(targets) != len(values):
             return None
-        return a.verdict, tuple(replace(g, target=t).grade(v) for v, t in zip(values, targets, strict=True))
+        return a.verdict, tuple(replace(g, target=t).grade(v)
+                                for v, t in zip(values, targets, strict=True))
     return a.verdict, tuple(g.grade(v) for v in values)
 
 

@@ -28,12 +28,12 @@ Matching rules for "first use", applied to the markdown cells of every chapter n
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-import itertools
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"

@@ -50,7 +50,8 @@ def test_s_curve_typical_mistakes_get_their_hint(wrong, hint):
 
 
 def test_s_curve_factor_two_is_named():
-    fb = grading.check_lsh_candidate_probability(lambda s, n_bands, n_rows: 2 * s_curve(s, n_bands, n_rows))
+    fb = grading.check_lsh_candidate_probability(
+        lambda s, n_bands, n_rows: 2 * s_curve(s, n_bands, n_rows))
     assert not fb.passed and "factor of 2" in fb.message
 
 

@@ -151,7 +151,8 @@ def test_the_graph_reader_sees_relative_absolute_and_deferred_imports(tmp_path):
     for f in ("__init__.py", "a.py", "b.py", "sub/__init__.py"):
         (pkg / f).write_text("")
     (pkg / "a.py").write_text("from . import b\n")
-    (pkg / "sub" / "c.py").write_text("def f():\n    from .. import a\n    from llmphys.sub import d\n")
+    (pkg / "sub" / "c.py").write_text("def f():\n    from .. import a\n"
+                                      "    from llmphys.sub import d\n")
     (pkg / "sub" / "d.py").write_text("import llmphys.sub.c\n")
     g = import_graph(pkg)
     assert g["a"] == {"b"} and g["sub.c"] == {"a", "sub.d"} and g["sub.d"] == {"sub.c"}

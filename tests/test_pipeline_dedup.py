@@ -19,7 +19,8 @@ def test_fineweb_setting_gives_threshold_072_and_92_percent_at_080():
     # Penedo et al. 2024: 14 bands of 8 hashes; (1/14)^(1/8) = 0.7190; 1-(1-0.8^8)^14 = 0.9235.
     assert dedup.lsh_threshold(n_bands=14, n_rows=8) == pytest.approx(0.7190, abs=1e-4)
     assert dedup.s_curve(0.8, n_bands=14, n_rows=8) == pytest.approx(0.9235, abs=1e-4)
-    assert dedup.s_curve(0.0, n_bands=3, n_rows=2) == 0 and dedup.s_curve(1.0, n_bands=3, n_rows=2) == 1
+    assert dedup.s_curve(0.0, n_bands=3, n_rows=2) == 0
+    assert dedup.s_curve(1.0, n_bands=3, n_rows=2) == 1
 
 
 def test_minhash_estimates_converge_to_exact_jaccard_within_the_standard_error():

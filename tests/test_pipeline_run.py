@@ -1,8 +1,9 @@
+import itertools
+
 import numpy as np
 import pytest
 
 from llmphys.pipeline import crawl, run
-import itertools
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,8 @@ def test_mixer_costs_has_two_log_log_panels_one_line_per_mixer():
     ctx = np.array([1024.0, 8192.0])
     fig = plots.plot_mixer_costs(mixer_costs.mixer_study(specs.model("mixtral_8x7b"), contexts=ctx),
                                  ctx, model_label="Mixtral")
-    assert len(fig.axes) == 2 and all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
+    assert len(fig.axes) == 2
+    assert all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
     assert_units_in_labels(fig)
     plt.close(fig)
 

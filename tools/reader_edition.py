@@ -360,7 +360,8 @@ def _split_target(content: str) -> tuple[str | None, str]:
 def format_plain_text(text: str, fmt_spec: str) -> str:
     """A glued ``text/plain`` value formatted as myst-nb's ``{glue:text}`` formats it.
 
-    >>> format_plain_text("0.25", ".0%"), format_plain_text("'4 GB'", ""), format_plain_text("12", ",d")
+    >>> (format_plain_text("0.25", ".0%"), format_plain_text("'4 GB'", ""),
+    ...  format_plain_text("12", ",d"))
     ('25%', '4 GB', '12')
     """
     try:
@@ -725,7 +726,8 @@ def reader_notebook(index: Index, doc: str, *, student: bool = False) -> dict[st
                     note += f" *Questions or corrections: [discuss this page]({href}).*"
                 text, found = RUN_LINE.subn(note, text, count=1)
                 if not found:
-                    raise ctx.fail("the first cell has no '*Run this chapter:*' (or appendix) line to replace")
+                    raise ctx.fail("the first cell has no '*Run this chapter:*' (or appendix) "
+                                   "line to replace")
             cells.append(_md_cell(cell["id"], markdown_cell(ctx, text)))
             continue
         if cell["cell_type"] != "code":

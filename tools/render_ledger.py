@@ -1,4 +1,5 @@
-"""Print the claims ledger as the ledger page renders it: verdict counts, every table row, every note.
+"""Print the claims ledger as the ledger page renders it: verdict counts, every table row, every
+note.
 
 The guard for changes to the ledger's machinery: render before and after, and diff. Only the
 "Call:" lines may differ when the mechanism changes and no verdict is meant to move.

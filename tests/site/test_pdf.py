@@ -129,7 +129,8 @@ def test_glued_numbers_are_in_the_text(pages, chapter_pages, stem):
     missing = [v for v in values if v not in text]
     # Every glued number of the prose is printed; a few sit in a caption or table that
     # pdftotext splits across lines, hence 95%, not 100%.
-    assert len(missing) <= 0.05 * len(values), f"{stem}: {len(missing)} of {len(values)}: {missing[:8]}"
+    assert len(missing) <= 0.05 * len(values), (
+        f"{stem}: {len(missing)} of {len(values)}: {missing[:8]}")
 
 
 def test_solutions_are_omitted(pages):
