@@ -116,7 +116,7 @@ class _Tracked(dict):
         self._file, self._path, self._reads = file, path, reads
 
     def _wrap(self, key: Any, value: Any) -> Any:
-        path = self._path + (key,)
+        path = (*self._path, key)
         if isinstance(value, dict):
             return _Tracked(value, self._file, path, self._reads)
         if (_numeric(value) or isinstance(value, list)) and not _IN_BUILD:
@@ -140,7 +140,8 @@ _IN_BUILD = False
 
 
 @contextmanager
-def _patched(*, target: Input | None = None, factor: float | None = 1.0, reads: set[Input] | None = None):
+def _patched(*, target: Input | None = None, factor: float | None = 1.0,
+             reads: set[Input] | None = None):
     """Load the data afresh, optionally with ``target`` scaled by ``factor`` and reads recorded."""
     origins: dict[int, tuple[str, tuple]] = {}
     classes: dict[type, Any] = {}
@@ -254,7 +255,8 @@ def outcome(c: Claim) -> Outcome | None:
         targets = (g.target,) * len(values) if isinstance(g.target, str) else g.target
         if len(targets) != len(values):
             return None
-        return a.verdict, tuple(replace(g, target=t).grade(v) for v, t in zip(values, targets))
+        return a.verdict, tuple(replace(g, target=t).grade(v)
+                                for v, t in zip(values, targets, strict=True))
     return a.verdict, tuple(g.grade(v) for v in values)
 
 

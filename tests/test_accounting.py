@@ -133,7 +133,8 @@ def test_at_the_rival_context_attention_equals_the_weight_flop(key):
 
 
 def test_sliding_window_means_attention_never_rivals_the_weights():
-    assert accounting.attention_rivals_params_context_tokens(specs.model("mistral_7b")) == float("inf")
+    mistral = specs.model("mistral_7b")
+    assert accounting.attention_rivals_params_context_tokens(mistral) == float("inf")
 
 
 def test_matmul_parts_of_the_breakdown_are_the_forward_flop():
@@ -157,7 +158,8 @@ def test_llama2_7b_width_is_eight_thirds_d_rounded_up_to_256():
     m = specs.model("llama2_7b")
     assert -(-accounting.swiglu_matched_d_ff(m.d_model) // 256) * 256 == m.d_ff
     # parameter match with a 4d GELU MLP: 3 d (8d/3) = 8 d^2
-    assert 3 * m.d_model * accounting.swiglu_matched_d_ff(m.d_model) == pytest.approx(8 * m.d_model**2)
+    assert (3 * m.d_model * accounting.swiglu_matched_d_ff(m.d_model)
+            == pytest.approx(8 * m.d_model**2))
 
 
 def test_layernorm_costs_one_extra_vector_per_norm():

@@ -2,12 +2,11 @@
 
 import importlib
 import inspect
-import sys
 from pathlib import Path
 
+import api_reference
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import api_reference  # noqa: E402
 
 
 def test_the_page_is_current():

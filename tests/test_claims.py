@@ -6,6 +6,7 @@ the two cannot drift apart.
 """
 
 import ast
+import contextlib
 import json
 import re
 import tomllib
@@ -64,10 +65,8 @@ def _glued(stem: str) -> dict[str, tuple[float, float]]:
             sb = o.get("metadata", {}).get("scrapbook")
             if sb:
                 text = o["data"].get(sb["mime_prefix"] + "text/plain", "")
-                try:
+                with contextlib.suppress(ValueError):
                     out[sb["name"]] = (float(text), _glued_half_unit(text))
-                except ValueError:
-                    pass
     return out
 
 
@@ -126,7 +125,8 @@ def test_notes_fill_without_missing_or_unused_numbers(c: Claim):
     a = assess(c)
     fields = claims.note_fields(c.note) | claims.note_fields(c.assumptions)
     assert fields <= set(a.numbers), f"{c.id}: no number for {sorted(fields - set(a.numbers))}"
-    assert set(a.numbers) <= fields, f"{c.id}: numbers no note quotes: {sorted(set(a.numbers) - fields)}"
+    assert set(a.numbers) <= fields, (
+        f"{c.id}: numbers no note quotes: {sorted(set(a.numbers) - fields)}")
     for text in (c.note, c.assumptions):
         filled = a.filled(text)
         assert "{" not in filled and "}" not in filled, (c.id, filled)
@@ -168,7 +168,7 @@ def test_ledger_equals_the_chapter_prose(c: Claim):
     values = value if isinstance(value, (tuple, list)) else (value,)
     glued = _glued(stem)
     assert len(values) == len(names)
-    for v, name in zip(values, names):
+    for v, name in zip(values, names, strict=True):
         assert name in glued, f"{c.id}: {stem} glues no {name!r}"
         g, half = glued[name]   # equal at the precision the chapter glued it
         assert abs(float(v) - g * c.glue_scale) <= half * abs(c.glue_scale) * (1 + 1e-9), \
@@ -236,7 +236,7 @@ def test_unknown_names_are_explained():
         claims.claim("Z99")
     with pytest.raises(KeyError, match="known"):
         claims.claims("nonexistent.txt")
-    with pytest.raises(KeyError, match="M01.*'ridge'"):
+    with pytest.raises(KeyError, match=r"M01.*'ridge'"):
         claims.fill("{ridge:.1f}", {"peak": 1.0}, claim_id="M01")
 
 

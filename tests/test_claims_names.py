@@ -132,7 +132,8 @@ def test_every_name_a_check_binds_says_what_it_holds(module):
 @pytest.mark.parametrize(
     ("source", "complaint"),
     [
-        ("def m99():\n    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(m, n_tokens=128000)", "counter"),
+        ("def m99():\n"
+         "    kv_bytes_128000_2 = kv_cache.kv_cache_bytes(m, n_tokens=128000)", "counter"),
         ("def m99():\n    x_bytes = a_bytes / units.GB", "_gb"),
         ("def m99():\n    rack_floor_ms_dsv3 = 20 / rack_floor_ms(m)", "inside"),
         ("def m99():\n    kv_bytes = kv_cache_bytes(m) / hbm_bytes", "ratio"),

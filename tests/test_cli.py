@@ -314,8 +314,9 @@ COST_SERVE = ("cost", "serve", "llama3_70b", "h100_sxm", "--chips", "8", "--tp",
     ((*PLAN_SERVE, "--rate", "-1"), r"--rate: must be a number > 0"),
     ((*PLAN_SERVE, "--rate", "100", "--weights", "fp3"), r"--weights: 'fp3': each must be one of"),
     (("plan", "serve", "llama3_70b", "--chip", "tpu_v4", "--rate", "1", "--input", "100",
-      "--output", "100"), r"--chip='tpu_v4' has no rental price in prices.toml \[gpu_hour_usd\]; priced "
-                          r"chips: .*h100_sxm"),
+      "--output", "100"),
+     r"--chip='tpu_v4' has no rental price in prices.toml \[gpu_hour_usd\]; priced "
+     r"chips: .*h100_sxm"),
     (("cost", "train", "llama3_8b", "h100_sxm", "--chips", "8", "--seq-len", "4096",
       "--batch-tokens", str(64 * 4096)), r"the following arguments are required: --tokens"),
     ((*COST_SERVE, "--tp", "3"), r"--tp 3: the model's 64 query heads"),

@@ -21,7 +21,8 @@ def test_besiroglu_fit_is_compute_optimal_near_twenty_tokens_per_parameter():
 def test_hoffmann_fit_puts_its_own_optimum_far_above_twenty():
     # The published eq. 10 constants give ~80-120 tokens/param: the inconsistency
     # Besiroglu et al. report, and the reason the book uses their refit.
-    r = cs.lifetime_optimum(target_loss=2.0, inference_tokens=0.0, fit=scaling_laws.parametric_law("hoffmann2022"))
+    r = cs.lifetime_optimum(target_loss=2.0, inference_tokens=0.0,
+                            fit=scaling_laws.parametric_law("hoffmann2022"))
     assert r["tokens_per_param"] > 60
 
 
@@ -67,7 +68,8 @@ def test_cost_minimising_shares_match_a_brute_force_search():
     e = np.array([0.5, 0.3, 0.2])
     grid = np.linspace(0.01, 0.98, 98)
     best = max(((a, b) for a in grid for b in grid if a + b < 0.995),
-                key=lambda s: e[0] * np.log(s[0]) + e[1] * np.log(s[1]) + e[2] * np.log(1 - s[0] - s[1]))
+                key=lambda s: (e[0] * np.log(s[0]) + e[1] * np.log(s[1])
+                               + e[2] * np.log(1 - s[0] - s[1])))
     np.testing.assert_allclose(best, cs.cost_minimising_shares(e)[:2], atol=0.011)  # grid step 0.01
 
 

@@ -2,12 +2,9 @@
 the rubrics give now, and it places every exercise of every chapter exactly once."""
 
 import re
-import sys
 
-from course_kit import MINIMUM, ROOT, TIERS, exercises
-
-sys.path.insert(0, str(ROOT / "tools"))
 import course_map
+from course_kit import MINIMUM, TIERS, exercises
 
 TEXT = course_map.GUIDE.read_text(encoding="utf-8")
 BLOCK = TEXT.split(course_map.START, 1)[1].split(course_map.END, 1)[0]

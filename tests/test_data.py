@@ -82,7 +82,8 @@ def test_a100_integer_peaks_double_per_halving_of_width():
     assert roofline.ridge_point(a100, "int4") == pytest.approx(1248e12 / 2.039e12)
 
 
-@pytest.mark.parametrize("key", [k for k in ACCS if k.startswith(("h100", "h200", "b200", "gb200"))])
+@pytest.mark.parametrize("key", [k for k in ACCS
+                                 if k.startswith(("h100", "h200", "b200", "gb200"))])
 def test_hopper_and_blackwell_have_no_int4_and_int8_no_faster_than_fp8(key):
     # NVIDIA dropped INT4 tensor math after Ampere; Hopper's INT8 peak equals its FP8 peak.
     a = ACCS[key]

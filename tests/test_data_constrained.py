@@ -7,7 +7,8 @@ from llmphys import data_constrained as dc
 def test_constants_are_muennighoffs():
     # Paper: R*_D = 15.4, R*_N = 5.3 (sec. 3); the repository gives more digits.
     c = dc.repetition_constants()
-    assert c.r_d_star == pytest.approx(15.4, abs=0.05) and c.r_n_star == pytest.approx(5.3, abs=0.05)
+    assert c.r_d_star == pytest.approx(15.4, abs=0.05)
+    assert c.r_n_star == pytest.approx(5.3, abs=0.05)
 
 
 def test_loss_reproduces_the_values_pinned_in_their_readme():

@@ -30,7 +30,8 @@ def test_top_k_keeps_k_largest_renormalised():
 
 def test_top_p_keeps_smallest_prefix_reaching_p():
     # 0.5 + 0.25 < 0.8 <= 0.9: three tokens; 0.5 < 0.7 <= 0.75: two.
-    assert np.allclose(decoding.next_token_probs(Z, top_p=0.8), np.array([0.5, 0.25, 0.15, 0]) / 0.9)
+    assert np.allclose(decoding.next_token_probs(Z, top_p=0.8),
+                       np.array([0.5, 0.25, 0.15, 0]) / 0.9)
     assert np.allclose(decoding.next_token_probs(Z, top_p=0.7), np.array([0.5, 0.25, 0, 0]) / 0.75)
     assert np.allclose(decoding.next_token_probs(Z, top_p=1.0), P)
 
@@ -54,13 +55,14 @@ def test_beam_search_matches_brute_force_for_a_wide_beam_and_beats_greedy():
     trans = np.exp(_markov_logits(np.arange(3)[:, None]))
     for row, start in enumerate((0, 2)):
         best = max(itertools.product(range(3), repeat=4),
-                   key=lambda s: sum(math.log(trans[a, b]) for a, b in zip((start,) + s, s)))
-        exact = sum(math.log(trans[a, b]) for a, b in zip((start,) + best, best))
+                   key=lambda s: sum(math.log(trans[a, b])
+                                     for a, b in itertools.pairwise((start, *s))))
+        exact = sum(math.log(trans[a, b]) for a, b in itertools.pairwise((start, *best)))
         toks, score = decoding.beam_search(_markov_logits, prompt, n_new=4, beam_width=9)
         assert tuple(toks[row, 1:]) == best and score[row] == pytest.approx(exact)
     greedy = decoding.generate(_markov_logits, prompt, n_new=4, rng=np.random.default_rng(0),
                                temperature=0.0)
-    g_score = [sum(math.log(trans[a, b]) for a, b in zip(r[:-1], r[1:])) for r in greedy]
+    g_score = [sum(math.log(trans[a, b]) for a, b in itertools.pairwise(r)) for r in greedy]
     _, b_score = decoding.beam_search(_markov_logits, prompt, n_new=4, beam_width=2)
     assert all(b >= g - 1e-12 for b, g in zip(b_score, g_score, strict=True))
 

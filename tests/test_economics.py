@@ -10,8 +10,8 @@ import test_data
 from llmphys import economics, specs, training, units
 
 PRICES = economics.prices()
-ENTRY = dict(value=1.0, unit="USD", kind="published", source="a doc", as_of=datetime.date(2025, 1, 1),
-             note="")
+ENTRY = dict(value=1.0, unit="USD", kind="published", source="a doc",
+             as_of=datetime.date(2025, 1, 1), note="")
 
 
 @pytest.mark.parametrize("key", PRICES)
@@ -26,9 +26,9 @@ def test_every_price_has_provenance_and_a_consistent_range(key):
 
 
 def test_loader_rejects_unknown_and_missing_fields():
-    with pytest.raises(ValueError, match="unknown field.*colour"):
+    with pytest.raises(ValueError, match=r"unknown field.*colour"):
         economics._walk({"g": {"x": {**ENTRY, "colour": "red"}}}, (), {})
-    with pytest.raises(ValueError, match="missing required.*source"):
+    with pytest.raises(ValueError, match=r"missing required.*source"):
         economics._walk({"g": {"x": {k: v for k, v in ENTRY.items() if k != "source"}}}, (), {})
     with pytest.raises(ValueError, match="kind"):
         economics._walk({"x": {**ENTRY, "kind": "rumour"}}, (), {})
@@ -40,7 +40,9 @@ def test_loader_rejects_unknown_and_missing_fields():
 
 @pytest.mark.parametrize("provider", ["deepseek_v3", "claude_sonnet_4", "gpt_4o"])
 def test_api_prices_order_cached_below_input_below_output(provider):
-    g = lambda part: PRICES[f"api_usd_per_mtok.{provider}.{part}"].value
+    def g(part):
+        return PRICES[f"api_usd_per_mtok.{provider}.{part}"].value
+
     assert g("cached_input") < g("input") < g("output")
 
 
@@ -55,8 +57,9 @@ def test_llama_405b_mfu_from_gpu_hours_is_below_its_reported_running_mfu():
     # 3.8e25 FLOP over 30.84M H100-hours is ~35% of the BF16 peak; the paper reports 38-43%
     # while running. GPU-hours include restarts and stalls, so the implied figure is lower.
     h100 = specs.accelerator("h100_sxm")
-    mfu = training.model_flop_utilization(3.8e25, time_s=PRICES["training_gpu_hours.llama31_405b"].value
-                                          * units.HOUR, n_chips=1, peak_flop_per_s=h100.peak_bf16_flop_per_s)
+    mfu = training.model_flop_utilization(
+        3.8e25, time_s=PRICES["training_gpu_hours.llama31_405b"].value * units.HOUR, n_chips=1,
+        peak_flop_per_s=h100.peak_bf16_flop_per_s)
     lo, _ = PRICES["reported_mfu.llama31_405b"].range
     assert 0.30 < mfu < lo
 
@@ -81,15 +84,18 @@ def test_depreciation_exceeds_electricity_across_the_recorded_ranges():
     # The series' claim, checked at the corners of the ranges in prices.toml.
     cap, pw, kwh, pue = (PRICES[k] for k in ("capex_usd_per_gpu.h100_sxm",
                                              "system_power_w_per_gpu.h100_sxm",
-                                             "electricity_usd_per_kwh.us_industrial", "pue.ai_datacentre"))
+                                             "electricity_usd_per_kwh.us_industrial",
+                                             "pue.ai_datacentre"))
     worst = economics.usd_per_gpu_hour_owned(capex_usd=cap.range[0], life_years=6, utilization=1.0,
-                                             power_w=pw.value, pue=pue.range[1], usd_per_kwh=kwh.range[1])
+                                             power_w=pw.value, pue=pue.range[1],
+                                             usd_per_kwh=kwh.range[1])
     assert worst["capital"] > worst["energy"]
 
 
 def test_earning_power_halves_every_doubling_time_and_life_is_where_it_meets_opex():
     assert economics.earning_power_fraction(2.5, doubling_years=2.5) == pytest.approx(0.5)
-    life = economics.economic_life_years(usd_per_hour_new=3.0, opex_usd_per_hour=0.3, doubling_years=2.5)
+    life = economics.economic_life_years(usd_per_hour_new=3.0, opex_usd_per_hour=0.3,
+                                         doubling_years=2.5)
     assert 3.0 * economics.earning_power_fraction(life, doubling_years=2.5) == pytest.approx(0.3)
     assert economics.economic_life_years(usd_per_hour_new=0.2, opex_usd_per_hour=0.3,
                                          doubling_years=2.5) == 0.0
@@ -108,7 +114,8 @@ def test_remaining_value_matches_numerical_integration(rate):
         got = economics.remaining_value_fraction(age, opex_fraction=o, doubling_years=d,
                                                  discount_rate_per_year=rate)
         assert got == pytest.approx(v(age) / v(0.0), rel=1e-6)
-    assert economics.remaining_value_fraction(life, opex_fraction=o, doubling_years=d) == pytest.approx(0.0, abs=1e-12)
+    assert economics.remaining_value_fraction(life, opex_fraction=o, doubling_years=d) == (
+        pytest.approx(0.0, abs=1e-12))
 
 
 def test_usd_per_million_tokens_arithmetic():

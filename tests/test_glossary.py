@@ -28,6 +28,7 @@ Matching rules for "first use", applied to the markdown cells of every chapter n
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -265,7 +266,7 @@ def test_terms_are_sorted_and_unique():
     dupes = [t for t, n in Counter(_term_key(t) for t in terms).items() if n > 1]
     assert not dupes, dupes
     assert terms == sorted(terms, key=str.casefold), [
-        (a, b) for a, b in zip(terms, terms[1:]) if a.casefold() > b.casefold()]
+        (a, b) for a, b in itertools.pairwise(terms) if a.casefold() > b.casefold()]
 
 
 def test_every_entry_has_one_definition():

@@ -72,7 +72,8 @@ def test_glued_prose_has_no_e_notation_and_separates_thousands(stem):
             for m in ROLE.finditer("".join(cell["source"])):
                 name, fmt = m.group(1), m.group(2) or ""
                 if name in values:
-                    bad += [f"cell {i} {name}:{fmt}: {p}" for p in problems(render(values[name], fmt))]
+                    bad += [f"cell {i} {name}:{fmt}: {p}"
+                            for p in problems(render(values[name], fmt))]
         else:
             for o in cell.get("outputs", []):
                 table = o.get("data", {}).get("text/markdown")

@@ -26,13 +26,13 @@ def test_kv_reference_and_right_answer_pass():
 
 
 @pytest.mark.parametrize("wrong, hint", [
-    (lambda l, h, g, c, b: l * g * c * b, "did you count both K and V?"),
-    (lambda l, h, g, c, b: 2 * l * h * c * b, "you counted query heads"),
-    (lambda l, h, g, c, b: 2 * g * c * b, "every one of the n_layers layers"),
-    (lambda l, h, g, c, b: kv_right(l, h, g, c, b) / 2**30, "not GiB"),
-    (lambda l, h, g, c, b: kv_right(l, h, g, c, b) / 1e9, "asked in base units"),
-    (lambda l, h, g, c, b: 8 * kv_right(l, h, g, c, b), "bits where bytes"),
-    (lambda l, h, g, c, b: 2 * l * g * c * round(b), "do not round it"),
+    (lambda n_layers, h, g, c, b: n_layers * g * c * b, "did you count both K and V?"),
+    (lambda n_layers, h, g, c, b: 2 * n_layers * h * c * b, "you counted query heads"),
+    (lambda n_layers, h, g, c, b: 2 * g * c * b, "every one of the n_layers layers"),
+    (lambda n_layers, h, g, c, b: kv_right(n_layers, h, g, c, b) / 2**30, "not GiB"),
+    (lambda n_layers, h, g, c, b: kv_right(n_layers, h, g, c, b) / 1e9, "asked in base units"),
+    (lambda n_layers, h, g, c, b: 8 * kv_right(n_layers, h, g, c, b), "bits where bytes"),
+    (lambda n_layers, h, g, c, b: 2 * n_layers * g * c * round(b), "do not round it"),
 ])
 def test_kv_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_kv_bytes_per_token(wrong)
@@ -40,7 +40,8 @@ def test_kv_typical_mistakes_get_their_hint(wrong, hint):
 
 
 def test_kv_gib_hint_names_the_prefix():
-    fb = grading.check_kv_bytes_per_token(lambda l, h, g, c, b: kv_right(l, h, g, c, b) / units.GiB)
+    fb = grading.check_kv_bytes_per_token(
+        lambda n_layers, h, g, c, b: kv_right(n_layers, h, g, c, b) / units.GiB)
     assert "2^30" in fb.message
 
 

@@ -56,7 +56,8 @@ def test_dropped_reference_and_right_answer_pass():
 
 @pytest.mark.parametrize("wrong, hint", [
     (lambda ids, e, c: sum(max(0, ids.count(x) - c) for x in range(e)), "number of dropped"),
-    (lambda ids, e, c: sum(max(0, ids.count(x) - c + 1) for x in range(e)) / len(ids), "off by one"),
+    (lambda ids, e, c: sum(max(0, ids.count(x) - c + 1) for x in range(e)) / len(ids),
+     "off by one"),
     (lambda ids, e, c: max(0, len(ids) - e * c) / len(ids), "per expert"),
 ])
 def test_dropped_typical_mistakes_get_their_hint(wrong, hint):
@@ -95,7 +96,8 @@ def _linear_wrong(q, k, v, decay, mode):
     ("nodecay", "decay is missing"),
 ])
 def test_linear_typical_mistakes_get_their_hint(mode, hint):
-    fb = grading.check_linear_attention_recurrent(lambda q, k, v, a: _linear_wrong(q, k, v, a, mode))
+    fb = grading.check_linear_attention_recurrent(
+        lambda q, k, v, a: _linear_wrong(q, k, v, a, mode))
     assert not fb.passed and hint in fb.message, fb.message
 
 

@@ -11,7 +11,7 @@ def kv_bytes(layers, kv_heads, head_dim, tokens, bytes_per_element):
 
 
 CASES = [Case(args=(80, 8, 128, t, 2)) for t in (1, 4096, 131_072)]
-FORGOT_V = Mistake(implementation=lambda l, h, d, t, b: l * h * d * t * b,
+FORGOT_V = Mistake(implementation=lambda layers, h, d, t, b: layers * h * d * t * b,
                    message="did you count both K and V?")
 
 
@@ -26,18 +26,18 @@ def test_reference_passes():
 
 
 def test_named_mistake_wins_over_generic_factor():
-    fb = check(lambda l, h, d, t, b: l * h * d * t * b, mistakes=[FORGOT_V])
+    fb = check(lambda layers, h, d, t, b: layers * h * d * t * b, mistakes=[FORGOT_V])
     assert not fb.passed and "did you count both K and V?" in fb.message
 
 
 def test_factor_two_without_mistake():
-    fb = check(lambda l, h, d, t, b: l * h * d * t * b)
+    fb = check(lambda layers, h, d, t, b: layers * h * d * t * b)
     assert "off by a factor of 2" in fb.message and "0 of 3 cases match" in fb.message
 
 
 def test_gib_where_gb():
-    def in_gib(l, h, d, t, b):
-        return kv_bytes(l, h, d, t, b) / units.GiB
+    def in_gib(layers, h, d, t, b):
+        return kv_bytes(layers, h, d, t, b) / units.GiB
 
     fb = check_function(in_gib, exercise="demo", cases=CASES,
                         reference=lambda *a: kv_bytes(*a) / units.GB)
@@ -45,7 +45,7 @@ def test_gib_where_gb():
 
 
 def test_unknown_constant_factor_is_reported_as_such():
-    fb = check(lambda l, h, d, t, b: 3 * kv_bytes(l, h, d, t, b))
+    fb = check(lambda layers, h, d, t, b: 3 * kv_bytes(layers, h, d, t, b))
     assert "3 times the reference" in fb.message
 
 
@@ -59,7 +59,7 @@ def test_not_implemented_and_exceptions():
 
 
 def test_edge_case_only_failure_names_the_case():
-    fb = check(lambda l, h, d, t, b: kv_bytes(l, h, d, max(t, 2), b))
+    fb = check(lambda layers, h, d, t, b: kv_bytes(layers, h, d, max(t, 2), b))
     assert "2 of 3 cases match" in fb.message and "expected 327680, got 655360" in fb.message
 
 

@@ -50,7 +50,8 @@ def test_s_curve_typical_mistakes_get_their_hint(wrong, hint):
 
 
 def test_s_curve_factor_two_is_named():
-    fb = grading.check_lsh_candidate_probability(lambda s, n_bands, n_rows: 2 * s_curve(s, n_bands, n_rows))
+    fb = grading.check_lsh_candidate_probability(
+        lambda s, n_bands, n_rows: 2 * s_curve(s, n_bands, n_rows))
     assert not fb.passed and "factor of 2" in fb.message
 
 
@@ -137,7 +138,7 @@ def test_jaccard_division_by_zero_is_reported_with_the_case():
 
 
 def precision_recall(removed, truth):
-    tp = sum(p and t for p, t in zip(removed, truth))
+    tp = sum(p and t for p, t in zip(removed, truth, strict=True))
     precision = tp / sum(removed) if any(removed) else 1.0
     recall = tp / sum(truth) if any(truth) else 1.0
     return precision, recall
@@ -162,7 +163,7 @@ def test_precision_recall_swapped_gets_its_hint():
 
 def test_precision_recall_over_all_pages_gets_its_hint():
     def over_all(removed, truth):
-        tp = sum(p and t for p, t in zip(removed, truth))
+        tp = sum(p and t for p, t in zip(removed, truth, strict=True))
         return tp / len(truth), tp / sum(truth) if any(truth) else 1.0
 
     fb = grading.check_removal_precision_recall(over_all)
@@ -171,7 +172,7 @@ def test_precision_recall_over_all_pages_gets_its_hint():
 
 def test_precision_recall_zero_convention_gets_its_hint():
     def zero_if_empty(removed, truth):
-        tp = sum(p and t for p, t in zip(removed, truth))
+        tp = sum(p and t for p, t in zip(removed, truth, strict=True))
         return (tp / sum(removed) if any(removed) else 0.0, tp / sum(truth) if any(truth) else 0.0)
 
     fb = grading.check_removal_precision_recall(zero_if_empty)

@@ -28,8 +28,10 @@ SF = "Hugging Face model page, safetensors total of {}"
 PUBLISHED = [
     ("gpt2", 137_022_720, SF.format("openai-community/gpt2") + " (incl. 12 causal-mask buffers)"),
     ("pythia-70m", 70_426_624, "Pythia model card, 'Naming convention and parameter count' table"),
-    ("pythia-1b", 1_011_781_632, "Pythia model card, 'Naming convention and parameter count' table"),
-    ("pythia-12b", 11_846_072_320, "Pythia model card, 'Naming convention and parameter count' table"),
+    ("pythia-1b", 1_011_781_632,
+     "Pythia model card, 'Naming convention and parameter count' table"),
+    ("pythia-12b", 11_846_072_320,
+     "Pythia model card, 'Naming convention and parameter count' table"),
     ("Llama-3.2-1B", 1_235_814_400, SF.format("meta-llama/Llama-3.2-1B")),
     ("Llama-3.2-3B", 3_212_749_824, SF.format("meta-llama/Llama-3.2-3B")),
     ("Mistral-Nemo-Base-2407", 12_247_782_400, SF.format("mistralai/Mistral-Nemo-Base-2407")),
@@ -175,8 +177,8 @@ def test_defaults_follow_the_reference_implementation():
     assert hf_config.model_from_hf_config({**llama, "model_type": "gemma"}).tied_embeddings
     assert hf_config.model_from_hf_config({**llama, "model_type": "gemma"}).d_head == 256
     assert hf_config.model_from_hf_config({**llama, "model_type": "qwen3"}).d_head == 128
-    assert hf_config.model_from_hf_config({**llama, "model_type": "mistral"}).sliding_window_tokens \
-        == 4096
+    mistral = hf_config.model_from_hf_config({**llama, "model_type": "mistral"})
+    assert mistral.sliding_window_tokens == 4096
     gpt2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "vocab_size": 100,
             "n_positions": 32}
     assert hf_config.model_from_hf_config(gpt2).d_ff == 256  # n_inner absent: 4 d

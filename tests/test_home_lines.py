@@ -58,12 +58,14 @@ def test_module_has_one_home_line_pointing_at_an_existing_chapter(path):
 
 
 def test_the_check_rejects_the_spellings_the_review_found():
-    section = "Home: chapters/06_economics.ipynb, section \"Does the model predict real deployments?\"."
+    section = ("Home: chapters/06_economics.ipynb, "
+               "section \"Does the model predict real deployments?\".")
     assert home_problems("x\n\nHome: chapters/03_architecture.ipynb.\n") == []
     assert home_problems(f"x\n\n{section}\n") == []
     assert home_problems("x\n\nHome: chapter 5.\n")  # no file
     assert home_problems("x\n\nHome chapter: the data chapter (chapters/02_data).\n")
     assert home_problems("x\n\nHome: chapters/00_hardware_tour.ipynb.\n")  # missing file
     assert home_problems("x\nIntroduced in chapters/00_hardware_tour.ipynb.\n")  # no Home line
-    assert home_problems("x\n\nHome: chapters/03_architecture.ipynb.\nHome: chapters/02_data.ipynb.")
+    assert home_problems("x\n\nHome: chapters/03_architecture.ipynb.\n"
+                         "Home: chapters/02_data.ipynb.")
     assert home_problems('x\n\nHome: chapters/06_economics.ipynb, section "No such heading".\n')

@@ -14,7 +14,8 @@ DSV3 = specs.model("deepseek_v3")
 def test_balance_batch_of_a_dense_bf16_model_is_exactly_the_ridge_point(h100):
     # B* = (P/W) (b/2) (N_read / N_multiplied); for a dense model both N are the
     # non-embedding weights and b = 2, so B* = P/W: an identity, hence 1e-12.
-    assert inference.balance_batch(LLAMA, h100) == pytest.approx(roofline.ridge_point(h100), rel=1e-12)
+    assert inference.balance_batch(LLAMA, h100) == pytest.approx(roofline.ridge_point(h100),
+                                                                 rel=1e-12)
 
 
 def test_fp8_weights_with_fp8_math_leave_the_balance_batch_unchanged(h100):
@@ -84,22 +85,27 @@ def test_deepseek_v3_reads_its_published_active_weights_at_batch_one():
     n = inference.weight_bytes_read(DSV3, batch_size=1, weight_bytes_per_param=1.0)
     assert n == pytest.approx(36.6e9, rel=0.01)  # 1%: the README rounds to 0.1B
     full = inference.weight_bytes_read(DSV3, batch_size=1e6, weight_bytes_per_param=1.0)
-    assert full == pytest.approx(accounting.n_params(DSV3) - accounting.embedding_params(DSV3), rel=1e-9)
+    assert full == pytest.approx(accounting.n_params(DSV3) - accounting.embedding_params(DSV3),
+                                 rel=1e-9)
 
 
 def test_mla_absorbed_attention_flop_per_cached_token_sits_near_the_h100_ridge(h100):
     # 2 L h (2 x 512 + 64) FLOP per 61 x 576 x 2 bytes: intensity 242 FLOP/byte, while
     # GQA's Llama 3 70B reads 327,680 B for 2.6 MFLOP, intensity 8 (= its group size).
     mla = kv_cache.decode_attention_flop_per_context_token(DSV3) / kv_cache.kv_bytes_per_token(DSV3)
-    gqa = kv_cache.decode_attention_flop_per_context_token(LLAMA) / kv_cache.kv_bytes_per_token(LLAMA)
+    gqa = (kv_cache.decode_attention_flop_per_context_token(LLAMA)
+           / kv_cache.kv_bytes_per_token(LLAMA))
     assert mla == pytest.approx(241.8, rel=1e-3) and gqa == pytest.approx(8.0, rel=1e-12)
 
 
 def test_max_batch_by_memory_is_the_last_batch_that_fits(h100):
     for t in (1024, 8192, 32768):
         b = inference.max_batch_by_memory(LLAMA, h100, context_tokens=t, n_chips=8)
-        used = lambda batch: (inference.weight_bytes_stored(LLAMA)
-                              + kv_cache.kv_cache_bytes(LLAMA, n_tokens=t, batch_size=batch))
+
+        def used(batch, t=t):
+            return (inference.weight_bytes_stored(LLAMA)
+                    + kv_cache.kv_cache_bytes(LLAMA, n_tokens=t, batch_size=batch))
+
         assert used(b) <= 8 * h100.hbm_bytes < used(b + 1)
 
 
@@ -128,7 +134,8 @@ def test_prefill_is_compute_bound_only_for_prompts_longer_than_the_ridge(h100):
 def test_moe_prefill_needs_thousands_of_tokens_to_become_compute_bound(h100):
     # DeepSeek-V3 in FP8 on H100: balance ~ ridge_fp8 x (1/2) x sparsity ~ 5,400 tokens.
     a = inference.prefill(DSV3, h100, prompt_tokens=2048, n_chips=16, weight_dtype="fp8")
-    b = inference.prefill(DSV3, h100, prompt_tokens=2048, n_prompts=8, n_chips=16, weight_dtype="fp8")
+    b = inference.prefill(DSV3, h100, prompt_tokens=2048, n_prompts=8, n_chips=16,
+                          weight_dtype="fp8")
     assert a["memory_time_s"] > a["compute_time_s"] and b["compute_time_s"] > b["memory_time_s"]
 
 
@@ -164,7 +171,8 @@ def test_moe_decode_reads_active_weights_at_batch_one_and_all_of_them_at_large_b
     m = specs.model("deepseek_v3")
     streamed = accounting.n_params(m) - accounting.embedding_params(m)
     one = inference.weight_bytes_read(m, batch_size=1)
-    assert one == pytest.approx(2 * (accounting.n_active_params(m) - accounting.embedding_params(m)))
+    assert one == pytest.approx(
+        2 * (accounting.n_active_params(m) - accounting.embedding_params(m)))
     assert inference.weight_bytes_read(m, batch_size=4096) == pytest.approx(2 * streamed, rel=1e-3)
 
 
@@ -198,7 +206,8 @@ def test_compute_bound_decode_ceiling_is_the_peak_over_the_closed_form_flop(
     m, batch = specs.model(key), 16384
     f = 2.0 * (accounting.n_active_params(m) - accounting.embedding_params(m))
     closed = f + ctx * attention_per_position
-    assert inference.decode_flop_per_token(m, context_tokens=ctx) == pytest.approx(closed, rel=1e-15)
+    assert inference.decode_flop_per_token(m, context_tokens=ctx) == pytest.approx(closed,
+                                                                                   rel=1e-15)
     step = inference.decode_step(m, h100, batch_size=batch, context_tokens=ctx, n_chips=1)
     assert step["compute_time_s"] > step["memory_time_s"]
     rate = inference.decode_tokens_per_s(m, h100, context_tokens=ctx, batch_size=batch)

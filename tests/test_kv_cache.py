@@ -76,7 +76,8 @@ def test_cache_scales_with_batch_and_tokens():
 @pytest.mark.parametrize("kwargs,name", [({"n_tokens": -1}, "n_tokens"),
                                          ({"n_tokens": 2.5}, "n_tokens"),
                                          ({"n_tokens": 8, "batch_size": 0}, "batch_size"),
-                                         ({"n_tokens": 8, "bytes_per_element": 0}, "bytes_per_element")])
+                                         ({"n_tokens": 8, "bytes_per_element": 0},
+                                          "bytes_per_element")])
 def test_bad_arguments_name_themselves(kwargs, name):
     with pytest.raises(ValueError, match=name):
         kv_cache.kv_cache_bytes(specs.model("llama3_8b"), **kwargs)
@@ -94,7 +95,8 @@ def test_series_312_gb_is_gib_at_128000_tokens_in_bf16():
     mha = kv_cache.kv_cache_bytes(_llama70("mha"), n_tokens=128_000)
     assert mha / units.GiB == pytest.approx(312.5)  # exact: 80 x 64 x 128 x 2 x 2 x 128000
     assert mha / units.GB == pytest.approx(335.54, abs=0.01)  # what "GB" would really be
-    assert kv_cache.kv_cache_bytes(_llama70("gqa"), n_tokens=128_000) / units.GiB == pytest.approx(39.0625)
+    assert (kv_cache.kv_cache_bytes(_llama70("gqa"), n_tokens=128_000) / units.GiB
+            == pytest.approx(39.0625))
 
 
 def test_under_ten_gb_mla_holds_for_deepseek_but_not_for_80_layers():
@@ -184,4 +186,5 @@ def test_sliding_window_cuts_bytes_not_decode_intensity():
     swa = kv_cache.with_attention(m, "swa")
     assert kv_cache.decode_attention_intensity(swa) == kv_cache.decode_attention_intensity(m) == 8.0
     long = 131_072
-    assert kv_cache.kv_cache_bytes(swa, n_tokens=long) < kv_cache.kv_cache_bytes(m, n_tokens=long) / 30
+    assert (kv_cache.kv_cache_bytes(swa, n_tokens=long)
+            < kv_cache.kv_cache_bytes(m, n_tokens=long) / 30)

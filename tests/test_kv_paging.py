@@ -20,7 +20,8 @@ def test_paged_waste_is_b_minus_one_over_two_when_lengths_cover_every_residue():
 
 def test_block_of_one_token_wastes_nothing():
     cur = np.array([3, 17, 250])
-    assert kv_paging.paged_slots(_snap(cur, cur, cur), block_tokens=1)["internal_fragmentation"] == 0
+    slots = kv_paging.paged_slots(_snap(cur, cur, cur), block_tokens=1)
+    assert slots["internal_fragmentation"] == 0
 
 
 def test_max_policy_uses_current_over_n_times_max():

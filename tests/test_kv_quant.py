@@ -15,7 +15,8 @@ def test_bytes_per_element_include_the_scales():
 
 def test_int4_cache_of_llama3_70b_is_9_over_32_of_bf16():
     m = specs.model("llama3_70b")
-    ratio = (kv_cache.kv_cache_bytes(m, n_tokens=131_072, bytes_per_element=kv_quant.bytes_per_element("int4"))
+    ratio = (kv_cache.kv_cache_bytes(m, n_tokens=131_072,
+                                     bytes_per_element=kv_quant.bytes_per_element("int4"))
              / kv_cache.kv_cache_bytes(m, n_tokens=131_072))
     assert ratio == 0.5625 / 2.0
 

@@ -120,7 +120,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(m)
         for d in sorted(graph.get(m, ())):
             if state.get(d) == 1:
-                return path[path.index(d):] + [d]
+                return [*path[path.index(d):], d]
             if d not in state and (found := visit(d)):
                 return found
         path.pop()
@@ -151,7 +151,8 @@ def test_the_graph_reader_sees_relative_absolute_and_deferred_imports(tmp_path):
     for f in ("__init__.py", "a.py", "b.py", "sub/__init__.py"):
         (pkg / f).write_text("")
     (pkg / "a.py").write_text("from . import b\n")
-    (pkg / "sub" / "c.py").write_text("def f():\n    from .. import a\n    from llmphys.sub import d\n")
+    (pkg / "sub" / "c.py").write_text("def f():\n    from .. import a\n"
+                                      "    from llmphys.sub import d\n")
     (pkg / "sub" / "d.py").write_text("import llmphys.sub.c\n")
     g = import_graph(pkg)
     assert g["a"] == {"b"} and g["sub.c"] == {"a", "sub.d"} and g["sub.d"] == {"sub.c"}

@@ -47,8 +47,10 @@ def test_tiny_decay_forgets_everything_but_the_current_token():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: lr.recurrent_form(np.ones((3, 2)), np.ones((3, 3)), np.ones((3, 2))), "must be"),
-    (lambda: lr.parallel_form(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.zeros(3)), "decay"),
-    (lambda: lr.recurrent_form(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.full(3, 1.5)), "decay"),
+    (lambda: lr.parallel_form(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.zeros(3)),
+     "decay"),
+    (lambda: lr.recurrent_form(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)),
+                               np.full(3, 1.5)), "decay"),
 ])
 def test_bad_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):

@@ -26,7 +26,7 @@ def test_llama3_table4_mfu_is_tflops_over_the_dense_bf16_peak():
     # Table 4 quotes whole percents; 400/989.4 = 40.4% is printed as 41%, so allow 1 point.
     r = mfu.training_run("llama3_405b")
     peak = specs.accelerator(r.accelerator).peak_bf16_flop_per_s
-    for tflops, reported in zip(r.tflop_per_s_per_gpu, r.reported_mfu):
+    for tflops, reported in zip(r.tflop_per_s_per_gpu, r.reported_mfu, strict=True):
         assert tflops * 1e12 / peak == pytest.approx(reported, abs=0.01)
 
 

@@ -54,7 +54,8 @@ def test_study_returns_flat_recurrent_curves_and_rising_attention():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: mc.mixer_flop_per_token(specs.model("llama3_8b"), "rwkv"), "kind"),
-    (lambda: mc.attention_cache_bytes(specs.model("llama3_8b"), context_tokens=1, share_every=0), "period"),
+    (lambda: mc.attention_cache_bytes(specs.model("llama3_8b"), context_tokens=1, share_every=0),
+     "period"),
 ])
 def test_bad_arguments_are_named(call, match):
     with pytest.raises(ValueError, match=match):

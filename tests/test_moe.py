@@ -54,7 +54,8 @@ def test_aux_loss_gradient_matches_finite_differences(rng):
 def test_both_balancing_methods_beat_an_unbalanced_router():
     # Pinned regression (seeded). The floor for uniformly random routing with 128
     # assignments per expert is about 1.2 (the busiest of 32 Poisson-like counts).
-    final = {m: moe.balance_router(np.random.default_rng(1), method=m, n_steps=60)["imbalance"][-15:].mean()
+    final = {m: moe.balance_router(np.random.default_rng(1), method=m,
+                                   n_steps=60)["imbalance"][-15:].mean()
              for m in ("none", "aux_loss", "bias")}
     assert final["none"] > 1.7
     assert final["aux_loss"] < 1.45 and final["bias"] < 1.45

@@ -77,7 +77,8 @@ def test_z_loss_of_zero_logits_is_log_e_squared_and_grows_with_scale():
 @pytest.mark.parametrize("call, match", [
     (lambda: mc.expert_capacity(n_tokens=0, n_experts=8, top_k=1, capacity_factor=1.0), "n_tokens"),
     (lambda: mc.expert_capacity(n_tokens=8, n_experts=8, top_k=9, capacity_factor=1.0), "top_k"),
-    (lambda: mc.expert_capacity(n_tokens=8, n_experts=8, top_k=1, capacity_factor=0.0), "capacity_factor"),
+    (lambda: mc.expert_capacity(n_tokens=8, n_experts=8, top_k=1, capacity_factor=0.0),
+     "capacity_factor"),
     (lambda: mc.dropped_fraction(np.array([0, 5]), n_experts=4, capacity=1), "expert_index"),
     (lambda: mc.dropped_fraction(np.array([0, 1]), n_experts=4, capacity=-1), "capacity"),
     (lambda: mc.skewed_logits(np.random.default_rng(0), n_tokens=2, n_experts=2, skew=-1), "skew"),

@@ -2,16 +2,13 @@
 edition and the instructor guide. The rule is tested on its own here; that the built site shows
 exactly the numbers the rule gives is tests/site/test_built_pages.py (it runs after the build)."""
 
-import sys
 from pathlib import Path
 
+import chapter_numbers
 import pytest
+import reader_edition
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-sys.path.insert(0, str(ROOT / "tools"))
-import chapter_numbers
-import reader_edition
 
 
 @pytest.fixture(scope="module")

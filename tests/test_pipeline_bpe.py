@@ -42,7 +42,8 @@ def test_merges_and_token_counts_agree_with_huggingface_tokenizers(english):
     assert sum(len(ours.encode(t)) for t in english) == sum(len(hf.encode(t).ids) for t in english)
     hf_merges = json.loads(hf.to_str())["model"]["merges"]
     assert len(hf_merges) == len(ours.merges) == 300
-    ours_str = [_gpt2_chars(ours.vocab[a]) + " " + _gpt2_chars(ours.vocab[b]) for a, b in ours.merges]
+    ours_str = [_gpt2_chars(ours.vocab[a]) + " " + _gpt2_chars(ours.vocab[b])
+                for a, b in ours.merges]
     hf_str = [" ".join(m) if isinstance(m, list) else m for m in hf_merges]
     assert len(set(ours_str) & set(hf_str)) >= 297    # ties may order a few differently
 

@@ -36,7 +36,7 @@ def test_logistic_regression_with_no_features_fits_the_log_odds():
 def test_hashed_features_are_deterministic_unit_rows():
     a = classifier.hashed_features(["the cat sat", "a dog"], ngrams=2)
     b = classifier.hashed_features(["the cat sat", "a dog"], ngrams=2)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     _, off, val = a
     assert off.tolist() == [0, 5, 8]          # 3 + 2 grams, 2 + 1 grams (no collisions)
     norms = np.sqrt(np.add.reduceat(val**2, off[:-1]))

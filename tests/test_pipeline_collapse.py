@@ -37,7 +37,8 @@ def test_first_generation_missing_mass_matches_the_closed_form():
     p = collapse.zipf(2000)
     rng = np.random.default_rng(3)
     lost = [p[rng.multinomial(5000, p) == 0].sum() for _ in range(300)]
-    assert abs(np.mean(lost) - collapse.expected_missing_mass(p, 5000)) < 5 * np.std(lost) / np.sqrt(300)
+    assert (abs(np.mean(lost) - collapse.expected_missing_mass(p, 5000))
+            < 5 * np.std(lost) / np.sqrt(300))
 
 
 def test_verified_and_real_data_regimes_stay_closer_to_the_truth_than_replacement():

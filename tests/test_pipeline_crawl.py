@@ -36,7 +36,7 @@ def test_near_duplicates_differ_from_their_original_in_few_words(small):
     by_id = {d.doc_id: d for d in small.documents}
     for d in (d for d in small.documents if d.kind == "near_dup"):
         a, b = text.words(d.main_text), text.words(by_id[d.cluster].main_text)
-        assert len(a) == len(b) and np.mean([x != y for x, y in zip(a, b)]) < 0.12
+        assert len(a) == len(b) and np.mean([x != y for x, y in zip(a, b, strict=True)]) < 0.12
 
 
 def test_leaks_quote_their_benchmark_item_verbatim_or_edited(small):

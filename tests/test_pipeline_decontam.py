@@ -13,8 +13,8 @@ def sweep():
     res = {}
     for label, truth in (("verbatim", verbatim), ("edited", edited)):
         other = ~(verbatim | edited) | truth   # score each kind of leak against clean pages only
-        res[label] = decontam.sweep([t for t, o in zip(texts, other) if o], list(c.benchmark),
-                                    truth[other], [3, 8, 13, 50])
+        res[label] = decontam.sweep([t for t, o in zip(texts, other, strict=True) if o],
+                                    list(c.benchmark), truth[other], [3, 8, 13, 50])
     return res
 
 
@@ -39,7 +39,8 @@ def test_chance_overlap_formula_limits():
 
 
 def test_leaked_items_marks_the_quoted_item():
-    assert decontam.leaked_items(["x a b c d y"], ["a b c d", "e f g h"], n=4).tolist() == [True, False]
+    leaked = decontam.leaked_items(["x a b c d y"], ["a b c d", "e f g h"], n=4)
+    assert leaked.tolist() == [True, False]
 
 
 def test_detection_probability_matches_a_monte_carlo_of_edited_items():

@@ -19,7 +19,8 @@ def test_fineweb_setting_gives_threshold_072_and_92_percent_at_080():
     # Penedo et al. 2024: 14 bands of 8 hashes; (1/14)^(1/8) = 0.7190; 1-(1-0.8^8)^14 = 0.9235.
     assert dedup.lsh_threshold(n_bands=14, n_rows=8) == pytest.approx(0.7190, abs=1e-4)
     assert dedup.s_curve(0.8, n_bands=14, n_rows=8) == pytest.approx(0.9235, abs=1e-4)
-    assert dedup.s_curve(0.0, n_bands=3, n_rows=2) == 0 and dedup.s_curve(1.0, n_bands=3, n_rows=2) == 1
+    assert dedup.s_curve(0.0, n_bands=3, n_rows=2) == 0
+    assert dedup.s_curve(1.0, n_bands=3, n_rows=2) == 1
 
 
 def test_minhash_estimates_converge_to_exact_jaccard_within_the_standard_error():
@@ -47,7 +48,7 @@ def test_signatures_equal_datasketch_affine32_on_the_same_inputs(corpus):
 
 
 def test_candidate_pairs_equal_datasketch_lsh_on_the_same_signatures(corpus):
-    _, flat, off, perms, sig = corpus
+    _, _flat, off, perms, sig = corpus
     lsh = MinHashLSH(num_perm=112, params=(14, 8))
     hashes = {}
     for i in np.flatnonzero(np.diff(off) > 0):
@@ -66,7 +67,7 @@ def test_best_bands_agree_with_datasketch(threshold):
 
 
 def test_every_copy_of_a_page_becomes_a_candidate(corpus):
-    texts, flat, off, perms, sig = corpus
+    texts, _flat, _off, _perms, sig = corpus
     pairs = {tuple(p) for p in dedup.candidate_pairs(sig, n_bands=14, n_rows=8).tolist()}
     same = [(i, j) for i in range(len(texts)) for j in range(i + 1, len(texts))
             if texts[i] == texts[j] and texts[i]]

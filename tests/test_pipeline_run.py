@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ def result():
 def test_each_stage_only_removes_documents(result):
     c, r = result
     counts = [int(r.alive[s].sum()) for s in run.STAGES]
-    assert counts[0] == len(c.documents) and all(a >= b for a, b in zip(counts, counts[1:]))
+    assert counts[0] == len(c.documents) and all(a >= b for a, b in itertools.pairwise(counts))
 
 
 def test_filters_remove_only_what_they_should(result):

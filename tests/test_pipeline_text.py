@@ -26,7 +26,7 @@ def test_ngram_hash_counts_match_a_python_count():
 
 def test_unique_per_doc_turns_each_document_into_a_set():
     flat, off = text.corpus_word_hashes(["a a b", "b b"])
-    v, voff = text.unique_per_doc(flat, off)
+    _v, voff = text.unique_per_doc(flat, off)
     assert np.diff(voff).tolist() == [2, 1]
 
 

@@ -46,7 +46,7 @@ def test_planted_pages_carry_the_planted_rate():
     rng = np.random.default_rng(0)
     pages = [" ".join(crawl.sample_words("en", 400, rng)) for _ in range(200)]
     out, toxic = toxicity.plant_toxicity(pages, rng=rng, share=0.5, rate=0.02)
-    rate = toxicity.hits([t for t, x in zip(out, toxic) if x]).mean() / 400
+    rate = toxicity.hits([t for t, x in zip(out, toxic, strict=True) if x]).mean() / 400
     q = toxicity.listed_share("en")
     # expected share: 0.02 planted + (1 - 0.02) q natural, within 10%
     assert rate == pytest.approx(0.02 + 0.98 * q, rel=0.1)
@@ -66,10 +66,12 @@ def test_bad_input_names_the_argument():
 def test_the_hit_threshold_flips_where_the_tail_crosses_the_rate():
     # Issue 32 item 12: at q = 0.23% the 1% threshold is 7 hits, at the crawl's 0.2345% it is 8.
     q_flip = toxicity.share_at_rate(1000, min_hits=7, rate=0.01)
-    assert float(toxicity.false_positive_rate(1000, q_flip, min_hits=7)) == pytest.approx(0.01, rel=1e-9)
+    assert float(toxicity.false_positive_rate(1000, q_flip, min_hits=7)) == pytest.approx(0.01,
+                                                                                          rel=1e-9)
     assert toxicity.min_hits_for_rate(1000, 0.999 * q_flip, max_rate=0.01) == 7
     assert toxicity.min_hits_for_rate(1000, 1.001 * q_flip, max_rate=0.01) == 8
     # m = 1 has the closed form 1 - (1 - q)^n = r  ->  q = 1 - (1 - r)^(1/n)
-    assert toxicity.share_at_rate(300, min_hits=1, rate=0.5) == pytest.approx(1 - 0.5 ** (1 / 300), rel=1e-9)
+    assert toxicity.share_at_rate(300, min_hits=1, rate=0.5) == pytest.approx(1 - 0.5 ** (1 / 300),
+                                                                              rel=1e-9)
     with pytest.raises(ValueError, match="max_rate"):
         toxicity.min_hits_for_rate(1000, 0.002, max_rate=0.0)

@@ -35,7 +35,7 @@ def test_near_duplicates_are_planted_at_the_stated_rate_and_similarity():
     sig = dedup.signatures(flat, off, dedup.permutations(112, rng=np.random.default_rng(0)))
     pairs = dedup.candidate_pairs(sig, n_bands=14, n_rows=8)
     j = np.array([dedup.exact_jaccard(flat, off, a, b) for a, b in pairs])
-    copies = {int(b) for (a, b), x in zip(pairs, j) if x > 0.5}
+    copies = {int(b) for (a, b), x in zip(pairs, j, strict=True) if x > 0.5}
     # Copies ~ binomial(399, 0.1): 40 +- 3 sigma (sigma = 6). A copy of a copy also matches its
     # grandparent, so pairs can outnumber copies; each copy is counted once here.
     assert 40 - 18 <= len(copies) <= 40 + 18

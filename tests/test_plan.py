@@ -181,7 +181,7 @@ def test_training_cost_of_a_day_on_one_chip_is_24_chip_hours():
 
 
 def test_a_chip_without_a_price_is_refused_naming_the_priced_ones():
-    with pytest.raises(KeyError, match="priced chips: .*h100_sxm"):
+    with pytest.raises(KeyError, match=r"priced chips: .*h100_sxm"):
         predict.chip_hour_price("tpu_v4")
 
 

@@ -21,7 +21,7 @@ def test_kv_memory_bars_stack_to_100_and_markers_sit_at_the_published_percent(h1
     for p in left.patches:
         widths[round(p.get_y(), 3)] = widths.get(round(p.get_y(), 3), 0) + p.get_width()
     assert all(w == pytest.approx(100.0) for w in widths.values())
-    marker = [ln for ln in left.lines if ln.get_marker() == "D"][0]
+    marker = next(ln for ln in left.lines if ln.get_marker() == "D")
     assert marker.get_xdata()[0] == pytest.approx(96.3)
     assert_units_in_labels(fig)
     plt.close(fig)
@@ -48,7 +48,8 @@ def test_mixer_costs_has_two_log_log_panels_one_line_per_mixer():
     ctx = np.array([1024.0, 8192.0])
     fig = plots.plot_mixer_costs(mixer_costs.mixer_study(specs.model("mixtral_8x7b"), contexts=ctx),
                                  ctx, model_label="Mixtral")
-    assert len(fig.axes) == 2 and all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
+    assert len(fig.axes) == 2
+    assert all(len(a.lines) == 5 and a.get_yscale() == "log" for a in fig.axes)
     assert_units_in_labels(fig)
     plt.close(fig)
 

@@ -14,7 +14,8 @@ def test_every_scaling_figure_has_units_and_returns_a_figure():
             "n_tokens": np.array([1e4, 1e5, 1e4, 1e5]), "loss": np.array([3.5, 3.45, 3.46, 3.4])}
     figs = [plots.plot_isoflop_curves(law, [1e20, 1e22]),
             plots.plot_fit_residuals(runs, {"Epoch": law}),
-            plots.plot_inference_optimal(law, n_params=13e9, inference_tokens=np.logspace(9, 13, 5)),
+            plots.plot_inference_optimal(law, n_params=13e9,
+                                         inference_tokens=np.logspace(9, 13, 5)),
             plots.plot_epoch_value(),
             plots.plot_emergence(np.logspace(7, 12, 20)),
             plots.plot_scaling_lab(grid, law, entropy_nats=1.0),
@@ -30,7 +31,7 @@ def test_isoflop_curves_are_log_x_and_mark_the_optimum():
     fig = plots.plot_isoflop_curves(law, [1e21])
     ax = fig.axes[0]
     assert ax.get_xscale() == "log"
-    marker = [ln for ln in ax.lines if ln.get_marker() == "o"][0]
+    marker = next(ln for ln in ax.lines if ln.get_marker() == "o")
     opt = scaling_laws.compute_optimal(law, train_flop=1e21)
     assert marker.get_xdata()[0] == opt["n_params"]
     plt.close(fig)

@@ -168,8 +168,8 @@ def test_no_constant_is_tuned_per_run_and_fitting_changes_no_module_state():
     before = predict.default_efficiencies()
     refit = predict.fitted_efficiencies(exclude="maxtext")
     assert predict.default_efficiencies() == before and before.gemm_bf16 == predict.GEMM_EFFICIENCY
-    with pytest.raises(Exception):
-        refit.gemm_bf16 = 0.5  # frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        refit.gemm_bf16 = 0.5
     s = predict.train_step("llama31_405b", "h100_sxm", **LLAMA)
     assert s == predict.train_step("llama31_405b", "h100_sxm", **LLAMA, efficiencies=before)
 
@@ -258,7 +258,8 @@ def test_bad_layouts_name_the_numbers(kwargs, message):
 
 def test_a_layout_that_does_not_fit_is_reported_with_its_bytes():
     # 70B on 8 GPUs without ZeRO: 2 + 4 + 12 bytes x 70.55e9 / 8 = 159 GB of state per GPU.
-    with pytest.raises(predict.LayoutDoesNotFit, match=r"needs .* GB per chip .* has 85.5 GB"):  # usable HBM
+    # 85.5 GB: the H100's usable HBM
+    with pytest.raises(predict.LayoutDoesNotFit, match=r"needs .* GB per chip .* has 85.5 GB"):
         predict.train_step("llama3_70b", "h100_sxm", n_chips=8, tp=8, seq_len=8192,
                            global_batch_tokens=8 * 8192, zero_stage=0)
     s = predict.train_step("llama3_70b", "h100_sxm", n_chips=8, tp=8, seq_len=8192,
@@ -345,7 +346,8 @@ def test_llama3_published_mfu_is_its_tflops_over_the_bf16_peak():
 
 def test_issue_15_data_parallel_shares_of_llama3():
     # BF16 all-reduce 3.8% (chapter); FP32 gradients ~7.4%; FP32 reduce-scatter + BF16
-    # all-gather (FSDP) 5.65% (issue 15 says "about 5.6%"): flat ring over dp = 128 on 50 GB/s, 40% MFU step of 6.30 s.
+    # all-gather (FSDP) 5.65% (issue 15 says "about 5.6%"): flat ring over dp = 128 on 50 GB/s,
+    # 40% MFU step of 6.30 s.
     n = 405.85e9 / (8 * 16)
     t = comms.dp_compute_time_s(n_params=405.85e9, tokens_per_step=16 * 2**20, n_gpus=16_384,
                                 peak_flop_per_s=989.4e12, mfu=0.4)

@@ -5,14 +5,12 @@ glossary links hit the built glossary is tests/site/test_built_pages.py."""
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import reader_edition as re_ed
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import reader_edition as re_ed
 
 READER = ROOT / "reader" / "chapters"
 
@@ -37,7 +35,8 @@ def test_committed_edition_is_what_the_sources_give_now():
 
 
 def test_one_reader_notebook_per_chapter_notebook_in_the_toc(index, edition):
-    assert sorted(edition) == sorted(Path(d).name + ".ipynb" for d in re_ed.chapter_notebooks(index))
+    assert sorted(edition) == sorted(Path(d).name + ".ipynb"
+                                     for d in re_ed.chapter_notebooks(index))
 
 
 def test_no_myst_markup_is_left(edition):
@@ -68,7 +67,8 @@ def test_roles_become_links_to_the_site_and_author_year_text(index, edition):
     # references.bib: pope2023efficiently is Pope, Douglas, Chowdhery, ... (2023).
     assert f"[Pope et al. (2023)]({base}chapters/references.html)" in text
     assert f"]({base}chapters/glossary.html#term-token)" in text
-    assert f"[A tour of the hardware: cheap arithmetic, expensive bytes]({base}chapters/hardware_tour.html)" in text
+    assert (f"[A tour of the hardware: cheap arithmetic, expensive bytes]"
+            f"({base}chapters/hardware_tour.html)") in text
 
 
 def test_exercises_carry_the_sites_numbers_and_every_solution_is_folded(index, edition):
@@ -134,9 +134,9 @@ def test_untranslatable_markup_is_an_error_naming_the_cell(index):
     assert re_ed.markdown_cell(ctx, "a {glue:text}`x:.2f` b") == "a 1.50 b"
     with pytest.raises(re_ed.ReaderError, match=r"cell 7: role \{kbd\}"):
         re_ed.markdown_cell(ctx, "press {kbd}`Ctrl`")
-    with pytest.raises(re_ed.ReaderError, match="cell 7: .*no glued value named 'missing'"):
+    with pytest.raises(re_ed.ReaderError, match=r"cell 7: .*no glued value named 'missing'"):
         re_ed.markdown_cell(ctx, "{glue:text}`missing:.1f`")
-    with pytest.raises(re_ed.ReaderError, match="cell 7: .*'nobody1999' is not in"):
+    with pytest.raises(re_ed.ReaderError, match=r"cell 7: .*'nobody1999' is not in"):
         re_ed.markdown_cell(ctx, "{cite:p}`nobody1999`")
     with pytest.raises(re_ed.ReaderError, match=r"cell 7: directive \{youtube\}"):
         re_ed.markdown_cell(ctx, "```{youtube} abc\n```")
@@ -147,7 +147,7 @@ def test_untranslatable_markup_is_an_error_naming_the_cell(index):
 def test_site_url_comes_from_the_config():
     assert re_ed.site_url({"html": {"baseurl": "https://example.org/book"}}) == \
         "https://example.org/book/"
-    with pytest.raises(re_ed.ReaderError, match="html.baseurl"):
+    with pytest.raises(re_ed.ReaderError, match=r"html\.baseurl"):
         re_ed.site_url({"repository": {"url": "https://gitlab.com/a/b"}})
 
 

@@ -66,7 +66,8 @@ NO_URL = {
     "series_part3": "the essay's text names no address and the copy came without one",
     "series_overview": "the essay's text names no address and the copy came without one",
     "podlume2026pope": "the digest page names its episode, not its own address",
-    "pope_lecture_summary": "the summary links the video it summarises (in howpublished), not itself",
+    "pope_lecture_summary":
+        "the summary links the video it summarises (in howpublished), not itself",
 }
 NO_DATE = {
     "series_part3": "the essay gives no date",
@@ -192,7 +193,8 @@ def test_series_exceptions_are_only_for_fields_the_documents_lack():
     for key in NO_DATE:
         fields = entries[key][1]
         assert not ({"year", "month"} & set(fields)), f"{key} has a date: drop it from NO_DATE"
-        assert "no date" in fields["note"] or "gives no" in fields["note"] or "names neither" in fields["note"]
+        assert ("no date" in fields["note"] or "gives no" in fields["note"]
+                or "names neither" in fields["note"])
 
 
 def test_the_dated_series_document_carries_the_date_it_gives():

@@ -34,10 +34,12 @@ def test_citation_file_carries_the_version_and_its_changelog_date():
     if DEV:
         # the changes since the last release sit under [Unreleased]; nothing was released
         # on a date, so the citation names none
-        assert first == ("Unreleased", ""), f"a development version opens with [Unreleased]: {first}"
+        assert first == ("Unreleased", ""), (
+            f"a development version opens with [Unreleased]: {first}")
         assert date is None, "a development version has no release date"
     else:
-        assert date and first == (VERSION, date.group(1)), "the newest CHANGELOG entry is this version"
+        assert date and first == (VERSION, date.group(1)), (
+            "the newest CHANGELOG entry is this version")
     for field in ("title:", "authors:", "license:", "repository-code:"):
         assert field in cff
 
@@ -118,8 +120,8 @@ def test_colab_links_and_launch_buttons_open_the_reader_edition():
     assert re.search(r"^  path_to_book: reader\s*$", config, re.M), \
         "launch buttons must open reader/chapters/<page>.ipynb"
     for nb in (ROOT / "chapters").glob("*.ipynb"):
-        paths = re.findall(r"colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/([^)\s\"]+)",
-                           nb.read_text(encoding="utf-8"))
+        paths = re.findall(r"colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/"
+                           r"([^)\s\"]+)", nb.read_text(encoding="utf-8"))
         assert paths == [f"reader/chapters/{nb.name}"], (nb.name, paths)
         assert (ROOT / "reader" / "chapters" / nb.name).is_file(), nb.name
 

@@ -67,7 +67,8 @@ def test_checkpoint_saves_no_gradients():
     assert reliability.checkpoint_bytes_per_param(optimizer="sgd") == 6.0
     # Llama 3.1 405B (405,853,388,800 parameters): 4.87 to 5.68 TB, not 16 B/param's 6.49 TB.
     n = 405_853_388_800
-    lo, hi = (n * reliability.checkpoint_bytes_per_param(save_weights=w) / 1e12 for w in (False, True))
+    lo, hi = (n * reliability.checkpoint_bytes_per_param(save_weights=w) / 1e12
+              for w in (False, True))
     assert (round(lo, 2), round(hi, 2)) == (4.87, 5.68)
 
 

@@ -11,7 +11,8 @@ def test_h100_ridge_point_is_about_295_flop_per_byte(h100):
 
 def test_fp8_doubles_the_ridge_on_hopper(h100):
     # NVIDIA prints 1,978.9 and 989.4 TFLOP/s, each rounded separately: 1e-4.
-    assert roofline.ridge_point(h100, "fp8") == pytest.approx(2 * roofline.ridge_point(h100), rel=1e-4)
+    assert roofline.ridge_point(h100, "fp8") == pytest.approx(2 * roofline.ridge_point(h100),
+                                                              rel=1e-4)
 
 
 def test_attainable_is_continuous_at_the_ridge_and_capped_by_peak(h100):

@@ -8,7 +8,8 @@ DSV3 = specs.model("deepseek_v3")
 LLAMA = specs.model("llama3_70b")
 
 
-@pytest.mark.parametrize("key,ratio", [("h100_sxm", 9.0), ("h200", 9.0), ("b200", 18.0), ("gb200", 18.0)])
+@pytest.mark.parametrize("key,ratio", [("h100_sxm", 9.0), ("h200", 9.0), ("b200", 18.0),
+                                       ("gb200", 18.0)])
 def test_scale_up_to_scale_out_ratio_per_generation(key, ratio):
     # NVLink 4: 450 GB/s each way, NVLink 5: 900; one 400 Gb/s (50 GB/s) NIC per GPU in both.
     assert scale_up.scale_up_to_out_ratio(specs.accelerator(key)) == pytest.approx(ratio)
@@ -17,7 +18,8 @@ def test_scale_up_to_scale_out_ratio_per_generation(key, ratio):
 def test_deepseek_reports_a_ratio_of_about_three_on_h800():
     # DeepSeek-V3 report sec. 3.2.2: NVLink 160 GB/s achieved vs IB 50 GB/s, "roughly 3.2 times".
     p = economics.prices()
-    ratio = p["link_bytes_per_s.h800_nvlink_achieved"].value / p["link_bytes_per_s.h800_infiniband"].value
+    ratio = (p["link_bytes_per_s.h800_nvlink_achieved"].value
+             / p["link_bytes_per_s.h800_infiniband"].value)
     assert ratio == pytest.approx(3.2)
 
 
@@ -43,11 +45,13 @@ def test_all_to_all_bytes_by_hand():
 
 def test_one_nvl72_rack_bounds_an_fp8_model_near_seven_trillion_parameters():
     gb200 = specs.accelerator("gb200")
-    n = scale_up.max_total_params(gb200, n_chips=gb200.scale_up_domain_size, weight_bytes_per_param=1.0)
+    n = scale_up.max_total_params(gb200, n_chips=gb200.scale_up_domain_size,
+                                  weight_bytes_per_param=1.0)
     # Half of 72 GPUs' usable HBM (186 GiB each, estimated in the registry) at 1 byte/param.
     assert n == pytest.approx(0.5 * 72 * 186 * 2**30)
     h100 = specs.accelerator("h100_sxm")
-    box = scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0, weight_fraction=1.0)
+    box = scale_up.max_total_params(h100, n_chips=8, weight_bytes_per_param=1.0,
+                                    weight_fraction=1.0)
     # DeepSeek-V3's 671B parameters in FP8 fill one HGX H100 box's usable HBM (8 x 81,559 MiB,
     # nvidia-smi) to within 2-3%: nothing is left for a KV cache, activations or the CUDA context.
     assert 1.0 < box / 671e9 < 1.03
@@ -56,14 +60,15 @@ def test_one_nvl72_rack_bounds_an_fp8_model_near_seven_trillion_parameters():
 def test_pipelining_divides_weights_but_not_kv_latency_or_throughput(h100):
     runs = [scale_up.pipelined_decode(LLAMA, h100, n_stages=s, chips_per_stage=8, batch_size=32,
                                       context_tokens=8192) for s in (1, 2, 4)]
-    for s, r in zip((1, 2, 4), runs):
+    for s, r in zip((1, 2, 4), runs, strict=True):
         assert r["weight_bytes_per_chip"] == pytest.approx(runs[0]["weight_bytes_per_chip"] / s)
         for k in ("kv_bytes_per_chip", "token_latency_s", "tokens_per_s_per_chip"):
             assert r[k] == pytest.approx(runs[0][k], rel=1e-12)
 
 
 def test_pipeline_boundary_slack_formula(h100):
-    assert scale_up.pipeline_boundary_slack(DSV3, h100, layers_per_stage=4) == pytest.approx(2 * 8 * 4 / 9)
+    assert scale_up.pipeline_boundary_slack(DSV3, h100, layers_per_stage=4) == pytest.approx(
+        2 * 8 * 4 / 9)
 
 
 def test_bad_arguments_are_named(h100):

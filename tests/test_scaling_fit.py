@@ -68,7 +68,8 @@ def test_bootstrap_spread_is_close_to_the_published_standard_errors():
                              loss=RUNS["loss"], n_boot=40, rng=np.random.default_rng(1),
                              start=fit)
     sd = boot.std(axis=0, ddof=1)
-    for (name, se), s in zip(PUBLISHED_SE.items(), (sd[0], sd[1], sd[2], sd[3], sd[4])):
+    for (name, se), s in zip(PUBLISHED_SE.items(), (sd[0], sd[1], sd[2], sd[3], sd[4]),
+                             strict=True):
         assert 0.5 * se < s < 2.0 * se, name
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from llmphys import accounting, inference, kv_cache, predict, specs
 
-S = importlib.import_module("llmphys.predict.serve_model")  # the module; predict.serve is the function
+# the module; predict.serve is the function
+S = importlib.import_module("llmphys.predict.serve_model")
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -32,7 +32,8 @@ def test_a_routed_expert_at_its_balance_batch_has_the_ridge_intensity():
     # weight per token, over b bytes per weight.
     b_e = serving.operator_balance_batch(DSV3, H100, weight_dtype="bf16")["routed_experts"]
     tokens_per_expert = b_e * DSV3.moe.n_experts_per_token / DSV3.moe.n_experts
-    assert 2 * tokens_per_expert / 2.0 == pytest.approx(H100.peak_bf16_flop_per_s / H100.hbm_bytes_per_s)
+    assert 2 * tokens_per_expert / 2.0 == pytest.approx(H100.peak_bf16_flop_per_s
+                                                        / H100.hbm_bytes_per_s)
 
 
 def test_expert_parallel_batch1_floor_reads_one_expert_per_layer():
@@ -43,8 +44,8 @@ def test_expert_parallel_batch1_floor_reads_one_expert_per_layer():
     assert f["weights_s"] == pytest.approx((58 * expert + 16.22e9 / 72) / 8e12, rel=2e-3)
     even = serving.batch1_latency_floor_s(DSV3, GB200, n_chips=72, weight_dtype="fp8",
                                           expert_parallel=False)["weights_s"]
-    assert even == pytest.approx(inference.decode_step(DSV3, GB200, batch_size=1, context_tokens=0,
-                                                       n_chips=72, weight_dtype="fp8")["step_time_s"])
+    assert even == pytest.approx(inference.decode_step(
+        DSV3, GB200, batch_size=1, context_tokens=0, n_chips=72, weight_dtype="fp8")["step_time_s"])
     assert f["weights_s"] / even == pytest.approx(5.4, abs=0.1)
     # Fewer chips than routed experts: some chip holds ceil(8 / 4) = 2 of the token's experts.
     four = serving.batch1_latency_floor_s(DSV3, GB200, n_chips=4, weight_dtype="fp8")
@@ -67,10 +68,12 @@ def test_output_input_cost_ratio_grows_with_the_prompt():
     # 4.0, 7.2, 22.7 (issue 15) used the 80 GB label; at the 85.5 GB the driver reports, the
     # larger batch that fits lowers the long-prompt ratios a little.
     def curve(acc, priced=False):
-        return [round(serving.output_input_cost_ratio(LLAMA, acc, prompt_tokens=s, output_tokens=512,
-                                                      n_chips=8, priced=priced), 1)
+        return [round(serving.output_input_cost_ratio(LLAMA, acc, prompt_tokens=s,
+                                                      output_tokens=512, n_chips=8,
+                                                      priced=priced), 1)
                 for s in (512, 2048, 4096, 8192, 32768)]
-    assert curve(dataclasses.replace(H100, hbm_bytes=H100.hbm_bytes_nominal)) == [1.0, 2.2, 4.0, 7.2, 22.7]
+    assert curve(dataclasses.replace(H100, hbm_bytes=H100.hbm_bytes_nominal)) == [
+        1.0, 2.2, 4.0, 7.2, 22.7]
     assert curve(H100) == [1.0, 2.2, 3.9, 7.1, 22.3]
     # as served (issue 32 item 24): the compute-bound prefill at the fitted GEMM efficiency (0.44)
     # and the memory-bound decode at the HBM efficiency (0.9) halve the long-prompt ratios
@@ -101,7 +104,8 @@ def test_bad_inputs_name_the_argument():
 def test_decode_efficiency_is_one_above_the_balance_batch_and_falls_with_context():
     # No cache, B = 2 B*: compute-bound, eta = 1; at B = B*/2 the step is memory-bound and
     # eta = 1/2 exactly (compute time halves, memory time is flat).
-    llama8, b_star = specs.model("llama3_8b"), inference.balance_batch(specs.model("llama3_8b"), H100)
+    llama8 = specs.model("llama3_8b")
+    b_star = inference.balance_batch(specs.model("llama3_8b"), H100)
     assert serving.decode_efficiency(llama8, H100, context_tokens=0, n_chips=1,
                                      batch_size=2 * b_star) == pytest.approx(1.0)
     assert serving.decode_efficiency(llama8, H100, context_tokens=0, n_chips=1,

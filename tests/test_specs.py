@@ -52,7 +52,8 @@ def test_missing_dtype_peak_is_a_clear_error():
 
 def _minimal_accelerator_table():
     return {"name": "X", "vendor": "V", "launch_year": 2024, "peak_bf16_flop_per_s": 1e15,
-            "hbm_bytes": 1e11, "hbm_bytes_nominal": 1e11, "hbm_bytes_per_s": 1e12, "scale_up_bytes_per_s_per_direction": 1e11,
+            "hbm_bytes": 1e11, "hbm_bytes_nominal": 1e11, "hbm_bytes_per_s": 1e12,
+            "scale_up_bytes_per_s_per_direction": 1e11,
             "scale_up_domain_size": 8, "scale_out_bytes_per_s_per_direction": 5e10,
             "source": "s", "as_of": datetime.date(2024, 1, 1), "notes": "", "quotes": {}}
 

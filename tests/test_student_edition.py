@@ -5,13 +5,10 @@ runnable top to bottom (no cell outside a solution needs a name only a solution 
 import ast
 import json
 import re
-import sys
 
 import pytest
-from course_kit import ROOT, exercises, load, src
-
-sys.path.insert(0, str(ROOT / "tools"))
 import reader_edition as re_ed
+from course_kit import exercises, load, src
 
 DETAILS = re.compile(r"<details>\s*<summary>[^<]*</summary>(.*?)</details>", re.S)
 

@@ -71,7 +71,7 @@ def test_causal_mask_hides_the_future_and_removing_it_leaks_it(rng):
 
 def test_attention_rows_are_distributions_with_nothing_above_the_diagonal(rng):
     q, k, v = (rng.normal(size=(2, 3, 6, 4)) for _ in range(3))
-    out, a = tinylm.attention(q, k, v)
+    _out, a = tinylm.attention(q, k, v)
     assert np.allclose(a.sum(axis=-1), 1.0)
     upper = np.triu_indices(6, k=1)
     assert np.all(a[..., upper[0], upper[1]] == 0.0)

@@ -52,7 +52,8 @@ def test_decoder_backward_matches_finite_difference_through_the_model():
                                                 x[:, 1:])
 
         fd = xent_gradient.central_difference(loss, p[name], indices=idx)
-        assert xent_gradient.max_relative_error(fd, np.where(np.isnan(fd), np.nan, grads[name])) < 1e-6
+        assert xent_gradient.max_relative_error(
+            fd, np.where(np.isnan(fd), np.nan, grads[name])) < 1e-6
 
 
 def test_step_scan_is_v_shaped_truncation_then_round_off():

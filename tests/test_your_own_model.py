@@ -1,4 +1,5 @@
-"""The appendix chapters/your_own_model.ipynb: set up like every chapter, placed in the back matter."""
+"""The appendix chapters/your_own_model.ipynb: set up like every chapter, placed in the back
+matter."""
 
 import json
 import re

@@ -28,7 +28,8 @@ from course_kit import MINIMUM, TIERS, exercises, load, src  # noqa: E402
 
 GUIDE = ROOT / "chapters" / "instructor_guide.md"
 RUBRICS = ROOT / "data" / "course" / "rubrics"
-START = "<!-- course-map: written by tools/course_map.py; edit the chapters, the plans or the rubrics, not this -->"
+START = ("<!-- course-map: written by tools/course_map.py; edit the chapters, the plans or the "
+         "rubrics, not this -->")
 END = "<!-- /course-map -->"
 NUMREF = re.compile(r"\{numref\}`([a-z0-9-]+)`")
 REF = re.compile(r"\{ref\}`([a-z0-9-]+)`")

@@ -52,8 +52,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "_ext"))  # downloads sorts above reader_edition, which adds it too
 import downloads  # noqa: E402  (_ext/downloads.py: where the site links the PDF, the version line)
-from reader_edition import toc_docs  # noqa: E402  (the one reading order; puts _ext on the path)
+from reader_edition import toc_docs  # noqa: E402  (the one reading order)
 
 HTML_DIR = ROOT / "_build" / "html"
 OUT = ROOT / "_build" / "pdf" / "downstream-of-the-fab.pdf"

@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.write_text(new, encoding="utf-8")
     if args.check and stale:
-        print("not normalised (run tools/normalize_notebooks.py):", *map(str, stale), file=sys.stderr)
+        print("not normalised (run tools/normalize_notebooks.py):", *map(str, stale),
+              file=sys.stderr)
         return 1
     return 0
 

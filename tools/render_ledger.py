@@ -1,4 +1,5 @@
-"""Print the claims ledger as the ledger page renders it: verdict counts, every table row, every note.
+"""Print the claims ledger as the ledger page renders it: verdict counts, every table row, every
+note.
 
 The guard for changes to the ledger's machinery: render before and after, and diff. Only the
 "Call:" lines may differ when the mechanism changes and no verdict is meant to move.
@@ -31,7 +32,8 @@ def main() -> None:
         print(claims.ledger_markdown(rows))
         print()
         # one note per line, so that a diff names the claim whose note moved; the call apart
-        for a, block in zip(rows, re.split(r"\n\n(?=<a href)", claims.details_markdown(rows))):
+        for a, block in zip(rows, re.split(r"\n\n(?=<a href)", claims.details_markdown(rows)),
+                            strict=True):
             print(CALL.sub("", block.replace("\n: ", " : ")))
             print(f"    call {a.claim.id}: {_call(a.claim)}")
 

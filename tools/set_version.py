@@ -58,7 +58,8 @@ def changelog_date(version: str) -> str | None:
         return None
     m = re.search(rf"^## \[{re.escape(version)}\] - (\d{{4}}-\d{{2}}-\d{{2}})$", text, re.MULTILINE)
     if not m or first.group(1) != version:
-        raise SystemExit(f"CHANGELOG.md must open with '## [{version}] - YYYY-MM-DD'; write it first")
+        raise SystemExit(f"CHANGELOG.md must open with '## [{version}] - YYYY-MM-DD'; "
+                         "write it first")
     return m.group(1)
 
 

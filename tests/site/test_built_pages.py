@@ -6,15 +6,13 @@ skip."""
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import reader_edition
+from test_release import _ref_in_use
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import reader_edition  # noqa: E402
-from test_release import _ref_in_use  # noqa: E402  (tests/ is on sys.path: pytest.ini)
 
 READER = ROOT / "reader" / "chapters"
 

@@ -4,19 +4,16 @@ edition's first cell."""
 
 import json
 import os
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
+import discussion
 import pytest
+import reader_edition as re_ed
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "_ext"))
-sys.path.insert(0, str(ROOT / "tools"))
-import discussion
-import reader_edition as re_ed
 
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 URL = CONFIG["sphinx"]["config"]["discussion_url"]

@@ -11,18 +11,16 @@ import html.parser
 import json
 import re
 import shutil
-import sys
 import zipfile
 from pathlib import Path
 
+import downloads
 import pytest
 
 import llmphys
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "_ext"))
-import downloads  # noqa: E402
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "reader" / "chapters").glob("*.ipynb"))
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in (HTML / "chapters").glob("*.html")

@@ -10,20 +10,17 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-import yaml
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(ROOT / "tests"))
 import make_pdf
+import pytest
 import reader_edition as re_ed
+import yaml
 from course_kit import exercises
 
 import llmphys
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PDF = make_pdf.OUT
 CHAPTERS = ["hardware_tour", "01_foundations", "02_data", "03_architecture",
@@ -132,7 +129,8 @@ def test_glued_numbers_are_in_the_text(pages, chapter_pages, stem):
     missing = [v for v in values if v not in text]
     # Every glued number of the prose is printed; a few sit in a caption or table that
     # pdftotext splits across lines, hence 95%, not 100%.
-    assert len(missing) <= 0.05 * len(values), f"{stem}: {len(missing)} of {len(values)}: {missing[:8]}"
+    assert len(missing) <= 0.05 * len(values), (
+        f"{stem}: {len(missing)} of {len(values)}: {missing[:8]}")
 
 
 def test_solutions_are_omitted(pages):

@@ -5,15 +5,13 @@ both notebook editions to the release. (`make lint` validates the file against t
 schema; this checks what it does.)"""
 
 import re
-import sys
 from pathlib import Path
 
+import downloads
+import make_pdf
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-import downloads  # noqa: E402
-import make_pdf  # noqa: E402  (puts _ext on the path)
 
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "publish.yml").read_text("utf-8"))
 JOBS = WORKFLOW["jobs"]
@@ -36,7 +34,8 @@ def test_it_runs_on_pushes_to_main_and_on_version_tags():
 def test_every_push_runs_make_test_and_pages_deploys_what_it_built():
     assert "make test" in _runs("test")
     upload = _uses("test")["actions/upload-pages-artifact"]
-    assert upload["with"]["path"] == "_build/html" and upload["if"] == "github.ref == 'refs/heads/main'"
+    assert upload["with"]["path"] == "_build/html"
+    assert upload["if"] == "github.ref == 'refs/heads/main'"
     pages = JOBS["pages"]
     assert pages["needs"] == "test" and pages["if"] == "github.ref == 'refs/heads/main'"
     assert pages["permissions"] == {"pages": "write", "id-token": "write"}
