@@ -65,7 +65,12 @@ def m02() -> Check:
 @check
 def m03() -> Check:
     return Check(
-        value=roofline.matmul_intensity(16384, 16384, 16384, bytes_per_element=2),
+        value=roofline.matmul_intensity(
+            16384,
+            specs.model("llama31_405b").d_ff,
+            specs.model("llama31_405b").d_model,
+            bytes_per_element=2,
+        ),
         numbers={
             "narrow_intensity_flop_per_byte": roofline.matmul_intensity(
                 16384, 4096, 4096, bytes_per_element=2
