@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llmphys import accounting, cli, kv_cache, specs
+from llmphys import accounting, cli, kv_cache, predict, specs
 
 ROOT = Path(__file__).resolve().parents[1]
 QWEN = str(ROOT / "data" / "hf_configs" / "Qwen2.5-0.5B")
@@ -231,7 +231,7 @@ def test_help_shows_defaults_and_names_the_model_argument():
     out = llmphys("train", "--help").stdout
     assert "MODEL" in out and "the model registry" not in out
     for flag in ("--interleave", "--grad-dtype", "--no-flash-attention", "--memory-margin",
-                 "--schedule", "--fsdp-weight-gathers"):
+                 "--schedule", "--fsdp-weight-gathers", "--no-sequence-parallel"):
         assert flag in out
     assert "pipeline stages (default: 1)" in " ".join(out.split())
     out = " ".join(llmphys("serve", "--help").stdout.split())
@@ -239,6 +239,22 @@ def test_help_shows_defaults_and_names_the_model_argument():
                  "--chunk-tokens", "--math-dtype", "--memory-margin"):
         assert flag in out
     assert "(default: 8192)" in out  # predict.CHUNK_TOKENS
+
+
+def test_no_sequence_parallel_reaches_the_step_model():
+    # Without sequence parallelism every TP rank repeats the norms on the whole sequence: the
+    # CLI's step is the library's with sequence_parallel=False, and slower than with it.
+    args = ("train", "llama3_70b", "h100_sxm", "--chips", "64", "--tp", "8", "--pp", "2",
+            "--seq-len", "8192", "--batch-tokens", str(2**22), "--zero-stage", "1",
+            "--recompute", "full", "--json")  # full recomputation: fits without SP too
+    on, off = (json.loads(llmphys(*args, *extra).stdout)
+               for extra in ((), ("--no-sequence-parallel",)))
+    lib = predict.train_step("llama3_70b", "h100_sxm", n_chips=64, tp=8, pp=2, seq_len=8192,
+                             global_batch_tokens=2**22, zero_stage=1, recompute="full",
+                             check_memory=False,
+                             sequence_parallel=False)
+    assert off["step_time_s"] == pytest.approx(lib.step_time_s, rel=1e-12)
+    assert off["step_time_s"] > on["step_time_s"]
 
 
 def test_version_prints_the_package_version():

@@ -919,6 +919,11 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         help="materialise the attention scores (no fused flash kernel)",
     )
     c.add_argument(
+        "--no-sequence-parallel",
+        action="store_true",
+        help="every TP rank repeats the norms and dropout on the whole sequence (2021 Megatron)",
+    )
+    c.add_argument(
         "--memory-margin",
         type=_fraction,
         default=0.0,
@@ -1056,6 +1061,7 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             dtype=args.dtype,
             grad_bytes=GRAD_DTYPES[args.grad_dtype],
             flash_attention=not args.no_flash_attention,
+            sequence_parallel=not args.no_sequence_parallel,
         )
         if not r["fits"]:
             raise DoesNotFit(_does_not_fit(r, "train"), r)
