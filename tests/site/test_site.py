@@ -123,7 +123,7 @@ def test_tour_shows_its_numbers_and_saves_a_screenshot(loaded_page):
     page = loaded_page("chapters/hardware_tour.html").page
     text = page.inner_text("main")
     assert "ridge sits at 295 FLOP per byte" in text  # glued from the library
-    assert "0.34% of its BF16 peak" in text
+    assert "0.34% of its dense BF16 peak" in text
     # The widget is the library's precomputed grid, wired by explore.js (test_widgets.py).
     page.wait_for_selector(".llmphys-explore-live", timeout=15000)
     assert "intensity 63.4 FLOP/B" in page.inner_text(".llmphys-explore-output")

@@ -446,7 +446,8 @@ def published_rank(run: TrainingRun | str) -> dict:
         "max_tp": max_tp,
         "zero_stages": (0, 1, 2, 3),
     }
-    in_grid = any(lay == mine for lay in legal_layouts(mdl, **grid_kw))  # type: ignore[arg-type]
+    one_stage = {**grid_kw, "zero_stages": (mine.zero_stage,), "recomputes": (mine.recompute,)}
+    in_grid = any(lay == mine for lay in legal_layouts(mdl, **one_stage))  # type: ignore[arg-type]
     published = predict_run(r)
     try:
         plans = plan_training(
