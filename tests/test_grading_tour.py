@@ -128,3 +128,19 @@ def test_clock_under_cap_check_passes_and_names_each_slip():
     for hint, wrong in slips.items():
         fb = grading.check_clock_under_cap_hz(wrong)
         assert not fb.passed and hint in fb.message, (hint, fb.message)
+
+
+def test_tp_intensity_check_passes_and_names_each_slip():
+    def right(n, d, t, b):
+        return 6 * n / t / (4 * 2 * (t - 1) / t * d * b)
+
+    assert grading.check_tp_layer_intensity(right).passed
+    slips = {
+        "two backward": lambda n, d, t, b: 6 * n / t / (2 * 2 * (t - 1) / t * d * b),
+        "forward and backward": lambda n, d, t, b: 2 * n / t / (2 * 2 * (t - 1) / t * d * b),
+        "not the buffer once": lambda n, d, t, b: 6 * n / t / (4 * d * b),
+        "divide 6 N by tp": lambda n, d, t, b: 6 * n / (8 * (t - 1) / t * d * b),
+    }
+    for hint, wrong in slips.items():
+        fb = grading.check_tp_layer_intensity(wrong)
+        assert not fb.passed and hint in fb.message, (hint, fb.message)

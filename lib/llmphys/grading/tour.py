@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, memory_hierarchy, power_clock, roofline, specs, waves
+from llmphys import accounting, comm_roofline, memory_hierarchy, power_clock, roofline, specs, waves
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "check_decode_floor_s",
     "check_gemm_efficiency",
     "check_tiled_gemm_hbm_bytes",
+    "check_tp_layer_intensity",
 ]
 
 
@@ -399,4 +400,93 @@ def check_clock_under_cap_hz(fn: Any) -> Feedback:
         reference=_cap_reference,
         cases=cases,
         mistakes=_cap_mistakes(),
+    )
+
+
+def _tp_reference(n_layer_params: float, d_model: int, tp: int, b: float) -> float:
+    return comm_roofline.tp_layer_intensity(n_layer_params, d_model, tp=tp, bytes_per_element=b)
+
+
+def _tp_mistakes() -> list[Mistake]:
+    def forward_only_bytes(n, d, t, b):  # two all-reduces, but forward-and-backward FLOP
+        return 6 * n / t / (2 * 2 * (t - 1) / t * d * b)
+
+    def forward_only(n, d, t, b):  # forward FLOP and forward all-reduces
+        return 2 * n / t / (2 * 2 * (t - 1) / t * d * b)
+
+    def whole_buffer(n, d, t, b):  # each all-reduce sends the buffer once
+        return 6 * n / t / (4 * d * b)
+
+    def twice_buffer(n, d, t, b):  # 2 n per all-reduce, without (t - 1) / t
+        return 6 * n / t / (4 * 2 * d * b)
+
+    def unsplit_flop(n, d, t, b):  # every GPU computing the whole layer
+        return 6 * n / (4 * 2 * (t - 1) / t * d * b)
+
+    return [
+        Mistake(
+            implementation=forward_only_bytes,
+            message="the backward pass all-reduces too: two all-reduces forward and two "
+            "backward per layer, four in all",
+        ),
+        Mistake(
+            implementation=forward_only,
+            message="a training step runs forward and backward: 6 N FLOP per token (2 forward, "
+            "4 backward) against four all-reduces",
+        ),
+        Mistake(
+            implementation=whole_buffer,
+            message="a ring all-reduce sends 2 (t - 1) / t of the buffer per GPU (a "
+            "reduce-scatter and an all-gather), not the buffer once",
+        ),
+        Mistake(
+            implementation=twice_buffer,
+            message="close: a ring all-reduce sends 2 (t - 1) / t of the buffer, not twice the "
+            "buffer; the (t - 1) / t matters at small t",
+        ),
+        Mistake(
+            implementation=unsplit_flop,
+            message="each GPU computes 1/tp of the layer's FLOP: divide 6 N by tp",
+        ),
+    ]
+
+
+def check_tp_layer_intensity(fn: Any) -> Feedback:
+    """Check ``tp_layer_intensity(n_layer_params, d_model, tp, bytes_per_element)``: FLOP per
+    network byte of one tensor-parallel layer in training.
+
+    Reference: :func:`llmphys.comm_roofline.tp_layer_intensity`.
+
+    >>> def tp_layer_intensity(n_layer_params, d_model, tp, bytes_per_element):
+    ...     flop = 6 * n_layer_params / tp
+    ...     return flop / (4 * 2 * (tp - 1) / tp * d_model * bytes_per_element)
+    >>> print(check_tp_layer_intensity(tp_layer_intensity))  # doctest: +ELLIPSIS
+    PASS tour-ex-tp-implement (tp_layer_intensity): all 9 cases match ...
+    """
+    rng = np.random.default_rng(32)  # fixed: the stored feedback must not change
+    l70 = specs.model("llama3_70b")
+    n70 = accounting.attention_params_per_layer(l70) + accounting.ffn_params_per_layer(l70, 0)[0]
+    cases = [
+        Case(args=(n70, l70.d_model, 8, 2.0), label="a Llama 3 70B layer, TP = 8, BF16"),
+        Case(args=(12 * 4096.0**2, 4096, 2, 2.0), label="12 d^2 weights, d = 4096, TP = 2"),
+        Case(args=(12 * 16384.0**2, 16384, 4, 1.0), label="12 d^2 weights, d = 16384, TP = 4, FP8"),
+    ]
+    for _ in range(6):
+        d = int(rng.choice([1024, 2048, 4096, 8192, 12288]))
+        cases.append(
+            Case(
+                args=(
+                    float(np.round(12 * d * d * rng.uniform(0.8, 1.5), -3)),
+                    d,
+                    int(rng.choice([2, 4, 8, 16])),
+                    float(rng.choice([1.0, 2.0, 4.0])),
+                )
+            )
+        )
+    return check_function(
+        fn,
+        exercise="tour-ex-tp-implement",
+        reference=_tp_reference,
+        cases=cases,
+        mistakes=_tp_mistakes(),
     )
