@@ -74,3 +74,26 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="bytes_per_element"):
         mh.tile_intensity_limit(4, 4, bytes_per_element=-1.0)
     assert math.isfinite(mh.square_tile_for_intensity(1.0, bytes_per_element=0.5))
+
+
+@pytest.mark.parametrize("edit,match", [
+    (('bandwidth_kind = "measured"', 'bandwidth_kind = "guessed"'), "bandwidth_kind"),
+    (('name = "L2"', 'name = "L2"\nlatency_s = 1e-7'), "unknown field"),
+    (("bytes_per_s = 7.0e12", "bytes_per_s = 7.0e13"), "fastest first"),
+])
+def test_loader_rejects_bad_entries_naming_the_field(tmp_path, monkeypatch, edit, match):
+    import shutil
+
+    src = mh.specs.data_dir()
+    shutil.copy(src / "accelerators.toml", tmp_path / "accelerators.toml")
+    text = (src / "memory_hierarchy.toml").read_text(encoding="utf-8")
+    assert edit[0] in text
+    (tmp_path / "memory_hierarchy.toml").write_text(text.replace(edit[0], edit[1], 1),
+                                                    encoding="utf-8")
+    monkeypatch.setenv("LLMPHYS_DATA", str(tmp_path))
+    mh.hierarchies.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=match):
+            mh.hierarchies()
+    finally:
+        mh.hierarchies.cache_clear()  # later tests see the book's own file again

@@ -46,3 +46,20 @@ def test_a_load_under_the_cap_keeps_its_clock_and_bad_input_is_named():
         pc.clock_under_cap_hz(700.0, demand_w=900.0, clock_hz=1e9, exponent=0.5)
     with pytest.raises(ValueError, match="power_cap_w"):
         pc.clock_under_cap_hz(50.0, demand_w=900.0, clock_hz=1e9, static_w=80.0)
+
+
+def test_loader_rejects_a_peak_clock_above_the_maximum(tmp_path, monkeypatch):
+    import shutil
+
+    src = specs.data_dir()
+    shutil.copy(src / "accelerators.toml", tmp_path / "accelerators.toml")
+    text = (src / "power_clocks.toml").read_text(encoding="utf-8")
+    (tmp_path / "power_clocks.toml").write_text(
+        text.replace("peak_clock_hz = 1.83e9", "peak_clock_hz = 2.5e9", 1), encoding="utf-8")
+    monkeypatch.setenv("LLMPHYS_DATA", str(tmp_path))
+    pc.chip_clocks.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="peak_clock_hz <= max_clock_hz"):
+            pc.chip_clocks()
+    finally:
+        pc.chip_clocks.cache_clear()
