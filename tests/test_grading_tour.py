@@ -89,3 +89,58 @@ def test_gemm_efficiency_check_passes_and_names_fractional_waves():
 
     fb = grading.check_gemm_efficiency(fractional)
     assert not fb.passed and "wave" in fb.message
+
+
+def _tiled_right(m, n, k, tile_m, tile_n, bytes_per_element):
+    import math
+
+    return bytes_per_element * (m * k * math.ceil(n / tile_n) + k * n * math.ceil(m / tile_m)
+                                + m * n)
+
+
+def test_tiled_gemm_check_passes_and_names_each_slip():
+    import math
+
+    assert grading.check_tiled_gemm_hbm_bytes(_tiled_right).passed
+    slips = {
+        "untiled best case": lambda m, n, k, tm, tn, b: b * (m * k + k * n + m * n),
+        "written to HBM once": lambda m, n, k, tm, tn, b: b * (
+            m * k * math.ceil(n / tn) + k * n * math.ceil(m / tm)),
+        "with a ceiling": lambda m, n, k, tm, tn, b: b * (m * k * n / tn + k * n * m / tm + m * n),
+        "multiply by bytes_per_element": lambda m, n, k, tm, tn, b: (
+            m * k * math.ceil(n / tn) + k * n * math.ceil(m / tm) + m * n),
+    }
+    for hint, wrong in slips.items():
+        fb = grading.check_tiled_gemm_hbm_bytes(wrong)
+        assert not fb.passed and hint in fb.message, (hint, fb.message)
+
+
+def test_clock_under_cap_check_passes_and_names_each_slip():
+    def right(cap, demand, f, ps, x):
+        return f if demand <= cap else f * ((cap - ps) / (demand - ps)) ** (1 / x)
+
+    assert grading.check_clock_under_cap_hz(right).passed
+    slips = {
+        "is not slowed": lambda cap, d, f, ps, x: f * ((cap - ps) / (d - ps)) ** (1 / x),
+        "subtract static_w": lambda cap, d, f, ps, x: f if d <= cap else f * (cap / d) ** (1 / x),
+        "ROOT of the power": lambda cap, d, f, ps, x: f if d <= cap else f * (cap - ps) / (d - ps),
+    }
+    for hint, wrong in slips.items():
+        fb = grading.check_clock_under_cap_hz(wrong)
+        assert not fb.passed and hint in fb.message, (hint, fb.message)
+
+
+def test_tp_intensity_check_passes_and_names_each_slip():
+    def right(n, d, t, b):
+        return 6 * n / t / (4 * 2 * (t - 1) / t * d * b)
+
+    assert grading.check_tp_layer_intensity(right).passed
+    slips = {
+        "two backward": lambda n, d, t, b: 6 * n / t / (2 * 2 * (t - 1) / t * d * b),
+        "forward and backward": lambda n, d, t, b: 2 * n / t / (2 * 2 * (t - 1) / t * d * b),
+        "not the buffer once": lambda n, d, t, b: 6 * n / t / (4 * d * b),
+        "divide 6 N by tp": lambda n, d, t, b: 6 * n / (8 * (t - 1) / t * d * b),
+    }
+    for hint, wrong in slips.items():
+        fb = grading.check_tp_layer_intensity(wrong)
+        assert not fb.passed and hint in fb.message, (hint, fb.message)

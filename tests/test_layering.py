@@ -30,7 +30,7 @@ LAYERS = {
         "attention_phases", "activation_memory", "decoder",
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
         "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
-        "init_scale",
+        "init_scale", "memory_hierarchy", "power_clock",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
@@ -42,7 +42,7 @@ LAYERS = {
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
-        "pipeline.speed", "pipeline.studies", "zero_memory",
+        "pipeline.speed", "pipeline.studies", "zero_memory", "comm_roofline",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }

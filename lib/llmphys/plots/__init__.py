@@ -10,6 +10,7 @@ the functions live in one submodule per topic:
     hardware      plot_roofline, plot_ridge_points
     ridge_trend   plot_ridge_generations
     waves         plot_wave_efficiency
+    limits        plot_ceilings, plot_power_clock
     init_scale    plot_init_scales
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
@@ -45,6 +46,7 @@ _WHERE = {
     "hardware": ("plot_roofline", "plot_ridge_points"),
     "ridge_trend": ("plot_ridge_generations",),
     "waves": ("plot_wave_efficiency",),
+    "limits": ("plot_ceilings", "plot_power_clock"),
     "init_scale": ("plot_init_scales",),
     "architecture": (
         "plot_kv_cache_by_variant",
