@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llmphys import accounting, inference, kv_cache, predict, specs
+from llmphys import accounting, comms, inference, kv_cache, predict, specs
 
 # the module; predict.serve is the function
 S = importlib.import_module("llmphys.predict.serve_model")
@@ -65,10 +65,14 @@ def test_expert_load_imbalance_limits_and_the_balls_into_bins_bound():
     assert f(n_tokens=256, k=8, ep=72) == pytest.approx(sampled, rel=0.15)  # an estimate
 
 
-def test_all_to_all_pays_one_latency_and_the_bytes_that_leave_each_rank():
-    assert predict.all_to_all_s(8e6, 8, link_bytes_per_s=1e9, latency_s=1e-5) == \
+def test_a_one_shot_all_to_all_pays_one_latency_and_the_bytes_that_leave_each_rank():
+    a2a = comms.all_to_all_time_s
+    assert a2a(8e6, 8, link_bytes_per_s=1e9, latency_s=1e-5, one_shot=True) == \
         pytest.approx(7 / 8 * 8e-3 + 1e-5, rel=1e-12)
-    assert predict.all_to_all_s(8e6, 1, link_bytes_per_s=1e9, latency_s=1e-5) == 0.0
+    # a pairwise schedule pays p - 1 latencies for the same bytes
+    assert a2a(8e6, 8, link_bytes_per_s=1e9, latency_s=1e-5) == \
+        pytest.approx(7 / 8 * 8e-3 + 7e-5, rel=1e-12)
+    assert a2a(8e6, 1, link_bytes_per_s=1e9, latency_s=1e-5, one_shot=True) == 0.0
 
 
 def test_ep_dispatch_and_combine_are_two_all_to_alls_per_moe_layer():
@@ -81,8 +85,8 @@ def test_ep_dispatch_and_combine_are_two_all_to_alls_per_moe_layer():
     el = 512 / 8 * 8 * m.d_model
     link = acc.scale_up_bytes_per_s_per_direction * S.CONSTANTS.link_efficiency
     lat = predict.small_collective_latency_s()
-    one = (predict.all_to_all_s(el * 1.0, 8, link_bytes_per_s=link, latency_s=lat)
-           + predict.all_to_all_s(el * 2.0, 8, link_bytes_per_s=link, latency_s=lat))
+    one = sum(comms.all_to_all_time_s(el * b, 8, link_bytes_per_s=link, latency_s=lat,
+                                      one_shot=True) for b in (1.0, 2.0))
     assert s.parts["ep_collectives"] == pytest.approx((61 - 3) * one, rel=1e-12)
 
 
