@@ -40,7 +40,7 @@ LAYERS = {
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
-        "predict.serving_data",
+        "predict.serving_data", "predict.serving_studies", "predict.simulate_load",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies", "zero_memory",
