@@ -307,3 +307,21 @@ def test_largest_batch_within_tpot_limits():
     with pytest.raises(ValueError, match="batch_size"):
         predict.largest_batch_within_tpot("llama3_70b", "h100_sxm", tpot_s=0.05, batch_size=8,
                                           **LATENCY_KW)
+
+
+def test_tensor_parallel_attention_sends_no_expert_all_to_all():
+    # TP8 attention with EP8 on the same 8 GPUs: every rank already holds every token after the
+    # attention all-reduce, so the experts need no dispatch and their partial sums ride the
+    # layer's second all-reduce. Two attention groups (TP4, EP8) exchange half of each rank's
+    # k copies, one group's worth: (g - 1)/g with g = 2, at one latency per all-to-all.
+    m, acc = specs.model("deepseek_v3"), specs.accelerator("h200")
+    kw = dict(n_chips=8, batch_size=512, input_tokens=100, output_tokens=1, weight_dtype="fp8",
+              kv_dtype="fp8", decode_only=True, check_memory=False)
+    tp8 = predict.serve(m, acc, tp=8, ep=8, **kw)
+    assert tp8.parts["ep_collectives"] == 0.0 and tp8.parts["tp_collectives"] > 0
+    tp4 = predict.serve(m, acc, tp=4, ep=8, **kw)
+    el = 512 / 8 * 8 * m.d_model
+    link = acc.scale_up_bytes_per_s_per_direction * S.CONSTANTS.link_efficiency
+    lat = predict.small_collective_latency_s()
+    one = sum(0.5 * el * b / link + lat for b in (1.0, 2.0))
+    assert tp4.parts["ep_collectives"] == pytest.approx(58 * one, rel=1e-12)

@@ -17,8 +17,11 @@ One step is a short sum of named terms, each its own function below, timed on th
                  every TP rank beyond the model's KV heads), plus the chunked prompts' causal
                  attention
     tp_comm      2 all-reduces per layer of the step's activations, each with one registry latency
-    ep_comm      expert dispatch and combine per MoE layer, each with one registry latency, hidden
-                 behind the step's compute when the engine overlaps two micro-batches
+    ep_comm      expert dispatch and combine per MoE layer between attention's data-parallel
+                 groups (none when attention is TP over the whole EP group: its tokens are on
+                 every rank and the combine rides the TP all-reduce), each with one registry
+                 latency, hidden behind the step's compute when the engine overlaps two
+                 micro-batches
     draft        the draft model's k decode steps (speculative decoding)
     overhead     a fixed cost per step: scheduling, sampling, launch gaps
 

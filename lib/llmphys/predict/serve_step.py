@@ -137,15 +137,20 @@ class StepCost:
             group_bytes = tokens * lay.tp / s * m.d_model * ACTIVATION_BYTES  # one DP group's
             one = 2.0 * (lay.tp - 1) / lay.tp * group_bytes / link + lat
             tp_s = 2 * m.n_layers * one
-        if lay.ep > 1 and m.moe is not None:
-            inside = lay.ep <= a.scale_up_domain_size
+        groups = s // lay.tp  # attention's data-parallel groups in the stage
+        if lay.ep > 1 and m.moe is not None and groups > 1:
+            # tokens cross between attention groups only: inside a TP group every rank already
+            # holds every token (no dispatch) and the experts' partial sums ride the TP
+            # all-reduce counted above (no combine), so TP8 with EP8 on one box has no
+            # all-to-all, and DP attention (tp = 1) exchanges over all ep ranks
+            inside = s <= a.scale_up_domain_size
             link, lat = (up, lat_up) if inside else (out, lat_out)
             rank_el = tokens / s * m.moe.n_experts_per_token * m.d_model  # k copies per token
             dispatch = min(ACTIVATION_BYTES, self.weight_bytes) * rank_el
             combine = ACTIVATION_BYTES * rank_el
             ep_s = self._counts[2] * sum(
                 comms.all_to_all_time_s(
-                    b, lay.ep, link_bytes_per_s=link, latency_s=lat, one_shot=True
+                    b, groups, link_bytes_per_s=link, latency_s=lat, one_shot=True
                 )
                 for b in (dispatch, combine)
             )

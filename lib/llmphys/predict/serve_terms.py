@@ -99,12 +99,12 @@ class ServeConstants:
     attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # FlashAttention-3 on H100 (sourced)
     link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # NCCL bus bandwidth / link (sourced)
     gemm_efficiency: float = 0.44  # fitted: fraction of the dense peak the dense GEMMs reach
-    expert_gemm_efficiency: float = 0.68  # fitted: the same for the routed experts' grouped GEMMs
+    expert_gemm_efficiency: float = 0.31  # fitted: the same for the routed experts' grouped GEMMs
     step_overhead_s: float = 2.5e-3  # fitted: seconds per step beyond every roofline term
 
 
 CONSTANTS = ServeConstants(
-    gemm_efficiency=0.44, expert_gemm_efficiency=0.68, step_overhead_s=2.5e-3
+    gemm_efficiency=0.44, expert_gemm_efficiency=0.31, step_overhead_s=2.5e-3
 )
 """The constants in use: the fitted three are the values ``predict.serving_data.calibrate()``
 returns on CALIBRATION_RUNS (a test checks it)."""
