@@ -211,8 +211,10 @@ def moe_layer_times_s(
         raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
     # each device holds 2 k d b bytes a token for all devices (dispatch and combine); the one
     # all-to-all formula sends (n - 1)/n of them (all_to_all_bytes_per_token's remote share)
+    if model.moe is None:
+        raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
     b = units.check_positive("bytes_per_element", bytes_per_element)
-    held = n_tokens * 2.0 * model.moe.n_experts_per_token * model.d_model * b  # model.moe checked
+    held = n_tokens * 2.0 * model.moe.n_experts_per_token * model.d_model * b
     return {
         "compute_s": n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s),
         "all_to_all_s": comms.all_to_all_time_s(held, n_devices, link_bytes_per_s=links[fabric]),
