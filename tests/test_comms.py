@@ -122,3 +122,12 @@ def test_hierarchical_share_equals_the_hierarchical_time_over_the_step():
     t = comms.dp_compute_time_s(n_gpus=512, mfu=0.45, **SERIES)
     assert share == pytest.approx(c / (c + t))
     assert share < comms.dp_comm_share(512, **kw)
+
+
+def test_a_one_shot_all_to_all_pays_one_latency_a_pairwise_one_p_minus_one():
+    # same bytes either way, (p - 1)/p of them leave each rank
+    pair = comms.all_to_all_time_s(8e6, 8, link_bytes_per_s=1e9, latency_s=1e-5)
+    shot = comms.all_to_all_time_s(8e6, 8, link_bytes_per_s=1e9, latency_s=1e-5, one_shot=True)
+    assert pair - shot == pytest.approx(6e-5, rel=1e-9)
+    assert shot == pytest.approx(7 / 8 * 8e-3 + 1e-5, rel=1e-12)
+    assert comms.all_to_all_time_s(8e6, 1, link_bytes_per_s=1e9, latency_s=1e-5) == 0.0

@@ -241,3 +241,22 @@ def test_batching_raises_the_ceiling_until_the_cache_dominates(h100):
     rates = [inference.decode_tokens_per_s(m, h100, context_tokens=4096, batch_size=b)
              for b in (1, 8, 64)]
     assert rates[0] < rates[1] < rates[2] < 64 * rates[0]
+
+
+def test_a_tied_table_is_streamed_once_as_the_output_head():
+    # Gopher ties its input embedding to the output head: the lookup reads one row, but the head
+    # multiplies by the whole vocab x d table every step, so the streamed count keeps it once
+    m = specs.model("gopher_280b")
+    assert m.tied_embeddings
+    r = inference.streamed_params(m, batch_size=1)
+    assert r["dense"] == accounting.n_params(m) - accounting.embedding_params(m) \
+        + m.vocab_size * m.d_model
+    assert r["experts"] == 0.0
+
+
+def test_streamed_experts_are_the_touched_experts_of_every_moe_layer():
+    # DeepSeek-V3: 58 MoE layers; batch 1 touches k = 8 experts a layer, a huge batch all 256
+    m = specs.model("deepseek_v3")
+    one = accounting.mlp_params(m, m.moe.d_ff_expert)
+    assert inference.streamed_params(m, batch_size=1)["experts"] == pytest.approx(58 * 8 * one)
+    assert inference.streamed_params(m, batch_size=1e6)["experts"] == pytest.approx(58 * 256 * one)

@@ -463,3 +463,15 @@ def deepseek_v3_train_flop() -> float:
     return deepseek_v3_flop_per_token() * specs.recorded(
         specs.model("deepseek_v3"), "n_training_tokens"
     )
+
+
+def n_moe_layers(model: Model) -> int:
+    """Layers whose FFN is a routed mixture of experts: every layer after the model's leading
+    dense ones (0 for a dense model). The one MoE-layer count: weight reads, expert FLOP and the
+    expert all-to-all of ``inference``, ``scale_up`` and ``predict.serve`` all use it.
+
+    >>> from llmphys import specs
+    >>> [n_moe_layers(specs.model(k)) for k in ("deepseek_v3", "mixtral_8x7b", "llama3_8b")]
+    [58, 32, 0]
+    """
+    return 0 if model.moe is None else model.n_layers - model.moe.n_dense_layers

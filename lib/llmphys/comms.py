@@ -71,19 +71,40 @@ ring_all_gather_time_s = ring_reduce_scatter_time_s
 
 
 def all_to_all_time_s(
-    n_bytes: float, n_ranks: int, *, link_bytes_per_s: float, latency_s: float = 0.0
+    n_bytes: float,
+    n_ranks: float,
+    *,
+    link_bytes_per_s: float,
+    latency_s: float = 0.0,
+    one_shot: bool = False,
 ) -> float:
-    """Seconds for a pairwise all-to-all in which each rank holds ``n_bytes`` for all ranks.
+    """Seconds for an all-to-all in which each rank holds ``n_bytes`` for all ranks.
 
-    Each rank keeps n/p and sends n/p to each of the p-1 others: (p-1) alpha + (p-1)/p n/beta.
-    Assumes a non-blocking switch (full bisection), as within an NVLink domain.
+    Each rank keeps n/p and sends n/p to each of the p-1 others, so (p-1)/p n leave over its
+    link: (p-1) alpha + (p-1)/p n/beta for a pairwise schedule (Thakur et al. 2005). A one-shot
+    kernel (NCCL's and DeepEP's, which issue every send at once) pays alpha once:
+    alpha + (p-1)/p n/beta. ``n_ranks`` may be fractional when whole groups of chips exchange
+    (p = chips / chips per group). Assumes a non-blocking switch (full bisection), as within
+    an NVLink domain. The one all-to-all formula of the book: ``moe``, ``scale_up`` and
+    ``predict.serve`` call it.
 
     >>> round(all_to_all_time_s(1e9, 4, link_bytes_per_s=1e9), 3)
     0.75
+    >>> round(all_to_all_time_s(1e6, 8, link_bytes_per_s=1e9, latency_s=1e-5, one_shot=True) * 1e6)
+    885
     """
-    _check(n_bytes, n_ranks, link_bytes_per_s, latency_s)
-    p = n_ranks
-    return (p - 1) * latency_s + (p - 1) / p * n_bytes / link_bytes_per_s
+    if not n_bytes >= 0:
+        raise ValueError(f"n_bytes must be >= 0, got {n_bytes!r}")
+    units.check_positive("link_bytes_per_s", link_bytes_per_s)
+    if not n_ranks >= 1:
+        raise ValueError(f"n_ranks must be >= 1, got {n_ranks!r}")
+    if latency_s < 0:
+        raise ValueError(f"latency_s must be >= 0, got {latency_s!r}")
+    p = float(n_ranks)
+    if p == 1.0:
+        return 0.0
+    alpha = latency_s if one_shot else (p - 1) * latency_s
+    return alpha + (p - 1) / p * n_bytes / link_bytes_per_s
 
 
 def hierarchical_all_reduce_time_s(

@@ -68,29 +68,54 @@ def _expert_params(model: Model) -> float:
 
 
 def _n_moe_layers(model: Model) -> int:
-    assert model.moe is not None, "called for MoE models only"
-    return model.n_layers - model.moe.n_dense_layers
+    """Kept for callers outside this module: :func:`llmphys.accounting.n_moe_layers`."""
+    return accounting.n_moe_layers(model)
+
+
+def streamed_params(model: Model, *, batch_size) -> dict[str, float | np.ndarray]:
+    """Parameters one step of B tokens reads from memory, split into the dense part and the
+    routed experts.
+
+    dense: every weight each token multiplies but the routed experts (attention, dense FFN,
+    shared experts, norms, router, output head); the input embedding is looked up, not
+    streamed, but a table tied to the output head is read once as the head.
+    experts: L_moe E (1 - (1 - k/E)^B) expert FFNs (:func:`experts_touched`), each read once
+    however many of the step's tokens it serves. The one count of streamed weights:
+    :func:`weight_bytes_read`, ``predict.serve`` and the grading checks use it.
+
+    >>> from llmphys import specs
+    >>> r = streamed_params(specs.model("deepseek_v3"), batch_size=1)
+    >>> round(r["dense"] / 1e9, 2), round(r["experts"] / 1e9, 2)  # B params: 8 experts x 58
+    (16.19, 20.43)
+    """
+    batch = _positive_array("batch_size", batch_size)
+    lookup = accounting.embedding_params(model) - (
+        model.vocab_size * model.d_model if model.tied_embeddings else 0.0
+    )
+    n_moe = accounting.n_moe_layers(model)
+    routed = n_moe * model.moe.n_experts * _expert_params(model) if model.moe else 0.0
+    dense = accounting.n_params(model) - lookup - routed
+    if model.moe is None:
+        return {"dense": dense, "experts": _out(0.0 * batch)}
+    touched = n_moe * np.asarray(experts_touched(model, batch_size=batch))
+    return {"dense": dense, "experts": _out(touched * _expert_params(model))}
 
 
 def weight_bytes_read(model: Model, *, batch_size, weight_bytes_per_param: float = 2.0):
-    """Bytes of weights one decode step of B tokens reads (embedding rows excluded).
+    """Bytes of weights one decode step of B tokens reads: :func:`streamed_params` times the
+    bytes per parameter.
 
-    Dense: every non-embedding weight. MoE: all but the routed experts no token uses, under
-    uniform routing (:func:`experts_touched`). Input embeddings are looked up, not streamed.
-    The one count of streamed weights: :func:`decode_step` and :func:`decode_tokens_per_s` use it.
+    Dense: every weight a token multiplies. MoE: all but the routed experts no token uses,
+    under uniform routing (:func:`experts_touched`). Input embeddings are looked up, not
+    streamed. :func:`decode_step` and :func:`decode_tokens_per_s` use it.
 
     >>> from llmphys import specs
     >>> round(weight_bytes_read(specs.model("llama3_70b"), batch_size=1) / 1e9, 1)
     139.0
     """
     b = units.check_positive("weight_bytes_per_param", weight_bytes_per_param)
-    batch = _positive_array("batch_size", batch_size)
-    n = accounting.n_params(model) - accounting.embedding_params(model)
-    if model.moe is None:
-        return _out(n * b * np.ones_like(batch))
-    routed = _n_moe_layers(model) * model.moe.n_experts * _expert_params(model)
-    touched = _n_moe_layers(model) * np.asarray(experts_touched(model, batch_size=batch))
-    return _out(b * (n - routed + touched * _expert_params(model)))
+    r = streamed_params(model, batch_size=batch_size)
+    return _out(b * (r["dense"] + np.asarray(r["experts"])))
 
 
 def linear_flop_per_token(model: Model) -> float:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import accounting, units
+from . import accounting, comms, units
 from .nn import softmax
 from .specs import Accelerator, Model
 
@@ -140,20 +140,34 @@ def expected_experts_touched(
 
 
 def all_to_all_bytes_per_token(
-    model: Model, *, n_devices: int, bytes_per_element: float = 2.0
+    model: Model,
+    *,
+    n_devices: float,
+    bytes_per_element: float = 2.0,
+    dispatch_bytes_per_element: float | None = None,
 ) -> float:
-    """Bytes one token sends over the fabric in one MoE layer: 2 k d b (n-1)/n.
+    """Bytes one token sends over the fabric in one MoE layer: k d (b_d + b_c) (n-1)/n.
 
-    Dispatch (its d-vector to each of k experts) and combine (k results back), with
-    experts spread uniformly over ``n_devices`` so a fraction (n-1)/n is remote.
-    GShard (Lepikhin et al. 2021, arXiv:2006.16668); shared experts stay local.
+    Dispatch (its d-vector to each of k experts, b_d bytes an element) and combine (k results
+    back, b_c = ``bytes_per_element``), with experts spread uniformly over ``n_devices`` so a
+    fraction (n-1)/n is remote; b_d defaults to b_c. GShard (Lepikhin et al. 2021,
+    arXiv:2006.16668); shared experts stay local. DeepSeek-V3 dispatches in FP8 and combines in
+    BF16 (arXiv:2412.19437, sec. 3.3).
+
+    >>> from llmphys import specs
+    >>> round(all_to_all_bytes_per_token(specs.model("deepseek_v3"), n_devices=8,
+    ...                                  dispatch_bytes_per_element=1.0))  # bytes
+    150528
     """
     if model.moe is None:
         raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
-    units.check_positive("n_devices", n_devices)
+    if not n_devices >= 1:
+        raise ValueError(f"n_devices must be >= 1, got {n_devices!r}")
     b = units.check_positive("bytes_per_element", bytes_per_element)
+    b_d = b if dispatch_bytes_per_element is None else dispatch_bytes_per_element
+    units.check_positive("dispatch_bytes_per_element", b_d)
     remote = (n_devices - 1) / n_devices
-    return 2.0 * model.moe.n_experts_per_token * model.d_model * b * remote
+    return model.moe.n_experts_per_token * model.d_model * (b_d + b) * remote
 
 
 def expert_flop_per_token(model: Model) -> float:
@@ -195,12 +209,15 @@ def moe_layer_times_s(
     }
     if fabric not in links:
         raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
-    traffic = n_tokens * all_to_all_bytes_per_token(
-        model, n_devices=n_devices, bytes_per_element=bytes_per_element
-    )
+    # each device holds 2 k d b bytes a token for all devices (dispatch and combine); the one
+    # all-to-all formula sends (n - 1)/n of them (all_to_all_bytes_per_token's remote share)
+    if model.moe is None:
+        raise ValueError(f"model {model.key!r} has no MoE layers (model.moe is None)")
+    b = units.check_positive("bytes_per_element", bytes_per_element)
+    held = n_tokens * 2.0 * model.moe.n_experts_per_token * model.d_model * b
     return {
         "compute_s": n_tokens * expert_flop_per_token(model) / (eff * acc.peak_bf16_flop_per_s),
-        "all_to_all_s": traffic / links[fabric],
+        "all_to_all_s": comms.all_to_all_time_s(held, n_devices, link_bytes_per_s=links[fabric]),
     }
 
 

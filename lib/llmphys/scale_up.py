@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import economics, inference, kv_cache, specs, units
+from . import accounting, comms, economics, inference, kv_cache, specs, units
 from .specs import Accelerator, Model
 
 
@@ -94,16 +94,15 @@ def expert_all_to_all(
     dest = (
         model.moe.n_experts_per_token if destinations_per_token is None else destinations_per_token
     )
-    layers = model.n_layers - model.moe.n_dense_layers
-    per_chip = (
-        (batch_size / n_chips)
-        * dest
-        * model.d_model
-        * (dispatch_bytes + combine_bytes)
-        * layers
-        * (1.0 - m / n_chips)
-    )
-    return {"bytes_per_chip": per_chip, "time_s": per_chip / link_bytes_per_s}
+    layers = accounting.n_moe_layers(model)
+    # bytes each chip holds for all groups; the one all-to-all formula sends (p - 1)/p of them
+    # over p = n/m groups, so 1 - m/n leave the chip's group
+    held = (batch_size / n_chips) * dest * model.d_model * (dispatch_bytes + combine_bytes) * layers
+    p = n_chips / m
+    return {
+        "bytes_per_chip": held * (1.0 - m / n_chips),
+        "time_s": comms.all_to_all_time_s(held, p, link_bytes_per_s=link_bytes_per_s),
+    }
 
 
 def max_total_params(

@@ -251,10 +251,21 @@ def _floor_reference(model, acc, n_chips, bytes_per_param) -> float:
 
 
 def _streamed(model) -> float:
-    return accounting.n_active_params(model) - accounting.embedding_params(model)
+    r = inference.streamed_params(model, batch_size=1)  # the one count of streamed weights
+    return float(r["dense"] + r["experts"])
 
 
 DECODE_FLOOR_MISTAKES = (
+    Mistake(
+        implementation=lambda m, a, n, b: (
+            (accounting.n_active_params(m) - accounting.embedding_params(m))
+            * b
+            / (n * a.hbm_bytes_per_s)
+        ),
+        message="a table tied to the output head is dropped with the input embedding: the "
+        "lookup reads one row, but the output head multiplies by the whole table every step, "
+        "so a tied table is streamed once",
+    ),
     Mistake(
         implementation=lambda m, a, n, b: accounting.n_params(m) * b / (n * a.hbm_bytes_per_s),
         message="every parameter is counted: at batch 1 a token reads only the experts its "
@@ -320,11 +331,13 @@ def check_batch1_decode_floor_s(fn: Any) -> Feedback:
 
     Reference: the weights one batch-1 decode step streams
     (:func:`llmphys.inference.weight_bytes_read`: active parameters less the input embeddings,
-    times bytes per parameter) over the n chips' HBM bandwidth.
+    a table tied to the output head counted once as the head, times bytes per parameter) over
+    the n chips' HBM bandwidth.
 
     >>> from llmphys import accounting
     >>> def floor(model, acc, n_chips, b):
     ...     n = accounting.n_active_params(model) - accounting.embedding_params(model)
+    ...     n += model.vocab_size * model.d_model if model.tied_embeddings else 0
     ...     return n * b / (n_chips * acc.hbm_bytes_per_s)
     >>> check_batch1_decode_floor_s(floor).passed
     True

@@ -9,8 +9,11 @@ A package with one file per part of the model (issues 26-29 agree on this layout
     serve_model.py ``serve``: a deployment's step, throughput and latency terms (not serve.py:
                    a submodule named like the package's function ``serve`` would replace it
                    whenever an importer sets the package attribute, as pytest's doctests do)
+    serve_terms.py the serving constants, layout and registries; serve_step.py one step's terms
     simulate.py    ``simulate_serving``: discrete-event continuous batching
+    simulate_load.py ``load_sweep``: latency against the arrival rate, the SLA-bound rate
     serving_data.py ``data/serving_runs.toml``, calibration, leave-one-source-out errors
+    serving_studies.py the LOSO table as text, the misses' subsets, DeepSeek-V3's decode pool
     plan.py        the inverse questions: layout search, chips for a target, cost
 
 Callers use the package's names (``predict.train_step``, ``predict.training_runs``); the
@@ -90,7 +93,6 @@ from .serve_model import (
     Serve,
     ServeConstants,
     StepCost,
-    all_to_all_s,
     expected_tokens_per_step,
     expert_load_imbalance,
     largest_batch_within_tpot,
@@ -114,10 +116,7 @@ from .serving_data import (
 )
 from .serving_data import (
     ServingRun,
-    deepseek_decode_study,
-    format_loso_table,
     loso_summary,
-    miss_summary,
     predict_figures,
     predict_serve,
     serving_runs,
@@ -128,14 +127,14 @@ from .serving_data import (
 from .serving_data import (
     residuals as serving_residuals,
 )
+from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary
 from .simulate import (
     LengthDistribution,
     Scheduler,
     Simulation,
-    load_sweep,
     simulate_serving,
-    sla_rate_per_s,
 )
+from .simulate_load import load_sweep, sla_rate_per_s
 
 # --- end of serving block ----------------------------------------------------------------------
 
@@ -199,7 +198,6 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "ServingRun",
     "Simulation",
     "StepCost",
-    "all_to_all_s",
     "calibrate_serving",
     "deepseek_decode_study",
     "expected_tokens_per_step",

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import inference, specs, units
+from .. import specs, units
 from . import train as _train
 
 # the modules themselves: the package's names serve and simulate_serving are the functions
@@ -382,106 +382,3 @@ def loso_summary() -> dict[str, dict[str, float]]:
             "latency_median": statistics.median(map(abs, le)) if le else math.nan,
         }
     return out
-
-
-def format_loso_table() -> str:
-    """The leave-one-source-out summary as a text table (one line per source, then all rows)."""
-    s = loso_summary()
-    lines = [
-        f"{'source':<26}{'rows':>5}{'median':>8}{'worst':>8}{'signed':>8}{'lat n':>6}{'lat med':>8}"
-    ]
-    for k, v in s.items():
-        lines.append(
-            f"{k:<26}{v['n_rows']:>5}{v['median']:>8.1%}{v['worst']:>8.1%}"
-            f"{v['median_signed']:>+8.1%}{v['n_latency']:>6}{v['latency_median']:>8.1%}"
-        )
-    a = s["all"]
-    lines.append(
-        f"MoE rows: {a['n_moe']}, throughput median {a['moe_median']:.1%}; latency worst "
-        f"{a['latency_worst']:.1%}"
-    )
-    return "\n".join(lines)
-
-
-DEEPSEEK_NODE_CHIPS = 8
-"""GPUs per node in DeepSeek's and SGLang's figures (8-GPU H800 and H100 servers)."""
-
-
-def deepseek_decode_study(run_key: str = "deepseek_v3_h800_decode_ep144") -> dict[str, Any]:
-    """DeepSeek-V3's expert-parallel decode pool worked through, against its published figures.
-
-    For a decode-only row: the per-GPU batch, the tokens each routed expert sees per step
-    (B k / E over the whole EP group), the per-operator balance batches of the chip
-    (``inference.balance_batch_by_operator``), the step's parts (``serve``), the all-to-all time
-    before overlap, and predicted against published per-node output tokens/s and TPOT.
-    """
-    r = serving_runs()[run_key]
-    m = _serve.resolve_model(r.model)
-    acc = _serve.resolve_accelerator(r.accelerator)
-    assert m.moe is not None, f"{run_key}: a MoE row"
-    s = predict_serve(r)
-    cost = _serve.step_cost(
-        m,
-        acc,
-        layout=_serve.make_layout(m, tp=r.tp, ep=r.ep, overlap=r.two_batch_overlap),
-        weight_dtype=r.weight_dtype,
-        kv_dtype=r.kv_dtype,
-    )
-    _, a2a_s = cost.collectives_s(float(r.concurrency))
-    nodes = r.n_chips / DEEPSEEK_NODE_CHIPS
-    return {
-        "n_gpus": r.n_chips,
-        "batch_per_gpu": r.concurrency / r.n_chips,
-        "tokens_per_expert": r.concurrency * m.moe.n_experts_per_token / m.moe.n_experts,
-        "balance_batch": inference.balance_batch_by_operator(m, acc, weight_dtype=r.weight_dtype),
-        "parts_s": s.parts,
-        "step_s": s.step_s,
-        "all_to_all_s": a2a_s,
-        "predicted_per_node": s.output_tokens_per_s / nodes,
-        "measured_per_node": r.measured_output_tokens_per_s / nodes,
-        "predicted_tpot_s": s.tpot_s,
-        "measured_tpot_s": r.measured_tpot_mean_s,
-    }
-
-
-def miss_summary() -> dict[str, float]:
-    """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
-    rows' median |error|, the worst dense row, the MoE rows by source, the latency figures at
-    low load (closed loop) and under a burst, and NIM's concurrency sweep below and above the
-    knee, as medians of signed relative errors."""
-    rows = residuals()
-    dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
-    worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
-
-    def med(xs: list[float]) -> float:
-        return statistics.median(xs) if xs else math.nan
-
-    low = [
-        r
-        for r in rows
-        if serving_runs()[r["run"]].arrival == "concurrency" and "ttft_p50" in r["latency_errors"]
-    ]
-    nim = [r for r in rows if r["source"] == "nvidia_nim_benchmarking"]
-    light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
-    heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
-    burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
-    return {
-        "trt_dense_median": med([abs(r["rel_error"]) for r in dense_trt]),
-        "worst_dense_error": worst["rel_error"],
-        "worst_dense_run": worst["run"],
-        "trt_moe_median_signed": med(
-            [r["rel_error"] for r in rows if r["moe"] and r["source"] == "trtllm_v1_perf_overview"]
-        ),
-        "gpustack_moe_median_signed": med(
-            [r["rel_error"] for r in rows if r["moe"] and r["source"] == "gpustack_performance_lab"]
-        ),
-        "low_load_ttft_median_signed": med([r["latency_errors"]["ttft_p50"] for r in low]),
-        "low_load_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in low]),
-        "burst_ttft_median_signed": med([r["latency_errors"]["ttft_p50"] for r in burst]),
-        "burst_tpot_median_signed": med([r["latency_errors"]["tpot_p50"] for r in burst]),
-        "nim_light_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in light]),
-        "nim_light_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in light]),
-        "nim_heavy_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in heavy]),
-        "nim_heavy_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in heavy]),
-        "nim_throughput_median": med([abs(r["rel_error"]) for r in nim]),
-    }

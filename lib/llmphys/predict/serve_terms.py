@@ -1,0 +1,245 @@
+"""The serving model's constants, layout, registries and shared counts (``predict.serve``).
+
+The constants sit in one frozen :class:`ServeConstants` and are described the same way
+everywhere: three are sourced (HBM, attention and link efficiencies, each docstring naming its
+source), three are fitted once, ``gemm_efficiency``, ``expert_gemm_efficiency`` and
+``step_overhead_s``, on the rows named in ``predict.serving_data.CALIBRATION_RUNS`` (a test checks
+that ``CONSTANTS`` is that fit). The small-collective latency is the registry's one value
+(``collective_latency_s.nvlink_small_all_reduce`` in ``data/prices.toml``). Weight reads, the MoE
+layer count and the all-to-all time are not counted here: they call
+:func:`llmphys.inference.streamed_params`, :func:`llmphys.accounting.n_moe_layers` and
+:func:`llmphys.comms.all_to_all_time_s`.
+
+Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import tomllib
+from typing import Any
+
+from .. import accounting, economics, inference, specs, units
+from ..specs import Accelerator, Model
+from . import train as _train
+
+HBM_EFFICIENCY = 0.9
+"""Fraction of the datasheet HBM bandwidth a streaming kernel sustains: Azure measured 7.35 TB/s
+on a GB200's 8 TB/s, 92% (Microsoft Azure HPC blog, 'Azure's ND GB200 v6 delivers record
+performance for inference workloads', 2025); rounded down to 0.9 for Hopper. Sourced."""
+
+KV_CACHE_FREE_FRACTION = 0.9
+"""Share of the memory left after the weights that TensorRT-LLM gives the KV cache: its
+``kv_cache_free_gpu_mem_fraction`` default (0.90, its perf-overview page). Sourced."""
+
+KV_MEMORY_RULES = {"trtllm": ("free", 0.90), "vllm": ("total", 0.90), "sglang": ("total", 0.88)}
+"""How each engine sizes its KV cache: ("free", f) gives the cache f of the memory the weights
+leave (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, 0.90); ("total", f) caps weights plus cache
+at f of the whole HBM (vLLM's gpu_memory_utilization, default 0.90, in its engine arguments;
+SGLang's mem_fraction_static, 0.88 assumed: SGLang picks it from the GPU's memory and the TP size).
+The activation workspace is not subtracted."""
+
+
+def kv_budget_bytes(hbm_bytes: float, weight_bytes: float, *, rule: tuple[str, float]) -> float:
+    """Bytes of KV cache a chip holds under an engine's memory rule (``KV_MEMORY_RULES``).
+
+    >>> rules = (("free", 0.9), ("total", 0.9))  # TensorRT-LLM's and vLLM's defaults
+    >>> [round(kv_budget_bytes(80e9, 35e9, rule=r) / 1e9, 1) for r in rules]  # GB
+    [40.5, 37.0]
+    """
+    kind, f = rule
+    if kind == "free":
+        return max(hbm_bytes - weight_bytes, 0.0) * f
+    if kind == "total":
+        return max(f * hbm_bytes - weight_bytes, 0.0)
+    raise ValueError(f"rule must be ('free', f) or ('total', f), got {rule!r}")
+
+
+ACTIVATION_BYTES = 2.0
+"""Bytes per element of the activations the TP all-reduces and the EP combine move (BF16). The EP
+dispatch moves the math dtype's bytes: DeepSeek dispatches in FP8 and combines in BF16 (its day-6
+overview), as DeepEP's low-latency kernels do."""
+
+MAX_BATCH = 2048
+"""TensorRT-LLM's default max_batch_size (its build configuration): the cap per replica when a
+row does not name an engine with another default."""
+
+CHUNK_TOKENS = 8192
+"""Tokens one step may carry (decode plus prompt chunks): TensorRT-LLM's default max_num_tokens
+and vLLM's max_num_batched_tokens on a >= 70 GiB GPU (vllm/engine/arg_utils.py,
+get_batch_defaults, v0.11)."""
+
+ENGINE_LIMITS = {"trtllm": (2048, 8192), "vllm": (1024, 8192), "sglang": (4096, 8192)}
+"""(max sequences, max tokens) a step of each engine holds at its defaults: TensorRT-LLM
+max_batch_size 2048 and max_num_tokens 8192; vLLM v0.11 on a >= 70 GiB GPU max_num_seqs 1024 and
+max_num_batched_tokens 8192 (arg_utils.py); SGLang sizes its running batch from the free memory
+(4096 here stands for 'no cap below the cache') with chunked_prefill_size 8192 (assumed)."""
+
+
+def small_collective_latency_s() -> float:
+    """Seconds of one small all-reduce or all-to-all inside a scale-up domain: the registry value.
+
+    One figure for the whole collective (a one-shot kernel writes to every peer at once), used
+    wherever the book times a latency-bound collective (prices.toml,
+    ``collective_latency_s.nvlink_small_all_reduce``).
+
+    >>> round(small_collective_latency_s() * 1e6)  # microseconds
+    10
+    """
+    return float(economics.price("collective_latency_s.nvlink_small_all_reduce").value)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ServeConstants:
+    """The serving model's constants: three sourced, three fitted once (module docstring)."""
+
+    hbm_efficiency: float = HBM_EFFICIENCY
+    attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # FlashAttention-3 on H100 (sourced)
+    link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # NCCL bus bandwidth / link (sourced)
+    gemm_efficiency: float = 0.44  # fitted: fraction of the dense peak the dense GEMMs reach
+    expert_gemm_efficiency: float = 0.31  # fitted: the same for the routed experts' grouped GEMMs
+    step_overhead_s: float = 2.5e-3  # fitted: seconds per step beyond every roofline term
+
+
+CONSTANTS = ServeConstants(
+    gemm_efficiency=0.44, expert_gemm_efficiency=0.31, step_overhead_s=2.5e-3
+)
+"""The constants in use: the fitted three are the values ``predict.serving_data.calibrate()``
+returns on CALIBRATION_RUNS (a test checks it)."""
+
+
+def priced_time_s(*, memory_time_s: float, compute_time_s: float) -> float:
+    """Seconds of a roofline phase as served: max(bytes time / HBM_EFFICIENCY, FLOP time /
+    the fitted GEMM efficiency), with both times at 100% of the datasheet. The one way chapter 6
+    prices a prefill (a prompt's tokens, a recomputed cache) and a decode step outside ``serve``.
+
+    >>> round(priced_time_s(memory_time_s=0.0, compute_time_s=0.44), 3)  # s: at CONSTANTS
+    1.0
+    """
+    return max(memory_time_s / CONSTANTS.hbm_efficiency, compute_time_s / CONSTANTS.gemm_efficiency)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Layout:
+    """A replica's parallelism: attention TP, expert EP, pipeline stages; chips = max(tp, ep) pp."""
+
+    tp: int = 1
+    ep: int = 1
+    pp: int = 1
+    two_batch_overlap: bool = False  # the engine hides EP traffic behind a second micro-batch
+
+    @property
+    def stage_chips(self) -> int:
+        """Chips of one pipeline stage: the attention TP group times its data-parallel copies."""
+        return max(self.tp, self.ep)
+
+    @property
+    def chips(self) -> int:
+        """Chips of one replica."""
+        return self.stage_chips * self.pp
+
+
+def _int(name: str, v: Any, lo: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v or v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def make_layout(model: Model, *, tp: int = 1, ep: int = 1, pp: int = 1, overlap: bool = False):
+    """A checked :class:`Layout`: ep > 1 needs a MoE model; tp and ep must divide each other."""
+    t, e, p = _int("tp", tp), _int("ep", ep), _int("pp", pp)
+    if e > 1 and model.moe is None:
+        raise ValueError(f"ep={e} needs a mixture-of-experts model; {model.key} is dense")
+    if max(t, e) % min(t, e):
+        raise ValueError(f"tp={t} and ep={e}: one must divide the other")
+    return Layout(tp=t, ep=e, pp=p, two_batch_overlap=bool(overlap))
+
+
+# ------------------------------------------------------------------ the one weight count
+def n_moe_layers(model: Model) -> int:
+    """MoE layers of a model (:func:`llmphys.accounting.n_moe_layers`, the one count)."""
+    return accounting.n_moe_layers(model)
+
+
+def _expert_params(model: Model) -> float:
+    assert model.moe is not None
+    return accounting.mlp_params(model, model.moe.d_ff_expert)
+
+
+def dense_params(model: Model) -> float:
+    """Parameters every token multiplies and every step reads: all but the input embedding and
+    the routed experts (:func:`llmphys.inference.streamed_params`, the one count)."""
+    return float(inference.streamed_params(model, batch_size=1)["dense"])
+
+
+def weight_read_bytes(model: Model, *, n_tokens: float, weight_bytes: float) -> dict[str, float]:
+    """Bytes of weights one step of ``n_tokens`` reads in a replica, dense part and experts.
+
+    :func:`llmphys.inference.streamed_params` (the one count of streamed weights) times the
+    bytes per parameter: the experts part counts the expected distinct experts the step touches
+    per MoE layer, E (1 - (1 - k/E)^T), each read once however many of the step's tokens it
+    serves.
+
+    >>> from llmphys import specs
+    >>> r = weight_read_bytes(specs.model("deepseek_v3"), n_tokens=1, weight_bytes=1.0)
+    >>> round(r["experts"] / 1e9, 2)  # GB: 8 experts x 58 layers x 44M parameters, FP8
+    20.43
+    """
+    units.check_positive("weight_bytes", weight_bytes)
+    r = inference.streamed_params(model, batch_size=max(float(n_tokens), 1.0))
+    return {
+        "dense": float(r["dense"]) * weight_bytes,
+        "experts": float(r["experts"]) * weight_bytes,
+    }
+
+
+def expert_load_imbalance(*, n_tokens: float, k: int, ep: int) -> float:
+    """Busiest EP rank's expert load over the mean, for uniform random top-k routing.
+
+    Each rank receives about lambda = T k / ep token-expert assignments; the maximum of ep such
+    Poisson counts exceeds the mean by about sqrt(2 lambda ln ep) (the balls-into-bins bound,
+    Raab and Steger 1998), so the factor is 1 + sqrt(2 ln(ep) / lambda). Real routing is
+    skewed; a load balancer (EPLB) with redundant experts pulls it back towards this bound.
+
+    >>> round(expert_load_imbalance(n_tokens=256, k=8, ep=72), 3)  # lambda = 28.4 a rank
+    1.549
+    """
+    if ep <= 1:
+        return 1.0
+    lam = max(float(n_tokens), 1e-9) * k / ep
+    return 1.0 + math.sqrt(2.0 * math.log(ep) / max(lam, 1.0))
+
+
+# ------------------------------------------------------------------ registries
+@functools.cache
+def _serving_registry() -> dict:
+    with open(specs.data_dir() / "serving_models.toml", "rb") as f:
+        return tomllib.load(f)
+
+
+def resolve_model(value: Model | str) -> Model:
+    """A model by key from the registries, then ``data/serving_models.toml``; or a Model."""
+    if isinstance(value, Model):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"model must be a Model or a registry key, got {type(value).__name__}")
+    extra = _serving_registry().get("models", {})
+    if value in extra:
+        return specs.build_spec(Model, extra[value], f"serving_models.toml[{value}]", key=value)
+    return _train._model(value)
+
+
+def resolve_accelerator(value: Accelerator | str) -> Accelerator:
+    """A chip by key from the registry, then a variant of ``data/serving_models.toml``."""
+    if isinstance(value, Accelerator):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"accelerator must be an Accelerator or a key, got {type(value).__name__}")
+    extra = _serving_registry().get("accelerators", {})
+    if value in extra:
+        e = dict(extra[value])
+        base = specs.accelerator(e.pop("base"))
+        return dataclasses.replace(base, key=value, **e)
+    return _train._accelerator(value)
