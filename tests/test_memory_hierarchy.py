@@ -2,6 +2,7 @@
 direct count of the panels each tile reads and against its closed-form limit."""
 
 import math
+import statistics
 
 import pytest
 
@@ -60,6 +61,14 @@ def test_intensity_tends_to_the_harmonic_limit_and_square_tile_t_over_b():
     assert big == pytest.approx(lim, rel=5e-3)  # the C write is 1/K of the traffic: 2e-3 here
     assert mh.tile_intensity_limit(128, 128, bytes_per_element=2.0) == 64.0
     assert mh.square_tile_for_intensity(64.0, bytes_per_element=2.0) == 128.0
+
+
+def test_tile_limit_is_the_harmonic_mean_of_the_sides_over_b_not_twice_it():
+    # 2 / (b (1/b_M + 1/b_N)) is the harmonic mean H = 2 / (1/b_M + 1/b_N) divided by b: for
+    # 128 x 256 in BF16, H = 170.67 and I = 85.33 (exact in floating point to 1e-12).
+    h = statistics.harmonic_mean([128, 256])
+    assert mh.tile_intensity_limit(128, 256, bytes_per_element=2.0) == pytest.approx(h / 2.0,
+                                                                                     rel=1e-12)
 
 
 def test_one_tile_covering_the_matrix_is_the_untiled_best_case():

@@ -17,6 +17,10 @@ moves (the ring formulas of ``comms``):
 
       I_TP = 6 N_layer / (8 (t - 1) d b)       (no tokens in it: batching does not help)
 
+  Sequence parallelism turns each all-reduce into a reduce-scatter and an all-gather that send
+  the same bytes (Korthikanti et al. 2022, sec. 4.2.2); full activation recomputation reruns
+  the forward pass, its two all-reduces included, which this formula leaves out.
+
 * data parallelism over p replicas: per step, each GPU all-reduces its gradients,
   2 (p-1)/p N b bytes, against 6 N T FLOP for the T tokens its replica processes:
 

@@ -148,7 +148,8 @@ def tiled_gemm_intensity(
 def tile_intensity_limit(tile_m: float, tile_n: float, *, bytes_per_element: float) -> float:
     """Large-GEMM limit of the tiled intensity in FLOP/byte: 2 / (b (1/b_M + 1/b_N)).
 
-    Twice the harmonic mean of the tile's sides over b: a square tile t gives t / b.
+    The harmonic mean of the tile's sides, 2 / (1/b_M + 1/b_N), over b: a square tile t gives
+    t / b.
 
     >>> tile_intensity_limit(128, 256, bytes_per_element=2.0)  # 2 / (2 (1/128 + 1/256))
     85.33333333333333

@@ -3,7 +3,10 @@
 CMOS switching power is P_dyn = a C V^2 f (activity a, switched capacitance C, supply voltage
 V, clock f). A higher clock needs a higher voltage, roughly V proportional to f in the range
 where a GPU boosts, so at fixed activity P_dyn grows like f^3; more generally like f^x with
-x between 1 (fixed voltage) and about 3. Add a static (leakage) part P_s and
+x between 1 (fixed voltage) and about 3. Only the SMs' dynamic power follows that law. Add a
+part P_s that does not scale with the SM clock (leakage, which rises with voltage and
+temperature rather than with f; HBM and I/O power, set by the traffic; board conversion
+losses) and
 
     P(f) = P_s + (P_ref - P_s) (f / f_ref)^x.
 
@@ -15,7 +18,7 @@ where P_ref is what the workload would draw at f_ref. Dense matmuls keep the mos
 switching (the largest a), so they hit the cap first and run at the lowest clock. The dense
 tensor peak is quoted at one clock f_peak and scales linearly with the clock, so the clock
 alone caps the achievable share of the peak at f / f_peak. Because of the cube, the trade is
-lopsided: cutting power by a quarter costs under a tenth of the clock.
+lopsided: cutting the dynamic power by a quarter costs under a tenth of the clock.
 
 Ref: Weste and Harris, "CMOS VLSI Design", 4th ed., sec. 5.1 (dynamic power a C V^2 f);
 NVIDIA H100 whitepaper (the clock behind the dense peak).
