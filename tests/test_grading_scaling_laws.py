@@ -132,3 +132,32 @@ def test_verifier_plateau_reference_passes():
 def test_verifier_plateau_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_verifier_plateau(wrong)
     assert not fb.passed and hint in fb.message, fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-batch
+def prescribed(n_layers, d_model, seq_len, n_tokens):
+    # DeepSeek LLM eq. (1)-(2): 7B (30 x 4096, 4K, 2T tokens) -> about 2,200 sequences, the
+    # paper's Table 2 batch is 2,304.
+    m = 72 * n_layers * d_model**2 + 6 * n_layers * d_model * seq_len
+    return 0.2920 * (m * n_tokens) ** 0.3271 / seq_len
+
+
+def test_prescribed_batch_reference_passes_and_is_near_deepseeks_7b_batch():
+    fb = grading.check_prescribed_batch(prescribed)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-batch")
+    assert prescribed(30, 4096, 4096, 2e12) == pytest.approx(2304, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda n, d, l, t: 0.292 * (72 * n * d**2 * t) ** 0.3271 / l, "leaves out attention"),
+        (lambda n, d, l, t: 0.292 * ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271, "in tokens"),
+        (lambda n, d, l, t: ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271 / l, "coefficient"),
+        (lambda n, d, l, t: 0.292 * ((24 * n * d**2 + 2 * n * d * l) * t) ** 0.3271 / l,
+         "forward and backward"),
+    ],
+)
+def test_prescribed_batch_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_prescribed_batch(wrong)
+    assert not fb.passed and hint in fb.message

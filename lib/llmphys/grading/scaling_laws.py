@@ -5,7 +5,10 @@
 * :func:`check_chinchilla_loss` (``scaling-ex-loss``): the parametric loss
   E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`;
 * :func:`check_verifier_plateau` (``scaling-ex-verifier``): the large-n accuracy of verifier
-  selection, against :func:`llmphys.best_of_n.verifier_precision`.
+  selection, against :func:`llmphys.best_of_n.verifier_precision`;
+* :func:`check_prescribed_batch` (``scaling-ex-batch``): the batch in sequences that DeepSeek
+  LLM's fit prescribes for a model shape and token count, against
+  :func:`llmphys.batch_scaling.optimal_batch_tokens`.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
@@ -17,10 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import best_of_n, scaling_laws
+from llmphys import batch_scaling, best_of_n, scaling_laws
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
-__all__ = ["check_chinchilla_loss", "check_size_at_ratio", "check_verifier_plateau"]
+__all__ = [
+    "check_chinchilla_loss",
+    "check_prescribed_batch",
+    "check_size_at_ratio",
+    "check_verifier_plateau",
+]
 
 
 def _short(x: float) -> float:
@@ -246,4 +254,80 @@ def check_verifier_plateau(fn: Any) -> Feedback:
         cases=_plateau_cases(),
         mistakes=_PLATEAU_MISTAKES,
         factors=common_factors(quantity="probability"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-batch: 0.2920 (M D)^0.3271 / l_seq, M = 72 n d^2 + 6 n d l_seq
+
+
+def _batch_reference(n_layers: int, d_model: int, seq_len: int, n_tokens: float) -> float:
+    m = batch_scaling.non_embedding_flop_per_token(
+        n_layers=n_layers, d_model=d_model, seq_len=seq_len
+    )
+    fit = batch_scaling.batch_fit()
+    return batch_scaling.optimal_batch_tokens(fit, train_flop=m * n_tokens) / seq_len
+
+
+def _batch_cases() -> list[Case]:
+    rng = np.random.default_rng(5_31)
+    cases = [
+        Case(args=(30, 4096, 4096, 2.0e12), label="DeepSeek LLM 7B: 30 x 4096, 4K context, 2T"),
+        Case(args=(95, 8192, 4096, 2.0e12), label="DeepSeek LLM 67B: 95 x 8192, 4K context, 2T"),
+        Case(args=(2, 64, 8192, 1e9), label="a tiny model with a long context (attention-heavy)"),
+    ]
+    for _ in range(6):
+        n = int(rng.integers(4, 100))
+        d = int(128 * rng.integers(4, 96))
+        seq = int(2 ** rng.integers(10, 15))
+        tokens = _short(10.0 ** rng.uniform(9, 13))
+        cases.append(Case(args=(n, d, seq, tokens), label=f"{n} x {d}, {seq} context, {tokens:g}"))
+    return cases
+
+
+_FIT = (0.2920, 0.3271)
+_BATCH_MISTAKES = (
+    Mistake(
+        implementation=lambda n, d, seq, t: _FIT[0] * (72 * n * d**2 * t) ** _FIT[1] / seq,
+        message="M leaves out attention: DeepSeek's M = 72 n d^2 + 6 n d l_seq counts the "
+        "score and value matmuls, which grow with the context length",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: _FIT[0]
+        * ((72 * n * d**2 + 6 * n * d * seq) * t) ** _FIT[1],
+        message="this is the batch in tokens; divide by the sequence length for sequences",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: _FIT[0]
+        * ((72 * n * d**2 + 6 * n * d * seq) * t) ** 0.3271
+        / seq
+        / _FIT[0],
+        message="the fit has a coefficient: B_opt = 0.2920 C^0.3271",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: _FIT[0]
+        * ((24 * n * d**2 + 2 * n * d * seq) * t) ** _FIT[1]
+        / seq,
+        message="C counts forward and backward: M is three times the forward pass "
+        "(72 n d^2, not 24 n d^2)",
+    ),
+)
+
+
+def check_prescribed_batch(fn: Any) -> Feedback:
+    """Check ``fn(n_layers, d_model, seq_len, n_tokens)``: the batch in sequences (a float,
+    not rounded) that DeepSeek LLM's fit B_opt = 0.2920 C^0.3271 tokens prescribes, with
+    C = M D and M = 72 n_layers d_model^2 + 6 n_layers d_model seq_len.
+
+    >>> ref = lambda n, d, l, t: 0.2920 * ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271 / l
+    >>> print(check_prescribed_batch(ref))
+    PASS scaling-ex-batch (<lambda>): all 9 cases match the reference (relative tolerance 1e-06)
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-batch",
+        reference=_batch_reference,
+        cases=_batch_cases(),
+        mistakes=_BATCH_MISTAKES,
+        factors=common_factors(quantity="batch"),
     )

@@ -32,6 +32,7 @@ the functions live in one submodule per topic:
     plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
+    scaling_depth plot_batch_vs_compute
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -112,6 +113,7 @@ _WHERE = {
         "plot_scaling_lab",
         "plot_batch_tradeoff",
     ),
+    "scaling_depth": ("plot_batch_vs_compute",),
 }
 _MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
 
@@ -136,6 +138,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_batch_vs_compute",
     "plot_best_of_n",
     "plot_block_savings",
     "plot_bloom_fpr",
