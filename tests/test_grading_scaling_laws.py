@@ -134,7 +134,7 @@ def test_verifier_plateau_typical_mistakes_get_their_hint(wrong, hint):
     assert not fb.passed and hint in fb.message, fb.message
 
 
-# ------------------------------------------------------------------ scaling-ex-batch
+# ------------------------------------------------------------------ scaling-ex-batch-fit
 def prescribed(n_layers, d_model, seq_len, n_tokens):
     # DeepSeek LLM eq. (1)-(2): 7B (30 x 4096, 4K, 2T tokens) -> about 2,200 sequences, the
     # paper's Table 2 batch is 2,304.
@@ -144,17 +144,17 @@ def prescribed(n_layers, d_model, seq_len, n_tokens):
 
 def test_prescribed_batch_reference_passes_and_is_near_deepseeks_7b_batch():
     fb = grading.check_prescribed_batch(prescribed)
-    assert fb.passed and str(fb).startswith("PASS scaling-ex-batch")
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-batch-fit")
     assert prescribed(30, 4096, 4096, 2e12) == pytest.approx(2304, rel=0.05)
 
 
 @pytest.mark.parametrize(
     ("wrong", "hint"),
     [
-        (lambda n, d, l, t: 0.292 * (72 * n * d**2 * t) ** 0.3271 / l, "leaves out attention"),
-        (lambda n, d, l, t: 0.292 * ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271, "in tokens"),
-        (lambda n, d, l, t: ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271 / l, "coefficient"),
-        (lambda n, d, l, t: 0.292 * ((24 * n * d**2 + 2 * n * d * l) * t) ** 0.3271 / l,
+        (lambda n, d, s, t: 0.292 * (72 * n * d**2 * t) ** 0.3271 / s, "leaves out attention"),
+        (lambda n, d, s, t: 0.292 * ((72 * n * d**2 + 6 * n * d * s) * t) ** 0.3271, "in tokens"),
+        (lambda n, d, s, t: ((72 * n * d**2 + 6 * n * d * s) * t) ** 0.3271 / s, "coefficient"),
+        (lambda n, d, s, t: 0.292 * ((24 * n * d**2 + 2 * n * d * s) * t) ** 0.3271 / s,
          "forward and backward"),
     ],
 )

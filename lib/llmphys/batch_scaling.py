@@ -164,4 +164,3 @@ def _flop(train_flop) -> np.ndarray:
     if np.any(c <= 0) or not np.all(np.isfinite(c)):
         raise ValueError(f"train_flop must be positive and finite, got {train_flop!r}")
     return c
-

@@ -6,7 +6,7 @@
   E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`;
 * :func:`check_verifier_plateau` (``scaling-ex-verifier``): the large-n accuracy of verifier
   selection, against :func:`llmphys.best_of_n.verifier_precision`;
-* :func:`check_prescribed_batch` (``scaling-ex-batch``): the batch in sequences that DeepSeek
+* :func:`check_prescribed_batch` (``scaling-ex-batch-fit``): the batch in sequences that DeepSeek
   LLM's fit prescribes for a model shape and token count, against
   :func:`llmphys.batch_scaling.optimal_batch_tokens`.
 
@@ -258,7 +258,7 @@ def check_verifier_plateau(fn: Any) -> Feedback:
 
 
 # ---------------------------------------------------------------------------------------------
-# scaling-ex-batch: 0.2920 (M D)^0.3271 / l_seq, M = 72 n d^2 + 6 n d l_seq
+# scaling-ex-batch-fit: 0.2920 (M D)^0.3271 / l_seq, M = 72 n d^2 + 6 n d l_seq
 
 
 def _batch_reference(n_layers: int, d_model: int, seq_len: int, n_tokens: float) -> float:
@@ -293,21 +293,21 @@ _BATCH_MISTAKES = (
         "score and value matmuls, which grow with the context length",
     ),
     Mistake(
-        implementation=lambda n, d, seq, t: _FIT[0]
-        * ((72 * n * d**2 + 6 * n * d * seq) * t) ** _FIT[1],
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((72 * n * d**2 + 6 * n * d * seq) * t) ** _FIT[1]
+        ),
         message="this is the batch in tokens; divide by the sequence length for sequences",
     ),
     Mistake(
-        implementation=lambda n, d, seq, t: _FIT[0]
-        * ((72 * n * d**2 + 6 * n * d * seq) * t) ** 0.3271
-        / seq
-        / _FIT[0],
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((72 * n * d**2 + 6 * n * d * seq) * t) ** 0.3271 / seq / _FIT[0]
+        ),
         message="the fit has a coefficient: B_opt = 0.2920 C^0.3271",
     ),
     Mistake(
-        implementation=lambda n, d, seq, t: _FIT[0]
-        * ((24 * n * d**2 + 2 * n * d * seq) * t) ** _FIT[1]
-        / seq,
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((24 * n * d**2 + 2 * n * d * seq) * t) ** _FIT[1] / seq
+        ),
         message="C counts forward and backward: M is three times the forward pass "
         "(72 n d^2, not 24 n d^2)",
     ),
@@ -321,11 +321,11 @@ def check_prescribed_batch(fn: Any) -> Feedback:
 
     >>> ref = lambda n, d, l, t: 0.2920 * ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271 / l
     >>> print(check_prescribed_batch(ref))
-    PASS scaling-ex-batch (<lambda>): all 9 cases match the reference (relative tolerance 1e-06)
+    PASS scaling-ex-batch-fit (<lambda>): all 9 cases match the reference (relative tolerance 1e-06)
     """
     return check_function(
         fn,
-        exercise="scaling-ex-batch",
+        exercise="scaling-ex-batch-fit",
         reference=_batch_reference,
         cases=_batch_cases(),
         mistakes=_BATCH_MISTAKES,

@@ -39,7 +39,12 @@ def plot_batch_vs_compute(
             if start != final:
                 ax.plot([flop, flop], [start, final], color=colour, linewidth=1)
             ax.plot(
-                flop, final, marker=MARKERS[j % len(MARKERS)], color=colour, linestyle="", label=name
+                flop,
+                final,
+                marker=MARKERS[j % len(MARKERS)],
+                color=colour,
+                linestyle="",
+                label=name,
             )
         ax.set_xscale("log")
         ax.set_yscale("log")
