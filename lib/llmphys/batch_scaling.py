@@ -136,6 +136,8 @@ def choice_train_flop(choice: BatchChoice) -> float:
         return m * choice.n_training_tokens
     model = specs.model(choice.model)
     n_tokens = choice.n_training_tokens or model.n_training_tokens
+    if not n_tokens:
+        raise ValueError(f"batch choice {choice.key!r}: no token count, here or in the registry")
     return 6.0 * model.published_n_active_params * n_tokens
 
 
