@@ -1,5 +1,7 @@
 """Chapter 5's autograding: the references pass, the typical slips fail with their hint."""
 
+import math
+
 import pytest
 
 from llmphys import grading, scaling_laws
@@ -160,4 +162,30 @@ def test_prescribed_batch_reference_passes_and_is_near_deepseeks_7b_batch():
 )
 def test_prescribed_batch_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_prescribed_batch(wrong)
+    assert not fb.passed and hint in fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-task-sigmoid
+def task_accuracy(loss, floor, gap, k, l0):
+    # Bhagia et al. 2024's step 2; at L = L0 the accuracy is half-way, floor + gap / 2.
+    return floor + gap / (1 + math.exp(k * (loss - l0)))
+
+
+def test_task_accuracy_reference_passes_and_is_half_way_at_l0():
+    fb = grading.check_task_accuracy(task_accuracy)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-task-sigmoid")
+    assert task_accuracy(3.0, 0.25, 0.5, 4.0, 3.0) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda x, f, g, k, l0: f + g / (1 + math.exp(-k * (x - l0))), "sign of the exponent"),
+        (lambda x, f, g, k, l0: g / (1 + math.exp(k * (x - l0))), "floor is missing"),
+        (lambda x, f, g, k, l0: f + g * math.exp(-k * (x - l0)), "exponential"),
+        (lambda x, f, g, k, l0: f + (g - f) / (1 + math.exp(k * (x - l0))), "not the ceiling"),
+    ],
+)
+def test_task_accuracy_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_task_accuracy(wrong)
     assert not fb.passed and hint in fb.message

@@ -69,3 +69,14 @@ def test_batch_against_compute_is_log_log_with_a_ramp_segment_per_ramping_run():
     assert sum(ln.get_marker() not in ("None", "") and ln.get_linestyle() == "None"
                for ln in ax.lines) == 2
     plt.close(fig)
+
+
+def test_downstream_figure_has_one_panel_per_mapping_with_loss_decreasing_to_the_right():
+    x = np.linspace(3.0, 6.0, 5)
+    panel = {"title": "t", "ylabel": "average top-1 error (fraction)", "fitted": (x, 1 - x / 10),
+             "held_out": (x[:2], 1 - x[:2] / 10), "curves": {"law": (x, 1 - x / 10)}}
+    fig = plots.plot_downstream_fit([panel, panel])
+    assert len(fig.axes) == 2
+    assert_units_in_labels(fig)
+    assert all(ax.xaxis_inverted() for ax in fig.axes)
+    plt.close(fig)

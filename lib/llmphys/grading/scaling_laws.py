@@ -8,7 +8,9 @@
   selection, against :func:`llmphys.best_of_n.verifier_precision`;
 * :func:`check_prescribed_batch` (``scaling-ex-batch-fit``): the batch in sequences that DeepSeek
   LLM's fit prescribes for a model shape and token count, against
-  :func:`llmphys.batch_scaling.optimal_batch_tokens`.
+  :func:`llmphys.batch_scaling.optimal_batch_tokens`;
+* :func:`check_task_accuracy` (``scaling-ex-task-sigmoid``): a task's accuracy from the loss,
+  floor + gap / (1 + exp(k (L - L0))), against :func:`llmphys.downstream.accuracy_from_loss`.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
@@ -20,13 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import batch_scaling, best_of_n, scaling_laws
+from llmphys import batch_scaling, best_of_n, downstream, scaling_laws
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
 __all__ = [
     "check_chinchilla_loss",
     "check_prescribed_batch",
     "check_size_at_ratio",
+    "check_task_accuracy",
     "check_verifier_plateau",
 ]
 
@@ -330,4 +333,72 @@ def check_prescribed_batch(fn: Any) -> Feedback:
         cases=_batch_cases(),
         mistakes=_BATCH_MISTAKES,
         factors=common_factors(quantity="batch"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-task-sigmoid: floor + gap / (1 + exp(k (L - L0)))
+
+
+def _task_accuracy(loss: float, floor: float, gap: float, k: float, l0: float) -> float:
+    return float(downstream.accuracy_from_loss(loss, floor=floor, gap=gap, k=k, l0=l0))
+
+
+def _task_cases() -> list[Case]:
+    rng = np.random.default_rng(5_2024)
+    cases = [
+        Case(args=(3.0, 0.25, 0.5, 4.0, 3.0), label="at L0: half-way, 0.5"),
+        Case(args=(6.0, 0.25, 0.6, 3.0, 3.2), label="high loss: near the chance floor 0.25"),
+        Case(args=(2.2, 0.0, 0.8, 2.5, 3.0), label="generative task (floor 0), low loss"),
+    ]
+    for _ in range(7):
+        args = (
+            _short(rng.uniform(2.0, 6.0)),
+            _short(rng.choice([0.0, 0.25, 0.5])),
+            _short(rng.uniform(0.2, 0.5)),
+            _short(rng.uniform(0.5, 6.0)),
+            _short(rng.uniform(2.5, 4.0)),
+        )
+        cases.append(Case(args=args, label="L={}, floor={}, gap={}, k={}, L0={}".format(*args)))
+    return cases
+
+
+_TASK_MISTAKES = (
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + g / (1 + np.exp(-k * (x - l0))),
+        message="the sign of the exponent is flipped: accuracy must rise as the loss falls, so "
+        "use exp(+k (L - L0)) with k > 0",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: g / (1 + np.exp(k * (x - l0))),
+        message="the chance floor is missing: a model that has learned nothing still scores "
+        "the floor (0.25 on four-way multiple choice)",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + g * np.exp(-k * (x - l0)),
+        message="this is an exponential, which grows without bound as the loss falls; the "
+        "sigmoid saturates at floor + gap",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + (g - f) / (1 + np.exp(k * (x - l0))),
+        message="gap is the rise above the floor, not the ceiling: the top is floor + gap",
+    ),
+)
+
+
+def check_task_accuracy(fn: Any) -> Feedback:
+    """Check ``fn(loss, floor, gap, k, l0)``: a task's accuracy (a probability) at a loss,
+    floor + gap / (1 + exp(k (L - L0))), the sigmoid of OLMo's model ladder.
+
+    >>> fb = check_task_accuracy(lambda x, f, g, k, l0: f + g / (1 + np.exp(k * (x - l0))))
+    >>> fb.passed, fb.n_cases
+    (True, 10)
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-task-sigmoid",
+        reference=_task_accuracy,
+        cases=_task_cases(),
+        mistakes=_TASK_MISTAKES,
+        factors=common_factors(quantity="probability"),
     )

@@ -32,7 +32,7 @@ the functions live in one submodule per topic:
     plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
-    scaling_depth plot_batch_vs_compute
+    scaling_depth plot_batch_vs_compute, plot_downstream_fit
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -113,7 +113,7 @@ _WHERE = {
         "plot_scaling_lab",
         "plot_batch_tradeoff",
     ),
-    "scaling_depth": ("plot_batch_vs_compute",),
+    "scaling_depth": ("plot_batch_vs_compute", "plot_downstream_fit"),
 }
 _MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
 
@@ -149,6 +149,7 @@ __all__ = [
     "plot_decode_ceilings",
     "plot_decode_cost_latency",
     "plot_decontam_sweep",
+    "plot_downstream_fit",
     "plot_emergence",
     "plot_epoch_value",
     "plot_fertility",

@@ -1,11 +1,12 @@
-"""Figures for chapter 5's later sections: the batch size against training compute.
+"""Figures for chapter 5's later sections: the batch size against training compute, and
+downstream accuracy against loss.
 
 Home: chapters/05_scaling_laws.ipynb, section "The critical batch size revisited".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -51,5 +52,34 @@ def plot_batch_vs_compute(
         ax.set_xlabel("training compute C (FLOP)")
         ax.set_ylabel("batch size (tokens per step)")
         ax.legend(fontsize=7.5, loc="upper left")
+        fig.tight_layout()
+    return fig
+
+
+def plot_downstream_fit(panels: Sequence[Mapping]) -> plt.Figure:
+    """One panel per mapping, side by side: a downstream metric against loss (nats per token).
+
+    Each mapping has ``title``, ``ylabel``, ``fitted`` and ``held_out`` (each a pair of arrays
+    loss, metric: the runs a law was fitted on, as open markers, and the larger runs it was
+    asked to predict, as filled ones) and ``curves`` (label -> (loss grid, metric)). The loss
+    axis runs from high to low, so better models lie to the right."""
+    with style():
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.3 * len(panels), 3.6))
+        for ax, panel in zip(np.atleast_1d(axes), panels, strict=True):
+            x, y = panel["fitted"]
+            ax.plot(
+                x, y, "o", mfc="none", color="0.45", markersize=4, label="fitted runs (<= 0.4B)"
+            )
+            x, y = panel["held_out"]
+            ax.plot(x, y, "*", color=PALETTE[6], markersize=9, label="held-out runs (1.4B, 6.9B)")
+            for i, (label, (lx, ly)) in enumerate(panel["curves"].items()):
+                ax.plot(
+                    lx, ly, color=PALETTE[i], linestyle=LINESTYLES[i % len(LINESTYLES)], label=label
+                )
+            ax.invert_xaxis()
+            ax.set_title(panel["title"], fontsize=9)
+            ax.set_xlabel("loss on C4 validation (nats per token)")
+            ax.set_ylabel(panel["ylabel"])
+            ax.legend(fontsize=7)
         fig.tight_layout()
     return fig
