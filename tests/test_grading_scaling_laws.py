@@ -189,3 +189,37 @@ def test_task_accuracy_reference_passes_and_is_half_way_at_l0():
 def test_task_accuracy_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_task_accuracy(wrong)
     assert not fb.passed and hint in fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-moe-breakeven
+def moe_breakeven(n, d, eta, a, b, alpha, beta):
+    # A (m N)^-alpha + B (eta D)^-beta = A N^-alpha + B D^-beta, solved for m; with the
+    # refit law a 7B MoE at 70% speed on 140B tokens needs m = 1.51 (moe_scaling doctest).
+    bracket = n**-alpha + (b / a) * (d**-beta - (eta * d) ** -beta)
+    return bracket ** (-1 / alpha) / n
+
+
+def test_moe_breakeven_reference_passes_and_matches_the_library_doctest():
+    fb = grading.check_moe_breakeven(moe_breakeven)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-moe-breakeven")
+    assert moe_breakeven(7e9, 1.4e11, 0.7, 482.01, 2085.43, 0.3478, 0.3658) == pytest.approx(
+        1.51, abs=0.005)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda n, d, e, a, b, al, be: (n**-al + b / a * (d**-be - (e * d) ** -be)) ** (-1 / al),
+         "N_eff in parameters"),
+        (lambda n, d, e, a, b, al, be: (n**-al + b / a * ((e * d) ** -be - d**-be))
+         ** (-1 / al) / n,
+         "wrong sign"),
+        (lambda n, d, e, a, b, al, be: 1 / e, "one for one"),
+        (lambda n, d, e, a, b, al, be: (n**-al + a / b * (d**-be - (e * d) ** -be))
+         ** (-1 / al) / n,
+         "swapped"),
+    ],
+)
+def test_moe_breakeven_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_moe_breakeven(wrong)
+    assert not fb.passed and hint in fb.message

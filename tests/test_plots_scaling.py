@@ -80,3 +80,13 @@ def test_downstream_figure_has_one_panel_per_mapping_with_loss_decreasing_to_the
     assert_units_in_labels(fig)
     assert all(ax.xaxis_inverted() for ax in fig.axes)
     plt.close(fig)
+
+
+def test_moe_breakeven_figure_has_two_labelled_panels():
+    s = np.array([1.0, 2.0, 4.0])
+    fig = plots.plot_moe_breakeven(s, {"a": np.array([1.0, 0.8, 0.6])},
+                                   np.array([1.0, 0.7, 0.5]), np.array([1.0, 1.5, 2.5]))
+    assert len(fig.axes) == 2
+    assert_units_in_labels(fig)
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[1].xaxis_inverted()
+    plt.close(fig)

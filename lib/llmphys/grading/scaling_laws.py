@@ -10,7 +10,10 @@
   LLM's fit prescribes for a model shape and token count, against
   :func:`llmphys.batch_scaling.optimal_batch_tokens`;
 * :func:`check_task_accuracy` (``scaling-ex-task-sigmoid``): a task's accuracy from the loss,
-  floor + gap / (1 + exp(k (L - L0))), against :func:`llmphys.downstream.accuracy_from_loss`.
+  floor + gap / (1 + exp(k (L - L0))), against :func:`llmphys.downstream.accuracy_from_loss`;
+* :func:`check_moe_breakeven` (``scaling-ex-moe-breakeven``): the effective-parameter
+  multiplier a slower-training MoE needs, against
+  :func:`llmphys.moe_scaling.breakeven_multiplier_throughput`.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
@@ -22,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import batch_scaling, best_of_n, downstream, scaling_laws
+from llmphys import batch_scaling, best_of_n, downstream, moe_scaling, scaling_laws
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
 __all__ = [
     "check_chinchilla_loss",
+    "check_moe_breakeven",
     "check_prescribed_batch",
     "check_size_at_ratio",
     "check_task_accuracy",
@@ -401,4 +405,82 @@ def check_task_accuracy(fn: Any) -> Feedback:
         cases=_task_cases(),
         mistakes=_TASK_MISTAKES,
         factors=common_factors(quantity="probability"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-moe-breakeven: m = [N^-alpha + (B/A)(D^-beta - (eta D)^-beta)]^(-1/alpha) / N
+
+
+def _moe_reference(n, d, eta, a, b, alpha, beta) -> float:
+    law = scaling_laws.ParametricLaw(key="x", name="x", E=0.0, A=a, B=b, alpha=alpha, beta=beta)
+    return float(
+        moe_scaling.breakeven_multiplier_throughput(
+            law, n_active=n, n_tokens=d, throughput_ratio=eta
+        )
+    )
+
+
+def _moe_cases() -> list[Case]:
+    rng = np.random.default_rng(5_2025)
+    epoch = (482.01, 2085.43, 0.3478, 0.3658)
+    cases = [
+        Case(args=(7e9, 1.4e11, 0.7, *epoch), label="7B on 140B tokens at 70% speed, refit law"),
+        Case(args=(7e9, 1.4e11, 1.0, *epoch), label="full speed: the multiplier is 1"),
+        Case(args=(37e9, 14.8e12, 0.5, *epoch), label="37B active on 14.8T tokens at half speed"),
+    ]
+    for _ in range(6):
+        n = _short(10.0 ** rng.uniform(8, 11))
+        d = _short(n * rng.uniform(5, 200))
+        eta = _short(rng.uniform(0.5, 0.95))
+        cases.append(Case(args=(n, d, eta, *epoch), label=f"N={n:g}, D={d:g}, eta={eta}"))
+    return cases
+
+
+_MOE_MISTAKES = (
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (b / a) * (d**-be - (eta * d) ** -be)) ** (-1 / al)
+        ),
+        message="this is N_eff in parameters; the multiplier is N_eff / N_act",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (b / a) * ((eta * d) ** -be - d**-be)) ** (-1 / al) / n
+        ),
+        message="the data term has the wrong sign: the MoE sees fewer tokens (eta D), so its "
+        "parameter term must be smaller than the dense model's, and m > 1",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: 1.0 / eta,
+        message="slower training does not cost parameters one for one: solve "
+        "A (m N)^-alpha + B (eta D)^-beta = A N^-alpha + B D^-beta for m",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (a / b) * (d**-be - (eta * d) ** -be)) ** (-1 / al) / n
+        ),
+        message="A and B are swapped in the ratio: the data term's change is B (...), divided "
+        "by the parameter term's constant A",
+    ),
+)
+
+
+def check_moe_breakeven(fn: Any) -> Feedback:
+    """Check ``fn(n_active, n_tokens, eta, A, B, alpha, beta)``: the multiplier N_eff / N_act
+    that an MoE training at ``eta`` of the dense model's speed needs to match it in the same
+    time, under L = E + A/N^alpha + B/D^beta.
+
+    >>> def ref(n, d, e, a, b, al, be):
+    ...     return (n**-al + b / a * (d**-be - (e * d) ** -be)) ** (-1 / al) / n
+    >>> check_moe_breakeven(ref).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-moe-breakeven",
+        reference=_moe_reference,
+        cases=_moe_cases(),
+        mistakes=_MOE_MISTAKES,
+        factors=common_factors(quantity="ratio"),
     )

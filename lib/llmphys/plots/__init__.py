@@ -32,7 +32,7 @@ the functions live in one submodule per topic:
     plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
-    scaling_depth plot_batch_vs_compute, plot_downstream_fit
+    scaling_depth plot_batch_vs_compute, plot_downstream_fit, plot_moe_breakeven
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -113,7 +113,7 @@ _WHERE = {
         "plot_scaling_lab",
         "plot_batch_tradeoff",
     ),
-    "scaling_depth": ("plot_batch_vs_compute", "plot_downstream_fit"),
+    "scaling_depth": ("plot_batch_vs_compute", "plot_downstream_fit", "plot_moe_breakeven"),
 }
 _MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
 
@@ -167,6 +167,7 @@ __all__ = [
     "plot_measured_roofline",
     "plot_mixer_costs",
     "plot_mixture",
+    "plot_moe_breakeven",
     "plot_moe_drops",
     "plot_nonmatmul_time",
     "plot_norm_placement",

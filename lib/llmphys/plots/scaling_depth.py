@@ -83,3 +83,32 @@ def plot_downstream_fit(panels: Sequence[Mapping]) -> plt.Figure:
             ax.legend(fontsize=7)
         fig.tight_layout()
     return fig
+
+
+def plot_moe_breakeven(
+    sparsity: np.ndarray,
+    memory_fractions: Mapping[str, np.ndarray],
+    throughput_ratio: np.ndarray,
+    throughput_multipliers: np.ndarray,
+) -> plt.Figure:
+    """Two panels. Left, log-x: the effective size an MoE needs, as a fraction of its total
+    parameters, to match the dense model holding the same memory on the same FLOP, against
+    sparsity N_tot / N_act, one line per memory budget. Right: the multiplier N_eff / N_act an
+    MoE training at a fraction of the dense model's speed needs to match it in the same time."""
+    with style():
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8.6, 3.6))
+        for i, (label, frac) in enumerate(memory_fractions.items()):
+            left.plot(sparsity, frac, color=PALETTE[i], linestyle=LINESTYLES[i % 4], label=label)
+        left.set_xscale("log", base=2)
+        left.set_ylim(0, 1.05)
+        left.set_xlabel("sparsity N_tot / N_act (ratio)")
+        left.set_ylabel("N_eff / N_tot needed (fraction)")
+        left.set_title("same memory, same FLOP", fontsize=9)
+        left.legend(fontsize=7)
+        right.plot(throughput_ratio, throughput_multipliers, color=PALETTE[0])
+        right.invert_xaxis()
+        right.set_xlabel("MoE training speed / dense (ratio)")
+        right.set_ylabel("N_eff / N_act needed (ratio)")
+        right.set_title("same active size, same wall-clock", fontsize=9)
+        fig.tight_layout()
+    return fig
