@@ -43,7 +43,7 @@ TASKS_CSV = "gadre2024_tasks.csv"
 _RUN_COLUMNS = ("dataset", "model", "n_params", "n_tokens", "token_multiplier", "loss_c4_val")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DownstreamRuns:
     """Gadre et al.'s 104 runs: loss on C4 validation (nats per token) and per-task accuracy.
 
