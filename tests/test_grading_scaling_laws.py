@@ -1,5 +1,7 @@
 """Chapter 5's autograding: the references pass, the typical slips fail with their hint."""
 
+import math
+
 import pytest
 
 from llmphys import grading, scaling_laws
@@ -132,3 +134,92 @@ def test_verifier_plateau_reference_passes():
 def test_verifier_plateau_typical_mistakes_get_their_hint(wrong, hint):
     fb = grading.check_verifier_plateau(wrong)
     assert not fb.passed and hint in fb.message, fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-batch-fit
+def prescribed(n_layers, d_model, seq_len, n_tokens):
+    # DeepSeek LLM eq. (1)-(2): 7B (30 x 4096, 4K, 2T tokens) -> about 2,200 sequences, the
+    # paper's Table 2 batch is 2,304.
+    m = 72 * n_layers * d_model**2 + 6 * n_layers * d_model * seq_len
+    return 0.2920 * (m * n_tokens) ** 0.3271 / seq_len
+
+
+def test_prescribed_batch_reference_passes_and_is_near_deepseeks_7b_batch():
+    fb = grading.check_prescribed_batch(prescribed)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-batch-fit")
+    assert prescribed(30, 4096, 4096, 2e12) == pytest.approx(2304, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda n, d, s, t: 0.292 * (72 * n * d**2 * t) ** 0.3271 / s, "leaves out attention"),
+        (lambda n, d, s, t: 0.292 * ((72 * n * d**2 + 6 * n * d * s) * t) ** 0.3271, "in tokens"),
+        (lambda n, d, s, t: ((72 * n * d**2 + 6 * n * d * s) * t) ** 0.3271 / s, "coefficient"),
+        (lambda n, d, s, t: 0.292 * ((24 * n * d**2 + 2 * n * d * s) * t) ** 0.3271 / s,
+         "forward and backward"),
+    ],
+)
+def test_prescribed_batch_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_prescribed_batch(wrong)
+    assert not fb.passed and hint in fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-task-sigmoid
+def task_accuracy(loss, floor, gap, k, l0):
+    # Bhagia et al. 2024's step 2; at L = L0 the accuracy is half-way, floor + gap / 2.
+    return floor + gap / (1 + math.exp(k * (loss - l0)))
+
+
+def test_task_accuracy_reference_passes_and_is_half_way_at_l0():
+    fb = grading.check_task_accuracy(task_accuracy)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-task-sigmoid")
+    assert task_accuracy(3.0, 0.25, 0.5, 4.0, 3.0) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda x, f, g, k, l0: f + g / (1 + math.exp(-k * (x - l0))), "sign of the exponent"),
+        (lambda x, f, g, k, l0: g / (1 + math.exp(k * (x - l0))), "floor is missing"),
+        (lambda x, f, g, k, l0: f + g * math.exp(-k * (x - l0)), "exponential"),
+        (lambda x, f, g, k, l0: f + (g - f) / (1 + math.exp(k * (x - l0))), "not the ceiling"),
+    ],
+)
+def test_task_accuracy_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_task_accuracy(wrong)
+    assert not fb.passed and hint in fb.message
+
+
+# ------------------------------------------------------------------ scaling-ex-moe-breakeven
+def moe_breakeven(n, d, eta, a, b, alpha, beta):
+    # A (m N)^-alpha + B (eta D)^-beta = A N^-alpha + B D^-beta, solved for m; with the
+    # refit law a 7B MoE at 70% speed on 140B tokens needs m = 1.51 (moe_scaling doctest).
+    bracket = n**-alpha + (b / a) * (d**-beta - (eta * d) ** -beta)
+    return bracket ** (-1 / alpha) / n
+
+
+def test_moe_breakeven_reference_passes_and_matches_the_library_doctest():
+    fb = grading.check_moe_breakeven(moe_breakeven)
+    assert fb.passed and str(fb).startswith("PASS scaling-ex-moe-breakeven")
+    assert moe_breakeven(7e9, 1.4e11, 0.7, 482.01, 2085.43, 0.3478, 0.3658) == pytest.approx(
+        1.51, abs=0.005)
+
+
+@pytest.mark.parametrize(
+    ("wrong", "hint"),
+    [
+        (lambda n, d, e, a, b, al, be: (n**-al + b / a * (d**-be - (e * d) ** -be)) ** (-1 / al),
+         "N_eff in parameters"),
+        (lambda n, d, e, a, b, al, be: (n**-al + b / a * ((e * d) ** -be - d**-be))
+         ** (-1 / al) / n,
+         "wrong sign"),
+        (lambda n, d, e, a, b, al, be: 1 / e, "one for one"),
+        (lambda n, d, e, a, b, al, be: (n**-al + a / b * (d**-be - (e * d) ** -be))
+         ** (-1 / al) / n,
+         "swapped"),
+    ],
+)
+def test_moe_breakeven_typical_mistakes_get_their_hint(wrong, hint):
+    fb = grading.check_moe_breakeven(wrong)
+    assert not fb.passed and hint in fb.message

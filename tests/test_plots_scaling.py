@@ -53,3 +53,40 @@ def test_best_of_n_figure_has_units_and_a_log_sample_axis():
     assert_units_in_labels(fig)
     assert fig.axes[0].get_xscale() == "log"
     plt.close(fig)
+
+
+def test_batch_against_compute_is_log_log_with_a_ramp_segment_per_ramping_run():
+    c = np.logspace(20, 26, 7)
+    fig = plots.plot_batch_vs_compute(
+        c, {"fit": 0.292 * c**0.3271},
+        {"ramped": (1e24, 6e7, 1.2e7), "constant": (1e23, 9e6, 9e6)})
+    ax = fig.axes[0]
+    assert_units_in_labels(fig)
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    # one law line, one segment for the ramping run, one marker per run
+    segments = [ln for ln in ax.lines if len(ln.get_xdata()) == 2]
+    assert len(segments) == 1 and list(segments[0].get_ydata()) == [1.2e7, 6e7]
+    assert sum(ln.get_marker() not in ("None", "") and ln.get_linestyle() == "None"
+               for ln in ax.lines) == 2
+    plt.close(fig)
+
+
+def test_downstream_figure_has_one_panel_per_mapping_with_loss_decreasing_to_the_right():
+    x = np.linspace(3.0, 6.0, 5)
+    panel = {"title": "t", "ylabel": "average top-1 error (fraction)", "fitted": (x, 1 - x / 10),
+             "held_out": (x[:2], 1 - x[:2] / 10), "curves": {"law": (x, 1 - x / 10)}}
+    fig = plots.plot_downstream_fit([panel, panel])
+    assert len(fig.axes) == 2
+    assert_units_in_labels(fig)
+    assert all(ax.xaxis_inverted() for ax in fig.axes)
+    plt.close(fig)
+
+
+def test_moe_breakeven_figure_has_two_labelled_panels():
+    s = np.array([1.0, 2.0, 4.0])
+    fig = plots.plot_moe_breakeven(s, {"a": np.array([1.0, 0.8, 0.6])},
+                                   np.array([1.0, 0.7, 0.5]), np.array([1.0, 1.5, 2.5]))
+    assert len(fig.axes) == 2
+    assert_units_in_labels(fig)
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[1].xaxis_inverted()
+    plt.close(fig)

@@ -60,17 +60,20 @@ def test_one_start_is_not_enough_on_this_data():
 
 
 def test_bootstrap_spread_is_close_to_the_published_standard_errors():
-    # 40 resamples: a standard deviation from n samples has relative error ~ 1/sqrt(2n) ~ 11%;
-    # allow a factor of two either way.
+    # 1,000 resamples, as in the chapter (the replication used 4,000): a standard deviation
+    # from n draws has relative error ~ 1/sqrt(2n) ~ 2% for a normal spread, more for B, whose
+    # resampled values are skewed (B trades off against beta). Allow 25% either way: our
+    # spread of B is ~15% above theirs (different resamples of a skewed distribution), the
+    # others are within 6%.
     fit = sf.fit_parametric_law(n_params=RUNS["n_params"], n_tokens=RUNS["n_tokens"],
                                 loss=RUNS["loss"])
     boot = sf.bootstrap_laws(n_params=RUNS["n_params"], n_tokens=RUNS["n_tokens"],
-                             loss=RUNS["loss"], n_boot=40, rng=np.random.default_rng(1),
+                             loss=RUNS["loss"], n_boot=1_000, rng=np.random.default_rng(1),
                              start=fit)
     sd = boot.std(axis=0, ddof=1)
     for (name, se), s in zip(PUBLISHED_SE.items(), (sd[0], sd[1], sd[2], sd[3], sd[4]),
                              strict=True):
-        assert 0.5 * se < s < 2.0 * se, name
+        assert 0.8 * se < s < 1.25 * se, name
 
 
 def test_huber_is_quadratic_inside_and_linear_outside():

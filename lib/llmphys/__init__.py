@@ -36,6 +36,9 @@ Modules (one concept each; import modules, not names)::
     emergence         per-token loss vs exact match on multi-token answers (Schaeffer et al.)
     scaling_lab       a runnable scaling experiment on a Markov source of known entropy
     critical_batch    steps vs examples around the critical batch (McCandlish et al.)
+    batch_scaling     fitted batch size and learning rate against compute; published batches
+    downstream        downstream error from loss (Gadre et al., OLMo ladder) and its held-out test
+    moe_scaling       the effective size a mixture of experts needs to beat a dense model
     trends      growth per two years of compute, HBM and links, fitted from the registry
     benchmark   this machine's roofline from a GEMM and a triad, tested on held-out kernels
     precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import units
-from .scaling_laws import kaplan_law
+from .scaling_laws import PF_DAY_FLOP, kaplan_law
 
 
 def steps(batch_size, *, min_steps: float, critical_batch: float):
@@ -62,6 +62,26 @@ def kaplan_critical_batch_tokens(loss_nats: float | np.ndarray) -> float | np.nd
         raise ValueError("loss_nats must be positive")
     out = law.b_star_tokens / l_nats ** (1.0 / law.alpha_b)
     return float(out) if out.ndim == 0 else out
+
+
+def kaplan_critical_batch_at_compute(train_flop: float | np.ndarray) -> float | np.ndarray:
+    """Kaplan's critical batch in tokens on the compute-efficient frontier, B_crit(L(C)).
+
+    Kaplan et al. 2020 fit L(C_min) = (C_c / C_min)^alpha_C (eq. 1.3, C in PF-days) and
+    B_crit(L) = B* / L^(1/alpha_B) (eq. 1.4); together B_crit = B* (C_min / C_c)^(alpha_C /
+    alpha_B), a power of compute with exponent 0.050 / 0.21 = 0.24. Their losses are in nats on
+    WebText2 with GPT-2's tokenizer, so the absolute level carries over to other data only
+    roughly.
+
+    >>> f"{kaplan_critical_batch_at_compute(1e24):.3g}"
+    '1.77e+07'
+    """
+    law = kaplan_law()
+    c = np.asarray(train_flop, dtype=float)
+    if np.any(c <= 0):
+        raise ValueError(f"train_flop must be positive, got {train_flop!r}")
+    loss_nats = (law.c_min_c_pf_days / (c / PF_DAY_FLOP)) ** law.alpha_c_min
+    return kaplan_critical_batch_tokens(loss_nats)
 
 
 def simple_noise_scale(per_example_grads: np.ndarray) -> float:

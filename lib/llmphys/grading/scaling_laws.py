@@ -5,7 +5,15 @@
 * :func:`check_chinchilla_loss` (``scaling-ex-loss``): the parametric loss
   E + A/N^alpha + B/D^beta, against :func:`llmphys.scaling_laws.loss`;
 * :func:`check_verifier_plateau` (``scaling-ex-verifier``): the large-n accuracy of verifier
-  selection, against :func:`llmphys.best_of_n.verifier_precision`.
+  selection, against :func:`llmphys.best_of_n.verifier_precision`;
+* :func:`check_prescribed_batch` (``scaling-ex-batch-fit``): the batch in sequences that DeepSeek
+  LLM's fit prescribes for a model shape and token count, against
+  :func:`llmphys.batch_scaling.optimal_batch_tokens`;
+* :func:`check_task_accuracy` (``scaling-ex-task-sigmoid``): a task's accuracy from the loss,
+  floor + gap / (1 + exp(k (L - L0))), against :func:`llmphys.downstream.accuracy_from_loss`;
+* :func:`check_moe_breakeven` (``scaling-ex-moe-breakeven``): the effective-parameter
+  multiplier a slower-training MoE needs, against
+  :func:`llmphys.moe_scaling.breakeven_multiplier_throughput`.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
@@ -17,10 +25,17 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import best_of_n, scaling_laws
+from llmphys import batch_scaling, best_of_n, downstream, moe_scaling, scaling_laws
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
-__all__ = ["check_chinchilla_loss", "check_size_at_ratio", "check_verifier_plateau"]
+__all__ = [
+    "check_chinchilla_loss",
+    "check_moe_breakeven",
+    "check_prescribed_batch",
+    "check_size_at_ratio",
+    "check_task_accuracy",
+    "check_verifier_plateau",
+]
 
 
 def _short(x: float) -> float:
@@ -246,4 +261,226 @@ def check_verifier_plateau(fn: Any) -> Feedback:
         cases=_plateau_cases(),
         mistakes=_PLATEAU_MISTAKES,
         factors=common_factors(quantity="probability"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-batch-fit: 0.2920 (M D)^0.3271 / l_seq, M = 72 n d^2 + 6 n d l_seq
+
+
+def _batch_reference(n_layers: int, d_model: int, seq_len: int, n_tokens: float) -> float:
+    m = batch_scaling.non_embedding_flop_per_token(
+        n_layers=n_layers, d_model=d_model, seq_len=seq_len
+    )
+    fit = batch_scaling.batch_fit()
+    return batch_scaling.optimal_batch_tokens(fit, train_flop=m * n_tokens) / seq_len
+
+
+def _batch_cases() -> list[Case]:
+    rng = np.random.default_rng(5_31)
+    cases = [
+        Case(args=(30, 4096, 4096, 2.0e12), label="DeepSeek LLM 7B: 30 x 4096, 4K context, 2T"),
+        Case(args=(95, 8192, 4096, 2.0e12), label="DeepSeek LLM 67B: 95 x 8192, 4K context, 2T"),
+        Case(args=(2, 64, 8192, 1e9), label="a tiny model with a long context (attention-heavy)"),
+    ]
+    for _ in range(6):
+        n = int(rng.integers(4, 100))
+        d = int(128 * rng.integers(4, 96))
+        seq = int(2 ** rng.integers(10, 15))
+        tokens = _short(10.0 ** rng.uniform(9, 13))
+        cases.append(Case(args=(n, d, seq, tokens), label=f"{n} x {d}, {seq} context, {tokens:g}"))
+    return cases
+
+
+_FIT = (0.2920, 0.3271)
+_BATCH_MISTAKES = (
+    Mistake(
+        implementation=lambda n, d, seq, t: _FIT[0] * (72 * n * d**2 * t) ** _FIT[1] / seq,
+        message="M leaves out attention: DeepSeek's M = 72 n d^2 + 6 n d l_seq counts the "
+        "score and value matmuls, which grow with the context length",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((72 * n * d**2 + 6 * n * d * seq) * t) ** _FIT[1]
+        ),
+        message="this is the batch in tokens; divide by the sequence length for sequences",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((72 * n * d**2 + 6 * n * d * seq) * t) ** 0.3271 / seq / _FIT[0]
+        ),
+        message="the fit has a coefficient: B_opt = 0.2920 C^0.3271",
+    ),
+    Mistake(
+        implementation=lambda n, d, seq, t: (
+            _FIT[0] * ((24 * n * d**2 + 2 * n * d * seq) * t) ** _FIT[1] / seq
+        ),
+        message="C counts forward and backward: M is three times the forward pass "
+        "(72 n d^2, not 24 n d^2)",
+    ),
+)
+
+
+def check_prescribed_batch(fn: Any) -> Feedback:
+    """Check ``fn(n_layers, d_model, seq_len, n_tokens)``: the batch in sequences (a float,
+    not rounded) that DeepSeek LLM's fit B_opt = 0.2920 C^0.3271 tokens prescribes, with
+    C = M D and M = 72 n_layers d_model^2 + 6 n_layers d_model seq_len.
+
+    >>> ref = lambda n, d, l, t: 0.2920 * ((72 * n * d**2 + 6 * n * d * l) * t) ** 0.3271 / l
+    >>> print(check_prescribed_batch(ref))
+    PASS scaling-ex-batch-fit (<lambda>): all 9 cases match the reference (relative tolerance 1e-06)
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-batch-fit",
+        reference=_batch_reference,
+        cases=_batch_cases(),
+        mistakes=_BATCH_MISTAKES,
+        factors=common_factors(quantity="batch"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-task-sigmoid: floor + gap / (1 + exp(k (L - L0)))
+
+
+def _task_accuracy(loss: float, floor: float, gap: float, k: float, l0: float) -> float:
+    return float(downstream.accuracy_from_loss(loss, floor=floor, gap=gap, k=k, l0=l0))
+
+
+def _task_cases() -> list[Case]:
+    rng = np.random.default_rng(5_2024)
+    cases = [
+        Case(args=(3.0, 0.25, 0.5, 4.0, 3.0), label="at L0: half-way, 0.5"),
+        Case(args=(6.0, 0.25, 0.6, 3.0, 3.2), label="high loss: near the chance floor 0.25"),
+        Case(args=(2.2, 0.0, 0.8, 2.5, 3.0), label="generative task (floor 0), low loss"),
+    ]
+    for _ in range(7):
+        args = (
+            _short(rng.uniform(2.0, 6.0)),
+            _short(rng.choice([0.0, 0.25, 0.5])),
+            _short(rng.uniform(0.2, 0.5)),
+            _short(rng.uniform(0.5, 6.0)),
+            _short(rng.uniform(2.5, 4.0)),
+        )
+        cases.append(Case(args=args, label="L={}, floor={}, gap={}, k={}, L0={}".format(*args)))
+    return cases
+
+
+_TASK_MISTAKES = (
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + g / (1 + np.exp(-k * (x - l0))),
+        message="the sign of the exponent is flipped: accuracy must rise as the loss falls, so "
+        "use exp(+k (L - L0)) with k > 0",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: g / (1 + np.exp(k * (x - l0))),
+        message="the chance floor is missing: a model that has learned nothing still scores "
+        "the floor (0.25 on four-way multiple choice)",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + g * np.exp(-k * (x - l0)),
+        message="this is an exponential, which grows without bound as the loss falls; the "
+        "sigmoid saturates at floor + gap",
+    ),
+    Mistake(
+        implementation=lambda x, f, g, k, l0: f + (g - f) / (1 + np.exp(k * (x - l0))),
+        message="gap is the rise above the floor, not the ceiling: the top is floor + gap",
+    ),
+)
+
+
+def check_task_accuracy(fn: Any) -> Feedback:
+    """Check ``fn(loss, floor, gap, k, l0)``: a task's accuracy (a probability) at a loss,
+    floor + gap / (1 + exp(k (L - L0))), the sigmoid of OLMo's model ladder.
+
+    >>> fb = check_task_accuracy(lambda x, f, g, k, l0: f + g / (1 + np.exp(k * (x - l0))))
+    >>> fb.passed, fb.n_cases
+    (True, 10)
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-task-sigmoid",
+        reference=_task_accuracy,
+        cases=_task_cases(),
+        mistakes=_TASK_MISTAKES,
+        factors=common_factors(quantity="probability"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scaling-ex-moe-breakeven: m = [N^-alpha + (B/A)(D^-beta - (eta D)^-beta)]^(-1/alpha) / N
+
+
+def _moe_reference(n, d, eta, a, b, alpha, beta) -> float:
+    law = scaling_laws.ParametricLaw(key="x", name="x", E=0.0, A=a, B=b, alpha=alpha, beta=beta)
+    return float(
+        moe_scaling.breakeven_multiplier_throughput(
+            law, n_active=n, n_tokens=d, throughput_ratio=eta
+        )
+    )
+
+
+def _moe_cases() -> list[Case]:
+    rng = np.random.default_rng(5_2025)
+    epoch = (482.01, 2085.43, 0.3478, 0.3658)
+    cases = [
+        Case(args=(7e9, 1.4e11, 0.7, *epoch), label="7B on 140B tokens at 70% speed, refit law"),
+        Case(args=(7e9, 1.4e11, 1.0, *epoch), label="full speed: the multiplier is 1"),
+        Case(args=(37e9, 14.8e12, 0.5, *epoch), label="37B active on 14.8T tokens at half speed"),
+    ]
+    for _ in range(6):
+        n = _short(10.0 ** rng.uniform(8, 11))
+        d = _short(n * rng.uniform(5, 200))
+        eta = _short(rng.uniform(0.5, 0.95))
+        cases.append(Case(args=(n, d, eta, *epoch), label=f"N={n:g}, D={d:g}, eta={eta}"))
+    return cases
+
+
+_MOE_MISTAKES = (
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (b / a) * (d**-be - (eta * d) ** -be)) ** (-1 / al)
+        ),
+        message="this is N_eff in parameters; the multiplier is N_eff / N_act",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (b / a) * ((eta * d) ** -be - d**-be)) ** (-1 / al) / n
+        ),
+        message="the data term has the wrong sign: the MoE sees fewer tokens (eta D), so its "
+        "parameter term must be smaller than the dense model's, and m > 1",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: 1.0 / eta,
+        message="slower training does not cost parameters one for one: solve "
+        "A (m N)^-alpha + B (eta D)^-beta = A N^-alpha + B D^-beta for m",
+    ),
+    Mistake(
+        implementation=lambda n, d, eta, a, b, al, be: (
+            (n**-al + (a / b) * (d**-be - (eta * d) ** -be)) ** (-1 / al) / n
+        ),
+        message="A and B are swapped in the ratio: the data term's change is B (...), divided "
+        "by the parameter term's constant A",
+    ),
+)
+
+
+def check_moe_breakeven(fn: Any) -> Feedback:
+    """Check ``fn(n_active, n_tokens, eta, A, B, alpha, beta)``: the multiplier N_eff / N_act
+    that an MoE training at ``eta`` of the dense model's speed needs to match it in the same
+    time, under L = E + A/N^alpha + B/D^beta.
+
+    >>> def ref(n, d, e, a, b, al, be):
+    ...     return (n**-al + b / a * (d**-be - (e * d) ** -be)) ** (-1 / al) / n
+    >>> check_moe_breakeven(ref).passed
+    True
+    """
+    return check_function(
+        fn,
+        exercise="scaling-ex-moe-breakeven",
+        reference=_moe_reference,
+        cases=_moe_cases(),
+        mistakes=_MOE_MISTAKES,
+        factors=common_factors(quantity="ratio"),
     )

@@ -33,6 +33,7 @@ the functions live in one submodule per topic:
     plan          plot_layout_search
     scaling       plot_isoflop_curves, plot_fit_residuals, plot_inference_optimal, plot_epoch_value,
                   plot_emergence, plot_scaling_lab, plot_batch_tradeoff
+    scaling_depth plot_batch_vs_compute, plot_downstream_fit, plot_moe_breakeven
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -114,6 +115,7 @@ _WHERE = {
         "plot_scaling_lab",
         "plot_batch_tradeoff",
     ),
+    "scaling_depth": ("plot_batch_vs_compute", "plot_downstream_fit", "plot_moe_breakeven"),
 }
 _MODULE_OF = {name: mod for mod, names in _WHERE.items() for name in names}
 
@@ -138,6 +140,7 @@ __all__ = [
     "STYLE",
     "plot_attention_vs_weights",
     "plot_batch_tradeoff",
+    "plot_batch_vs_compute",
     "plot_best_of_n",
     "plot_block_savings",
     "plot_bloom_fpr",
@@ -148,6 +151,7 @@ __all__ = [
     "plot_decode_ceilings",
     "plot_decode_cost_latency",
     "plot_decontam_sweep",
+    "plot_downstream_fit",
     "plot_emergence",
     "plot_epoch_value",
     "plot_fertility",
@@ -165,6 +169,7 @@ __all__ = [
     "plot_measured_roofline",
     "plot_mixer_costs",
     "plot_mixture",
+    "plot_moe_breakeven",
     "plot_moe_drops",
     "plot_nonmatmul_time",
     "plot_norm_placement",
