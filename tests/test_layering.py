@@ -38,6 +38,7 @@ LAYERS = {
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
+        "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",
