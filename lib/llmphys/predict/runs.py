@@ -64,6 +64,7 @@ class TrainingRun:
     sequence_parallel: bool = True
     fp8_recipe: str = ""
     selective_policy: str = "attention"
+    moe_dispatcher: str = "alltoall"
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -85,6 +86,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("recompute", parallelism.RECOMPUTE),
             ("fp8_recipe", FP8_RECIPES),
             ("selective_policy", ("attention", "op", "layer")),
+            ("moe_dispatcher", ("alltoall", "deepep")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 
 from .. import accounting, comms, parallelism
 from ..specs import Accelerator, Model
@@ -114,6 +115,10 @@ torchtitan/parallelisms/parallelize_llama.py, ``_save_list`` and ``_custom_polic
 with the block's norms, activation and rotary. "layer": torchtitan's "int" option at its
 default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 9dec370)."""
 
+MOE_DISPATCHERS = ("alltoall", "deepep")
+"""How expert parallelism moves tokens: "alltoall" (NCCL's all-to-all, every remote copy on
+its own) or "deepep" (DeepEP's node-deduplicated dispatch; DeepSeek-AI 2024, arXiv:2412.19437)."""
+
 MEMORY_BOUND_PASSES = 3.0
 """Forward plus backward of the elementwise work, the backward moving twice the forward's bytes."""
 
@@ -151,6 +156,7 @@ class _Ctx:
     tokens_chip: float  # tokens per chip per step
     tokens_mb: float  # tokens per micro-batch on one CP rank
     selective_policy: str = "attention"
+    moe_dispatcher: str = "alltoall"
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -346,23 +352,54 @@ def cp_time_s(c: _Ctx) -> float:
 
 
 def ep_time_s(c: _Ctx) -> float:
-    """Expert dispatch and combine all-to-alls, exposed."""
+    """Expert dispatch and combine all-to-alls, exposed.
+
+    Inside one scale-up domain every copy crosses NVLink. An EP group spanning nodes sends
+    every remote copy over the scale-out network with NCCL's all-to-all; DeepEP's
+    node-deduplicated kernels ("deepep") send a token once to each remote node holding one of
+    its experts and forward it over NVLink there (``remote_nodes_per_token``)."""
     if c.ep == 1 or c.mdl.moe is None:
         return 0.0
     moe = c.mdl.moe
     n_moe = c.mdl.n_layers - moe.n_dense_layers
+    width = 1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0
     per_layer = (
         parallelism.ep_bytes_per_layer(
             tokens=c.tokens_mb,
             d_model=c.mdl.d_model,
             ep=c.ep,
             top_k=moe.n_experts_per_token,
-            bytes_per_element=1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0,
+            bytes_per_element=width,
         )
         / c.tp
     )
-    link = c.up_bw if c.ep <= c.acc.scale_up_domain_size else c.out_bw
-    return c.m * (n_moe / c.pp) * (per_layer / link + 4 * (c.ep - 1) * LINK_LATENCY_S)
+    domain = c.acc.scale_up_domain_size
+    if c.ep <= domain:
+        t = per_layer / c.up_bw
+    elif c.moe_dispatcher == "deepep":
+        nodes = remote_nodes_per_token(moe.n_experts, moe.n_experts_per_token, c.ep // domain)
+        inter = 4.0 * c.tokens_mb / c.tp * c.mdl.d_model * width * nodes
+        t = max(inter / c.out_bw, per_layer / c.up_bw)  # RDMA and NVLink forwarding overlap
+    else:
+        t = per_layer / c.out_bw
+    return c.m * (n_moe / c.pp) * (t + 4 * (c.ep - 1) * LINK_LATENCY_S)
+
+
+def remote_nodes_per_token(n_experts: int, top_k: int, n_nodes: int) -> float:
+    """Expected number of other nodes a token's top-k experts land on, experts spread evenly
+    over ``n_nodes`` and routed uniformly: (n - 1) (1 - C(E - E/n, k) / C(E, k)).
+
+    DeepEP sends a token once per node it reaches (DeepSeek-AI 2024, arXiv:2412.19437, sec.
+    3.2.2: tokens go 'via IB to the GPUs with the same in-node index on their target nodes' and
+    are then forwarded 'via NVLink'). Qwen3-235B's 8 of 128 experts over 4 nodes:
+
+    >>> round(remote_nodes_per_token(128, 8, 4), 2)
+    2.72
+    """
+    if n_nodes < 1 or not 0 < top_k <= n_experts:
+        raise ValueError(f"need n_nodes >= 1 and 0 < top_k <= n_experts, got {n_nodes}, {top_k}")
+    miss = math.comb(n_experts - n_experts // n_nodes, top_k) / math.comb(n_experts, top_k)
+    return (n_nodes - 1) * (1.0 - miss)
 
 
 def p2p_time_s(c: _Ctx) -> float:

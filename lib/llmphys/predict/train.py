@@ -41,6 +41,7 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     ATTENTION_EFFICIENCY,
     COLLECTIVE_EFFICIENCY,
     LINK_LATENCY_S,
+    MOE_DISPATCHERS,
     SELECTIVE_POLICIES,
     _Ctx,
     _gemm_shapes,
@@ -236,6 +237,7 @@ def train_step(
     attention_flops: str = "causal",
     fp8_recipe: str = "delayed",
     selective_policy: str = "attention",
+    moe_dispatcher: str = "alltoall",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -244,7 +246,8 @@ def train_step(
     defaults to "interleaved" when interleave > 1, else "1f1b". ``grad_bytes`` is the width of
     the gradients the data-parallel group reduces; ``fsdp_weight_gathers`` how often ZeRO-3
     gathers the weights per step. ``selective_policy`` says what ``recompute="selective"``
-    recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``).
+    recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``),
+    ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: module docstring.
 
@@ -258,6 +261,10 @@ def train_step(
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = efficiencies or default_efficiencies()
     _check_options(recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy)
+    if moe_dispatcher not in MOE_DISPATCHERS:
+        raise ValueError(
+            f"moe_dispatcher={moe_dispatcher!r} is not known; allowed: {', '.join(MOE_DISPATCHERS)}"
+        )
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = _layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -267,7 +274,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy,
+        selective_policy, moe_dispatcher,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -383,6 +390,7 @@ def predict_run(
         sequence_parallel=r.sequence_parallel,
         fp8_recipe=r.fp8_recipe or "delayed",
         selective_policy=r.selective_policy,
+        moe_dispatcher=r.moe_dispatcher,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,
