@@ -94,3 +94,21 @@ def test_unknown_chip_key_lists_both_files():
     with pytest.raises(KeyError, match="h100_sxm_hbm2e_500w"):
         predict.accelerator_spec("h100_nope")
     assert math.isclose(predict.accelerator_spec("h100_sxm").tdp_w, 700.0)
+
+
+def test_every_torchtitan_layout_fits_with_op_level_checkpointing_memory():
+    # Issue 27: a layout a framework published running must fit. torchtitan's rows keep what
+    # its op-level policy saves (memory.op_sac_bytes_per_token); its largest published peak,
+    # 84.9 GiB (Table 6), is under the 96 GB part's capacity.
+    runs = [r for r in predict.training_runs().values() if r.source_group == "torchtitan"]
+    assert len(runs) == 26
+    assert all(predict.predict_run(r).fits for r in runs)
+    m = specs.model("llama3_8b")
+    kept = predict.memory_parts(m, tp=1, pp=1, cp=1, dp=8, ep=1, seq_len=8192,
+                                micro_batch_size=2, recompute="selective", zero_stage=3,
+                                dtype="bf16", fsdp_weight_gathers=2, sequence_parallel=True,
+                                flash_attention=True, activation_microbatches=1,
+                                weight_copies=1, allocator_overhead=0.0,
+                                selective_policy="op")["activations"]
+    # 63,616 B per token per layer (the doctest's sum), 32 layers, 16,384 tokens: exact
+    assert kept == 63616.0 * 32 * 16384

@@ -307,7 +307,7 @@ def _memory_parts(c: _Ctx, sched: dict[str, float], check_memory: bool) -> dict[
         sequence_parallel=c.sequence_parallel, flash_attention=c.flash_attention,
         activation_microbatches=sched["activation_microbatches"],
         weight_copies=sched["weight_copies"], allocator_overhead=c.eff.allocator_overhead,
-        n_params=_param_counts(mdl)[0],
+        n_params=_param_counts(mdl)[0], selective_policy=c.selective_policy,
     )  # fmt: skip
     memory = sum(memory_parts.values())
     if check_memory and memory > acc.hbm_bytes:
