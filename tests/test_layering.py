@@ -39,6 +39,7 @@ LAYERS = {
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
+        "predict.elementwise", "predict.layout",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",

@@ -112,3 +112,22 @@ def test_every_torchtitan_layout_fits_with_op_level_checkpointing_memory():
                                 selective_policy="op")["activations"]
     # 63,616 B per token per layer (the doctest's sum), 32 layers, 16,384 tokens: exact
     assert kept == 63616.0 * 32 * 16384
+
+
+def test_eager_pytorch_moves_the_bytes_of_each_elementwise_op():
+    # torchtitan's eager RMSNorm is six kernels (36 B an element against a fused 4), rotary
+    # three (20 B against 4), SwiGLU's silu and multiply two (10 B against 6): the memory-bound
+    # term grows by exactly those bytes x 3 passes (forward and backward) over HBM.
+    m, acc = specs.model("llama3_8b"), specs.accelerator("h100_sxm")
+    eff = predict.default_efficiencies()
+    kw = {**L3_8B, "recompute": "none"}
+    fused = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    eager = predict.train_step("llama3_8b", "h100_sxm", **kw, fused_elementwise=False)
+    per_token = m.n_layers * ((72 - 8) * m.d_model + (10 - 6) * m.d_ff
+                              + (20 - 4) * (m.n_heads + m.n_kv_heads) * m.d_head)
+    tokens_chip = kw["global_batch_tokens"] / kw["n_chips"]
+    extra = 3 * per_token * tokens_chip / (acc.hbm_bytes_per_s * eff.hbm)
+    grown = eager.parts["memory_bound"] - fused.parts["memory_bound"]
+    assert grown == pytest.approx(extra, rel=1e-9)
+    assert {k: v for k, v in eager.parts.items() if k != "memory_bound"} == {
+        k: v for k, v in fused.parts.items() if k != "memory_bound"}

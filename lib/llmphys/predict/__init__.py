@@ -3,6 +3,7 @@
 A package with one file per part of the model (issues 26-29 agree on this layout):
 
     train.py       ``train_step``: the step time of a training layout as a sum of named terms
+    elementwise.py the memory-bound (non-GEMM) term, fused or eager
     terms.py       those terms, one function each (GEMMs by shape, memory-bound work, links)
     validation.py  leave-one-source-out errors of ``train_step`` on the published runs
     hiding.py      when each dimension's traffic hides behind compute (closed forms)
@@ -34,6 +35,12 @@ from .efficiency import (
     gemm_efficiency_curve,
     golden_section_min,
 )
+from .elementwise import (
+    CROSS_ENTROPY_BYTES_PER_LOGIT,
+    FP8_CAST_BYTES,
+    SOFTMAX_BYTES_PER_SCORE,
+    memory_bound_bytes_per_token,
+)
 from .hiding import hiding_thresholds
 from .memory import (
     memory_parts,
@@ -56,14 +63,10 @@ from .terms import (
     BACKWARD_SHARE,
     CALIBRATION_RUNS,
     COLLECTIVE_EFFICIENCY,
-    CROSS_ENTROPY_BYTES_PER_LOGIT,
-    FP8_CAST_BYTES,
     GEMM_EFFICIENCY,
     HIERARCHICAL_DP_VENDORS,
     LINK_LATENCY_S,
     SCALE_UP_LATENCY_S,
-    SOFTMAX_BYTES_PER_SCORE,
-    memory_bound_bytes_per_token,
 )
 from .train import (
     LayoutDoesNotFit,

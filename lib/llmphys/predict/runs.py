@@ -65,6 +65,7 @@ class TrainingRun:
     fp8_recipe: str = ""
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
+    fused_elementwise: bool = True
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None

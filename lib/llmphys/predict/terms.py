@@ -44,7 +44,6 @@ import math
 
 from .. import accounting, comms, parallelism
 from ..specs import Accelerator, Model
-from . import memory as memory_mod
 from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
 
 # ---------------------------------------------------------------- constants with sources
@@ -81,30 +80,6 @@ BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
 in which bucketed gradient reduction overlaps computation, for the last micro-batch only."""
 
-NORM_BYTES_PER_H = 8.0
-"""Forward HBM bytes per token and unit of d_model of a layer's two norms: each reads and
-writes d_model 16-bit values (2 x (2 + 2)). Repeated by every TP rank without SP."""
-
-RESIDUAL_BYTES_PER_H = 12.0
-"""Two residual adds per layer, each reading two 16-bit streams and writing one (2 x 6)."""
-
-DROPOUT_BYTES_PER_H = 10.0
-"""Two bias-dropout-adds' extra traffic per layer in GPT-2-era blocks: a 16-bit read and
-write and a 1-byte mask each (2 x 5; Narayanan et al. 2021, sec. 4.2)."""
-
-SOFTMAX_BYTES_PER_SCORE = 9.0
-"""HBM bytes per attention score a forward pass moves when the score matrix is materialised
-(no flash kernel): scale-mask-softmax 4, dropout 5 (Narayanan et al. 2021, sec. 4.2)."""
-
-CROSS_ENTROPY_BYTES_PER_LOGIT = 16.0
-"""Bytes per vocabulary logit per token: write the 16-bit logits (2), the FP32 softmax reads
-them and writes probabilities (2 + 4), the backward reads those and writes a 16-bit gradient
-(4 + 2), and the head's dgrad reads it (2)."""
-
-FP8_CAST_BYTES = {"delayed": 4.0, "tensorwise": 6.0, "blockwise": 4.0, "mxfp8": 4.0}
-"""Bytes per element an FP8 cast moves: read 16-bit (2), write the row-wise and the transposed
-FP8 copy (1 + 1); current per-tensor scaling reads the input once more for its amax (+2)."""
-
 SELECTIVE_POLICIES = ("attention", "op", "layer")
 """What ``recompute="selective"`` recomputes. "attention": Megatron's selective recomputation,
 the attention core only (Korthikanti et al. 2022, sec. 5), free under a flash kernel. "op":
@@ -118,9 +93,6 @@ default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 
 MOE_DISPATCHERS = ("alltoall", "deepep")
 """How expert parallelism moves tokens: "alltoall" (NCCL's all-to-all, every remote copy on
 its own) or "deepep" (DeepEP's node-deduplicated dispatch; DeepSeek-AI 2024, arXiv:2412.19437)."""
-
-MEMORY_BOUND_PASSES = 3.0
-"""Forward plus backward of the elementwise work, the backward moving twice the forward's bytes."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -157,6 +129,7 @@ class _Ctx:
     tokens_mb: float  # tokens per micro-batch on one CP rank
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
+    fused_elementwise: bool = True
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -264,53 +237,6 @@ def attention_time_s(c: _Ctx) -> float:
     flop = attention_flop_per_token(c) * c.passes * c.tokens_chip
     eta = c.eff.attention_fraction(c.acc.key) if c.flash_attention else c.eff.gemm_bf16
     return flop / (c.acc.peak_flop_per_s("bf16") * eta)
-
-
-def memory_bound_bytes_per_token(c: _Ctx) -> dict[str, float]:
-    """Forward-pass HBM bytes per token of the non-GEMM work, by kind, all layers, counted
-    at full width (the chip does tokens_chip of them); norms x tp without SP."""
-    mdl, d = c.mdl, c.mdl.d_model
-    n_l = mdl.n_layers
-    rep = 1.0 if c.sequence_parallel else float(c.tp)
-    ff = memory_mod._active_ff(mdl)
-    act = (3.0 if mdl.mlp in accounting.GATED_MLPS else 2.0) * ff * 2.0
-    rope = 0.0
-    if mdl.position == "rope":  # read and write q and k
-        rope = 2.0 * 2.0 * (mdl.n_heads + mdl.n_kv_heads) * mdl.d_head
-    parts = {
-        "norms": NORM_BYTES_PER_H * d * n_l * rep,
-        "residual": RESIDUAL_BYTES_PER_H * d * n_l * rep,
-        "dropout": (DROPOUT_BYTES_PER_H * d * n_l * rep) if memory_mod._dropout(mdl) else 0.0,
-        "activation": act * n_l,
-        "rotary": rope * n_l,
-        "softmax": 0.0
-        if c.flash_attention
-        else SOFTMAX_BYTES_PER_SCORE * mdl.n_heads * c.seq_len / 2 * n_l,
-        "fp8_casts": 0.0,
-    }
-    if c.dtype == "fp8":
-        h_dim = mdl.n_heads * mdl.d_head
-        qkv = (mdl.n_heads + 2 * mdl.n_kv_heads) * mdl.d_head
-        g = 2.0 if mdl.mlp in accounting.GATED_MLPS else 1.0
-        inputs = 2.0 * d + h_dim + ff  # activation inputs of qkv, o, up, down
-        grads = qkv + d + g * ff + d  # output gradients of the same four
-        parts["fp8_casts"] = FP8_CAST_BYTES[c.fp8_recipe or "delayed"] * (inputs + grads / 2) * n_l
-    return parts
-
-
-def memory_bound_time_s(c: _Ctx) -> float:
-    """Seconds of non-GEMM work: forward bytes x passes, cross-entropy and FP8 weight casts.
-
-    Gradient accumulation is not here: Megatron-Core fuses it into the weight-gradient GEMM's
-    epilogue (gradient_accumulation_fusion), whose extra FP32 read and write stay under a
-    compute-bound GEMM's time on the roofline."""
-    per_token = sum(memory_bound_bytes_per_token(c).values())
-    factor = MEMORY_BOUND_PASSES + (1.0 if c.op_sac else c.layer_recompute)
-    ce = CROSS_ENTROPY_BYTES_PER_LOGIT * c.mdl.vocab_size
-    byts = (per_token * factor + ce) * c.tokens_chip
-    if c.dtype == "fp8":  # weights cast once per step (cached over micro-batches)
-        byts += FP8_CAST_BYTES[c.fp8_recipe or "delayed"] * c.n_local
-    return byts / c.hbm_bw
 
 
 def tp_time_s(c: _Ctx) -> float:

@@ -36,13 +36,13 @@ from .efficiency import (  # golden_section_min re-exported: serving_data reads 
     default_efficiencies,
     golden_section_min,
 )
-from .runs import ATTENTION_FLOPS, FP8_RECIPES, TrainingRun, training_runs
+from .elementwise import memory_bound_time_s
+from .layout import check_options, layout
+from .runs import TrainingRun, training_runs
 from .terms import (  # the constants re-exported: serve_model reads them from here
     ATTENTION_EFFICIENCY,
     COLLECTIVE_EFFICIENCY,
     LINK_LATENCY_S,
-    MOE_DISPATCHERS,
-    SELECTIVE_POLICIES,
     _Ctx,
     _gemm_shapes,
     _param_counts,
@@ -52,7 +52,6 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     dp_time_s,
     ep_time_s,
     gemm_time_s,
-    memory_bound_time_s,
     optimizer_time_s,
     p2p_time_s,
     tp_time_s,
@@ -115,103 +114,6 @@ def _accelerator(value: Accelerator | str) -> Accelerator:
     return value
 
 
-def _layout(
-    n_chips: int,
-    tp: int,
-    pp: int,
-    cp: int,
-    ep: int,
-    seq_len: int,
-    global_batch_tokens: float,
-    micro_batch_size: int,
-    interleave: int,
-    model: Model,
-) -> tuple[int, int]:
-    for name, v in (
-        ("n_chips", n_chips),
-        ("tp", tp),
-        ("pp", pp),
-        ("cp", cp),
-        ("ep", ep),
-        ("seq_len", seq_len),
-        ("micro_batch_size", micro_batch_size),
-        ("interleave", interleave),
-    ):
-        if isinstance(v, bool) or int(v) != v or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if n_chips % (tp * pp * cp):
-        raise ValueError(
-            f"n_chips={n_chips} is not divisible by tp*pp*cp = {tp}*{pp}*{cp} "
-            f"= {tp * pp * cp}; the data-parallel degree must be an integer"
-        )
-    dp = n_chips // (tp * pp * cp)
-    if (dp * cp * tp) % ep:
-        raise ValueError(
-            f"ep={ep} must divide dp*cp*tp = {dp * cp * tp} "
-            f"(= n_chips / pp); experts shard inside the folded expert group"
-        )
-    if ep > 1 and model.moe is None:
-        raise ValueError(f"ep={ep} needs a mixture-of-experts model; {model.key} is dense")
-    if seq_len % cp:
-        raise ValueError(f"seq_len={seq_len} is not divisible by cp={cp}")
-    n_seqs = global_batch_tokens / seq_len
-    if n_seqs != int(n_seqs):
-        raise ValueError(
-            f"global_batch_tokens={global_batch_tokens:g} is not a whole number "
-            f"of {seq_len}-token sequences"
-        )
-    per_rank = int(n_seqs) / dp
-    if per_rank < 1:
-        raise ValueError(
-            f"global_batch_tokens={global_batch_tokens:g} over dp={dp} replicas is "
-            f"{global_batch_tokens / dp:g} tokens each, less than one "
-            f"{seq_len}-token sequence: the batch cannot feed this many replicas"
-        )
-    if per_rank != int(per_rank) or int(per_rank) % micro_batch_size:
-        raise ValueError(
-            f"{int(n_seqs)} sequences over dp={dp} ranks in micro-batches of "
-            f"{micro_batch_size} do not divide: each rank needs a whole number "
-            f"of micro-batches"
-        )
-    if model.n_layers + 2 < pp * interleave:  # the embedding and the head may be chunks
-        raise ValueError(
-            f"pp*interleave = {pp}*{interleave} exceeds the model's "
-            f"{model.n_layers} layers plus embedding and head"
-        )
-    return dp, int(per_rank) // micro_batch_size
-
-
-def _check_options(
-    recompute: str,
-    zero_stage: int,
-    attention_flops: str,
-    dtype: str,
-    fp8_recipe: str,
-    selective_policy: str,
-) -> None:
-    """ValueError naming the option and the allowed values."""
-    if selective_policy not in SELECTIVE_POLICIES:
-        raise ValueError(
-            f"selective_policy={selective_policy!r} is not known; "
-            f"allowed: {', '.join(SELECTIVE_POLICIES)}"
-        )
-    if recompute not in parallelism.RECOMPUTE:
-        raise ValueError(
-            f"recompute={recompute!r} is not known; allowed: {', '.join(parallelism.RECOMPUTE)}"
-        )
-    if zero_stage not in (0, 1, 2, 3):
-        raise ValueError(f"zero_stage must be 0, 1, 2 or 3, got {zero_stage!r}")
-    if attention_flops not in ATTENTION_FLOPS:
-        raise ValueError(
-            f"attention_flops={attention_flops!r} is not known; "
-            f"allowed: {', '.join(ATTENTION_FLOPS)}"
-        )
-    if dtype not in ("bf16", "fp16", "fp8"):
-        raise ValueError(f"dtype={dtype!r} is not known; allowed: bf16, fp16, fp8")
-    if fp8_recipe not in FP8_RECIPES:
-        raise ValueError(f"fp8_recipe={fp8_recipe!r} is not known; allowed: {FP8_RECIPES[1:]}")
-
-
 def train_step(
     model: Model | str,
     accelerator: Accelerator | str,
@@ -238,6 +140,7 @@ def train_step(
     fp8_recipe: str = "delayed",
     selective_policy: str = "attention",
     moe_dispatcher: str = "alltoall",
+    fused_elementwise: bool = True,
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -247,7 +150,9 @@ def train_step(
     the gradients the data-parallel group reduces; ``fsdp_weight_gathers`` how often ZeRO-3
     gathers the weights per step. ``selective_policy`` says what ``recompute="selective"``
     recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``),
-    ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``).
+    ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
+    ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
+    (``elementwise``).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: module docstring.
 
@@ -260,13 +165,11 @@ def train_step(
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = efficiencies or default_efficiencies()
-    _check_options(recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy)
-    if moe_dispatcher not in MOE_DISPATCHERS:
-        raise ValueError(
-            f"moe_dispatcher={moe_dispatcher!r} is not known; allowed: {', '.join(MOE_DISPATCHERS)}"
-        )
+    check_options(
+        recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy, moe_dispatcher
+    )
     units.check_positive("global_batch_tokens", global_batch_tokens)
-    dp, m = _layout(
+    dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
     )
     schedule = schedule or ("interleaved" if interleave > 1 else "1f1b")
@@ -274,7 +177,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher,
+        selective_policy, moe_dispatcher, fused_elementwise,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -391,6 +294,7 @@ def predict_run(
         fp8_recipe=r.fp8_recipe or "delayed",
         selective_policy=r.selective_policy,
         moe_dispatcher=r.moe_dispatcher,
+        fused_elementwise=r.fused_elementwise,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,
