@@ -154,7 +154,7 @@ def train_step(
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
     (``elementwise``).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
-    (``check_memory=False`` times it anyway). Terms: module docstring.
+    (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
     Llama 3 8B on one 8-GPU H100 server in BF16 at 8K context, FSDP:
 
