@@ -2,22 +2,20 @@
 
 ``train_step`` (``predict/train.py``) adds them; the terms and their mechanisms:
 
-    gemm            every linear layer's forward, two backward GEMMs (and the recomputed
-                    forward), each at ``efficiency.gemm_efficiency`` of its own (m, n, k):
+    gemm            every linear layer's forward, two backward GEMMs (and what the
+                    recomputation policy runs again, SELECTIVE_POLICIES), each at
+                    ``efficiency.gemm_efficiency`` of its own (m, n, k):
                     tile quantization and the roofline make short micro-batches and narrow
                     TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
                     Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
                     output head stays BF16.
     attention       the causal score and value products in a flash kernel at
                     ``Efficiencies.attention`` of the BF16 peak (in FP8 runs too)
-    memory_bound    non-GEMM work as bytes against achieved HBM bandwidth: norms, residual
-                    adds, dropout (GPT-2-era models), the MLP activation, rotary, the
-                    materialised softmax (without flash), cross-entropy over the vocabulary,
-                    and FP8's casts, transposes and amax passes. Without sequence parallelism
-                    every TP rank repeats the norms, residuals and dropout on the full sequence.
+    memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
+                    its own module, ``predict/elementwise.py``
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind
-    ep_all_to_all   expert dispatch and combine, exposed
+    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
     pipeline_p2p    the activation to the next stage and its gradient back
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy
     dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
