@@ -39,6 +39,8 @@ LAYERS = {
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
+        "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
+        "predict.elementwise", "predict.layout",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",

@@ -57,7 +57,15 @@ def test_benchmark_leave_one_source_out(capsys):
         print("bars: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in verdict.items()))
         print(f"train_step {t * 1e3:.3f} ms per call (target < 1 ms)")
     assert bars["n_runs"] >= 40
-    assert verdict["|median signed| <= 5%"]  # the one bar the model meets
+    assert len(predict.source_groups()) >= 8
+    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met
+    # Regression floors for the three bars that are NOT met (issue 27: median <= 12%, worst
+    # <= 30%, >= 80% within 20%). Each floor is the level measured when it was last changed
+    # (median 16.0%, worst 110.6%, 63% within 20%) with no slack beyond the printed digit, so a
+    # change that makes the out-of-source errors worse fails here.
+    assert bars["median"] <= 0.161
+    assert bars["worst"] <= 1.107
+    assert bars["within_20"] >= 0.62
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
@@ -202,7 +210,10 @@ def test_llama3_8b_on_one_h100_server(capsys):
     with capsys.disabled():
         print(f"\nLlama 3 8B, 8 H100, BF16, 8K: causal MFU {s.mfu:.1%} (issue's range 40-55%)")
     assert s.fits
-    assert 0.40 < s.mfu < 0.65  # what the model gives; the issue's 55% ceiling is not met
+    # Issue 27's range is 40-55%; the model gives 62% (not met). A regression floor at that
+    # level: the ceiling may only come down. torchtitan measures this layout (on 500 W parts,
+    # torch.compile, op-level checkpointing) at 37% of the 700 W part's peak.
+    assert 0.40 < s.mfu < 0.625
 
 
 def test_llama3_405b_budget_lands_near_the_published_41_percent():

@@ -12,7 +12,7 @@ BIB = (Path(__file__).resolve().parents[1] / "chapters" / "references.bib").read
 
 
 def test_at_least_twelve_runs_on_three_generations_and_two_vendors():
-    accs = [specs.accelerator(k) for k in {r.accelerator for r in RUNS.values()}]
+    accs = [predict.accelerator_spec(k) for k in {r.accelerator for r in RUNS.values()}]
     assert len(RUNS) >= 12
     assert len({a.key for a in accs}) >= 3 and len({a.vendor for a in accs}) >= 2
 

@@ -3,6 +3,11 @@
 A package with one file per part of the model (issues 26-29 agree on this layout):
 
     train.py       ``train_step``: the step time of a training layout as a sum of named terms
+    elementwise.py the memory-bound (non-GEMM) term, fused or eager
+    terms.py       those terms, one function each (GEMMs by shape, memory-bound work, links)
+    validation.py  leave-one-source-out errors of ``train_step`` on the published runs
+    hiding.py      when each dimension's traffic hides behind compute (closed forms)
+    chips.py       chips as published runs ran them (``data/run_accelerators.toml``)
     memory.py      what one chip holds for a layout, as the frameworks lay it out
     efficiency.py  achieved fractions of a chip's peaks (GEMM by shape, bandwidth, links)
     runs.py        ``data/training_runs.toml``, one loader and one schema
@@ -24,6 +29,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 
 from __future__ import annotations
 
+from .chips import accelerator_spec, run_accelerators
 from .efficiency import (
     Efficiencies,
     default_efficiencies,
@@ -32,6 +38,13 @@ from .efficiency import (
     gemm_efficiency_curve,
     golden_section_min,
 )
+from .elementwise import (
+    CROSS_ENTROPY_BYTES_PER_LOGIT,
+    FP8_CAST_BYTES,
+    SOFTMAX_BYTES_PER_SCORE,
+    memory_bound_bytes_per_token,
+)
+from .hiding import hiding_thresholds
 from .memory import (
     memory_parts,
 )
@@ -47,33 +60,22 @@ from .runs import (
     source_flop_per_token,
     training_runs,
 )
-from .train import (
+from .terms import (
     ADAM_BYTES_PER_PARAM,
     ATTENTION_EFFICIENCY,
     BACKWARD_SHARE,
     CALIBRATION_RUNS,
     COLLECTIVE_EFFICIENCY,
-    CROSS_ENTROPY_BYTES_PER_LOGIT,
-    FP8_CAST_BYTES,
     GEMM_EFFICIENCY,
     HIERARCHICAL_DP_VENDORS,
     LINK_LATENCY_S,
     SCALE_UP_LATENCY_S,
-    SOFTMAX_BYTES_PER_SCORE,
+)
+from .train import (
     LayoutDoesNotFit,
     TrainStep,
-    calibrate_gemm_efficiency,
-    error_bars,
-    fitted_efficiencies,
     format_budget,
-    held_out_errors,
-    held_out_summary,
-    hiding_thresholds,
-    loso_residuals,
-    memory_bound_bytes_per_token,
     predict_run,
-    residuals,
-    source_groups,
     train_step,
 )
 from .train import (
@@ -81,6 +83,16 @@ from .train import (
 )
 from .train import (
     _model as _model,
+)
+from .validation import (
+    calibrate_gemm_efficiency,
+    error_bars,
+    fitted_efficiencies,
+    held_out_errors,
+    held_out_summary,
+    loso_residuals,
+    residuals,
+    source_groups,
 )
 
 # isort: split
@@ -159,6 +171,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "LayoutDoesNotFit",
     "TrainStep",
     "TrainingRun",
+    "accelerator_spec",
     "calibrate_gemm_efficiency",
     "default_efficiencies",
     "error_bars",
@@ -179,6 +192,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "model_flop_per_token",
     "predict_run",
     "residuals",
+    "run_accelerators",
     "source_flop_per_token",
     "source_groups",
     "train_step",

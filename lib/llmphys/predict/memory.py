@@ -59,10 +59,14 @@ def memory_parts(
     weight_copies: float,
     allocator_overhead: float,
     n_params: float | None = None,
+    selective_policy: str = "attention",
 ) -> dict[str, float]:
     """Bytes per chip by kind (see the module docstring), summing to the chip's footprint.
 
-    ``n_params`` (the model's total) may be passed to skip the recount."""
+    ``n_params`` (the model's total) may be passed to skip the recount. ``selective_policy``
+    is what ``recompute="selective"`` keeps (``predict.terms.SELECTIVE_POLICIES``): "op" keeps
+    ``op_sac_bytes_per_token`` per layer, "layer" keeps half the layers whole and half as
+    full recomputation keeps them."""
     if n_params is None:
         n_params = accounting.n_params(mdl)
     n_local = n_params / (tp * pp)
@@ -95,6 +99,13 @@ def memory_parts(
         gated_mlp=mdl.mlp in accounting.GATED_MLPS,
         dropout=_dropout(mdl),
     )
+    if recompute == "selective" and selective_policy != "attention":
+        op = op_sac_bytes_per_token(mdl, tp=tp, sequence_parallel=sequence_parallel)
+        tokens = seq_len // cp * micro_batch_size
+        per_layer = op * tokens if selective_policy == "op" else per_layer
+        if selective_policy == "layer":  # every second block keeps only its input
+            full = 2.0 * tokens * mdl.d_model / (tp if sequence_parallel else 1)
+            per_layer = (per_layer + full) / 2.0
     acts = per_layer * (mdl.n_layers / pp) * activation_microbatches
     parts = {
         "weights": weights,
@@ -105,6 +116,30 @@ def memory_parts(
     }
     parts["overhead"] = allocator_overhead * sum(parts.values())
     return parts
+
+
+def op_sac_bytes_per_token(mdl: Model, *, tp: int = 1, sequence_parallel: bool = True) -> float:
+    """Bytes one layer keeps per token under torchtitan's op-level selective checkpointing.
+
+    The policy saves the outputs of the block's matmuls "except every second mm" and of the
+    flash-attention kernel, and recomputes everything else (pytorch/torchtitan,
+    torchtitan/parallelisms/parallelize_llama.py, ``_save_list``, commit 9dec370); the
+    checkpoint wrapper keeps the block's input. In a Llama block (wq, wk, wv, wo, w1, w3, w2)
+    that is, 16-bit each: the input d, wq's H, wv's h_kv, w1's f, w2's d, and the attention
+    output H, plus the kernel's FP32 log-sum-exp, 4 bytes per head. Shards split by ``tp``
+    (the input too under sequence parallelism). Llama 3 8B, (4,096 + 4,096 + 1,024 + 14,336 +
+    4,096 + 4,096) x 2 + 32 x 4:
+
+    >>> from llmphys import specs
+    >>> op_sac_bytes_per_token(specs.model("llama3_8b"))
+    63616.0
+    """
+    h = mdl.n_heads * mdl.d_head
+    kv = mdl.n_kv_heads * mdl.d_head
+    ff = _active_ff(mdl)
+    split = 2.0 * (h + kv + ff + mdl.d_model + h) + 4.0 * mdl.n_heads
+    kept = 2.0 * mdl.d_model
+    return split / tp + kept / (tp if sequence_parallel else 1)
 
 
 def _active_ff(mdl: Model) -> int:

@@ -16,6 +16,7 @@ import tomllib
 
 from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
+from . import chips
 
 FLOP_COUNTS = ("palm", "palm_causal", "megatron_eq3", "megatron_mfu")
 MEASURED_UNITS = (
@@ -62,6 +63,9 @@ class TrainingRun:
     notes: str
     sequence_parallel: bool = True
     fp8_recipe: str = ""
+    selective_policy: str = "attention"
+    moe_dispatcher: str = "alltoall"
+    fused_elementwise: bool = True
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -82,6 +86,8 @@ def training_runs() -> dict[str, TrainingRun]:
             ("schedule", parallelism.SCHEDULES),
             ("recompute", parallelism.RECOMPUTE),
             ("fp8_recipe", FP8_RECIPES),
+            ("selective_policy", ("attention", "op", "layer")),
+            ("moe_dispatcher", ("alltoall", "deepep")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(
@@ -143,7 +149,7 @@ def measured_tokens_per_s(run: TrainingRun) -> float:
         return run.measured_value * run.n_chips
     if run.measured_unit == "step_time_s":
         return run.global_batch_tokens / run.measured_value
-    peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
+    peak = chips.accelerator_spec(run.accelerator).peak_flop_per_s(run.dtype)
     per_chip = (
         run.measured_value * units.TERA
         if run.measured_unit == "tflop_per_s_per_chip"
@@ -161,7 +167,7 @@ def measured_mfu(run: TrainingRun, *, attention_flops: str = "causal") -> float:
     >>> round(measured_mfu(training_runs()["megatron_1t"], attention_flops="full"), 3)
     0.392
     """
-    peak = specs.accelerator(run.accelerator).peak_flop_per_s(run.dtype)
+    peak = chips.accelerator_spec(run.accelerator).peak_flop_per_s(run.dtype)
     f = model_flop_per_token(
         specs.model_spec(run.model), seq_len=run.seq_len, attention_flops=attention_flops
     )

@@ -1,0 +1,385 @@
+"""The named terms of a training step's time, each its own function of one layout.
+
+``train_step`` (``predict/train.py``) adds them; the terms and their mechanisms:
+
+    gemm            every linear layer's forward, two backward GEMMs (and what the
+                    recomputation policy runs again, SELECTIVE_POLICIES), each at
+                    ``efficiency.gemm_efficiency`` of its own (m, n, k):
+                    tile quantization and the roofline make short micro-batches and narrow
+                    TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
+                    Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
+                    output head stays BF16.
+    attention       the causal score and value products in a flash kernel at
+                    ``Efficiencies.attention`` of the BF16 peak (in FP8 runs too)
+    memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
+                    its own module, ``predict/elementwise.py``
+    tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
+    cp_attention    context parallelism's K/V exchange, less the attention it hides behind
+    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
+    pipeline_p2p    the activation to the next stage and its gradient back
+    pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy
+    dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
+                    less the last micro-batch's backward they hide behind
+    optimizer       Adam's memory-bound update of this chip's shard of the state
+
+FP8 recipe (``fp8_recipe``): "delayed" (Transformer Engine's DelayedScaling: amax history,
+the scale computed in the cast kernel), "tensorwise" (current per-tensor scaling, torchao's
+default: one extra read for the amax), "blockwise" / "mxfp8" (per-block scales in the cast
+kernel, DeepSeek-V3's 1x128 / 128x128 and Blackwell's 1x32). Every recipe casts each FP8 GEMM's
+activation input and output gradient, writing a row-wise and a column-wise (transposed) copy.
+
+Every constant below carries its source; none is fitted (``efficiency.Efficiencies`` holds the
+achieved fractions, passed in).
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+from .. import accounting, comms, parallelism
+from ..specs import Accelerator, Model
+from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
+
+# ---------------------------------------------------------------- constants with sources
+GEMM_EFFICIENCY = default_efficiencies().gemm_bf16
+"""The default large-GEMM fraction of the BF16 dense peak (data/training_efficiency.toml)."""
+
+ATTENTION_EFFICIENCY = default_efficiencies().attention
+"""Fraction of the dense peak a fused (flash) attention kernel sustains (Dao 2023)."""
+
+COLLECTIVE_EFFICIENCY = default_efficiencies().collective
+"""Bus bandwidth NCCL's ring collectives reach, as a fraction of the link's per-direction rate."""
+
+LINK_LATENCY_S = 10e-6
+"""Per-hop latency alpha of a collective over the scale-out network; Llama 3's network has
+'latency up to tens of microseconds' on its multi-hop paths (Dubey et al. 2024, sec. 3.3.3)."""
+
+SCALE_UP_LATENCY_S = 3e-6
+"""Per-hop latency inside a scale-up domain (NVLink/NVSwitch, ICI): a few microseconds."""
+
+CALIBRATION_RUNS: tuple[str, ...] = ()
+"""No run is singled out any more: the two fitted constants are fitted on all runs, and the
+validation is leave-one-source-out (``loso_residuals``)."""
+
+ADAM_BYTES_PER_PARAM = 32.0
+"""Bytes the fused Adam update reads and writes per parameter it owns: FP32 master weight,
+two moments and the gradient read (16 B) and the first three plus a BF16 copy written
+(14 B), rounded up (Rajbhandari et al. 2020, sec. 3.1 for the state)."""
+
+HIERARCHICAL_DP_VENDORS = ("Google",)
+"""Vendors whose software reduces gradients hierarchically across scale-up domains (PaLM,
+Chowdhery et al. 2022, sec. 4); NCCL's multi-node rings run at the per-GPU NIC rate."""
+
+BACKWARD_SHARE = 2.0 / 3.0
+"""Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
+in which bucketed gradient reduction overlaps computation, for the last micro-batch only."""
+
+SELECTIVE_POLICIES = ("attention", "op", "layer")
+"""What ``recompute="selective"`` recomputes. "attention": Megatron's selective recomputation,
+the attention core only (Korthikanti et al. 2022, sec. 5), free under a flash kernel. "op":
+torchtitan's op-level policy, which saves the output of every matmul "except every second mm"
+of each transformer block and recomputes every other op (pytorch/torchtitan
+torchtitan/parallelisms/parallelize_llama.py, ``_save_list`` and ``_custom_policy``, commit
+9dec370): in a Llama block the mms run wq, wk, wv, wo, w1, w3, w2, so wk, wo and w3 run again,
+with the block's norms, activation and rotary. "layer": torchtitan's "int" option at its
+default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 9dec370)."""
+
+MOE_DISPATCHERS = ("alltoall", "deepep")
+"""How expert parallelism moves tokens: "alltoall" (NCCL's all-to-all, every remote copy on
+its own) or "deepep" (DeepEP's node-deduplicated dispatch; DeepSeek-AI 2024, arXiv:2412.19437)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _param_counts(mdl: Model) -> tuple[float, float]:
+    """(total, active) parameters, cached: the planner calls train_step thousands of times."""
+    return accounting.n_params(mdl), accounting.n_active_params(mdl)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ctx:
+    """One layout's numbers, shared by the terms."""
+
+    mdl: Model
+    acc: Accelerator
+    eff: Efficiencies
+    tp: int
+    pp: int
+    cp: int
+    ep: int
+    dp: int
+    m: int  # micro-batches per DP rank
+    seq_len: int
+    micro_batch_size: int
+    interleave: int
+    recompute: str
+    zero_stage: int
+    dtype: str
+    grad_bytes: float
+    fsdp_weight_gathers: int
+    flash_attention: bool
+    sequence_parallel: bool
+    fp8_recipe: str
+    tokens_chip: float  # tokens per chip per step
+    tokens_mb: float  # tokens per micro-batch on one CP rank
+    selective_policy: str = "attention"
+    moe_dispatcher: str = "alltoall"
+    fused_elementwise: bool = True
+
+    @property
+    def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
+        return 3.0 + self.layer_recompute
+
+    @property
+    def layer_recompute(self) -> float:
+        """Share of the layers recomputed whole: 1 under full recomputation, 1/2 under
+        torchtitan's "layer" policy (every second block checkpointed), else 0."""
+        if self.recompute == "full":
+            return 1.0
+        return 0.5 if self.recompute == "selective" and self.selective_policy == "layer" else 0.0
+
+    @property
+    def op_sac(self) -> bool:
+        """torchtitan's op-level selective checkpointing (SELECTIVE_POLICIES)."""
+        return self.recompute == "selective" and self.selective_policy == "op"
+
+    @property
+    def up_bw(self) -> float:
+        return self.acc.scale_up_bytes_per_s_per_direction * self.eff.collective
+
+    @property
+    def out_bw(self) -> float:
+        return self.acc.scale_out_bytes_per_s_per_direction * self.eff.collective
+
+    @property
+    def hbm_bw(self) -> float:
+        return self.acc.hbm_bytes_per_s * self.eff.hbm
+
+    @property
+    def n_local(self) -> float:
+        return _local_params(self.mdl, self.tp, self.pp, self.ep)
+
+
+def _local_params(mdl: Model, tp: int, pp: int, ep: int) -> float:
+    n = _param_counts(mdl)[0] / (tp * pp)
+    if mdl.moe is not None and ep > 1:
+        moe = mdl.moe
+        expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts
+        expert *= (mdl.n_layers - moe.n_dense_layers) / pp
+        n += expert / ep - expert / tp
+    return n
+
+
+def _gemm_shapes(c: _Ctx) -> list[tuple[float, float, float, float, bool, float]]:
+    """(forward FLOP per token, m, n, k, runs in FP8?, share recomputed) of each GEMM of the
+    model; m, n, k as one rank runs it (n and k are the TP shards, m the tokens of one
+    micro-batch or expert). The last is the share of its forward run again in the backward."""
+    mdl, t, mb = c.mdl, c.tp, c.tokens_mb
+    d, h_dim = mdl.d_model, mdl.n_heads * mdl.d_head
+    fp8 = c.dtype == "fp8"
+    g = 2.0 if mdl.mlp in accounting.GATED_MLPS else 1.0
+    n_l = float(mdl.n_layers)
+    out: list[tuple[float, float, float, float, bool, float]] = []
+    rec = c.layer_recompute
+    if mdl.attention == "mla":
+        p = accounting.attention_params_per_layer(mdl)
+        out.append((2.0 * n_l * p, mb, p / d / t, d, fp8, rec))  # the projections as one GEMM
+    else:
+        qkv = (mdl.n_heads + 2 * mdl.n_kv_heads) * mdl.d_head
+        k_share = mdl.n_kv_heads * mdl.d_head / qkv if c.op_sac else 0.0  # wk of wq, wk, wv
+        out += [(2.0 * n_l * qkv * d, mb, qkv / t, d, fp8, rec + k_share)]
+        out += [(2.0 * n_l * h_dim * d, mb, d, h_dim / t, fp8, 1.0 if c.op_sac else rec)]
+
+    def mlp(layers: float, width: float, m: float, shard: float) -> None:
+        up = rec + ((g - 1.0) / g if c.op_sac else 0.0)  # w3 of w1, w3 (gated); w2 is 7th
+        out.append((2.0 * layers * g * width * d, m, g * width / shard, d, fp8, up))
+        out.append((2.0 * layers * width * d, m, d, width / shard, fp8, rec))
+
+    if mdl.moe is None:
+        mlp(n_l, mdl.d_ff, mb, t)
+    else:
+        moe = mdl.moe
+        nd, nm = float(moe.n_dense_layers), n_l - moe.n_dense_layers
+        if nd:
+            mlp(nd, mdl.d_ff, mb, t)
+        k = moe.n_experts_per_token
+        m_e = max(1.0, mb / t * k * c.ep / moe.n_experts)  # tokens per local expert
+        mlp(nm * k, moe.d_ff_expert, m_e, 1.0)
+        if moe.n_shared_experts:
+            mlp(nm, moe.d_ff_expert * moe.n_shared_experts, mb, t)
+    head_rec = 1.0 if c.recompute == "full" else 0.0  # as Megatron's full recompute charges it
+    out.append((2.0 * mdl.vocab_size * d, mb, mdl.vocab_size / t, d, False, head_rec))  # BF16
+    return out
+
+
+def gemm_time_s(c: _Ctx) -> float:
+    """Seconds of every linear layer's GEMMs on this chip (module docstring)."""
+    total = 0.0
+    for flop_token, m, n, k, fp8, rec in _gemm_shapes(c):
+        dt = "fp8" if fp8 else "bf16"
+        eta = gemm_efficiency(m, n, k, acc=c.acc, dtype=dt, eff=c.eff)
+        total += flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
+    return total
+
+
+def attention_flop_per_token(c: _Ctx) -> float:
+    """Causal score and value FLOP per token executed, all layers, forward only."""
+    return 2.0 * c.mdl.n_layers * c.mdl.n_heads * c.mdl.d_head * c.seq_len
+
+
+def attention_time_s(c: _Ctx) -> float:
+    """Seconds of attention's score and value products (flash: at Efficiencies.attention)."""
+    flop = attention_flop_per_token(c) * c.passes * c.tokens_chip
+    eta = c.eff.attention_fraction(c.acc.key) if c.flash_attention else c.eff.gemm_bf16
+    return flop / (c.acc.peak_flop_per_s("bf16") * eta)
+
+
+def tp_time_s(c: _Ctx) -> float:
+    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed."""
+    if c.tp == 1:
+        return 0.0
+    link = c.up_bw if c.tp <= c.acc.scale_up_domain_size else c.out_bw
+    per_layer = parallelism.tp_bytes_per_layer(
+        tokens=c.tokens_mb, d_model=c.mdl.d_model, tp=c.tp, bytes_per_element=2.0
+    )
+    scale = 1.0 + 0.5 * c.layer_recompute
+    n_coll = 8 * scale
+    layers = c.mdl.n_layers / c.pp
+    lat = n_coll * (c.tp - 1) * SCALE_UP_LATENCY_S
+    return c.m * layers * (per_layer * scale / link + lat)
+
+
+def cp_time_s(c: _Ctx) -> float:
+    """Context parallelism's K/V exchange per layer, less the attention it hides behind."""
+    if c.cp == 1:
+        return 0.0
+    mdl = c.mdl
+    kv = (
+        comms.ring_attention_bytes(
+            seq_len=c.seq_len,
+            micro_batch=c.micro_batch_size,
+            n_kv_heads=mdl.n_kv_heads,
+            d_head=mdl.d_head,
+            cp=c.cp,
+            bytes_per_element=2.0,
+        )
+        / c.tp
+    )
+    link = c.up_bw if c.tp * c.cp <= c.acc.scale_up_domain_size else c.out_bw
+    layers = mdl.n_layers / c.pp
+    t_kv = c.m * layers * kv / link
+    lat = c.m * layers * 3 * (c.cp - 1) * LINK_LATENCY_S
+    return max(0.0, t_kv - attention_time_s(c)) + lat
+
+
+def ep_time_s(c: _Ctx) -> float:
+    """Expert dispatch and combine all-to-alls, exposed.
+
+    Inside one scale-up domain every copy crosses NVLink. An EP group spanning nodes sends
+    every remote copy over the scale-out network with NCCL's all-to-all; DeepEP's
+    node-deduplicated kernels ("deepep") send a token once to each remote node holding one of
+    its experts and forward it over NVLink there (``remote_nodes_per_token``)."""
+    if c.ep == 1 or c.mdl.moe is None:
+        return 0.0
+    moe = c.mdl.moe
+    n_moe = c.mdl.n_layers - moe.n_dense_layers
+    width = 1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0
+    per_layer = (
+        parallelism.ep_bytes_per_layer(
+            tokens=c.tokens_mb,
+            d_model=c.mdl.d_model,
+            ep=c.ep,
+            top_k=moe.n_experts_per_token,
+            bytes_per_element=width,
+        )
+        / c.tp
+    )
+    domain = c.acc.scale_up_domain_size
+    if c.ep <= domain:
+        t = per_layer / c.up_bw
+    elif c.moe_dispatcher == "deepep":
+        nodes = remote_nodes_per_token(moe.n_experts, moe.n_experts_per_token, c.ep // domain)
+        inter = 4.0 * c.tokens_mb / c.tp * c.mdl.d_model * width * nodes
+        t = max(inter / c.out_bw, per_layer / c.up_bw)  # RDMA and NVLink forwarding overlap
+    else:
+        t = per_layer / c.out_bw
+    return c.m * (n_moe / c.pp) * (t + 4 * (c.ep - 1) * LINK_LATENCY_S)
+
+
+def remote_nodes_per_token(n_experts: int, top_k: int, n_nodes: int) -> float:
+    """Expected number of other nodes a token's top-k experts land on, experts spread evenly
+    over ``n_nodes`` and routed uniformly: (n - 1) (1 - C(E - E/n, k) / C(E, k)).
+
+    DeepEP sends a token once per node it reaches (DeepSeek-AI 2024, arXiv:2412.19437, sec.
+    3.2.2: tokens go 'via IB to the GPUs with the same in-node index on their target nodes' and
+    are then forwarded 'via NVLink'). Qwen3-235B's 8 of 128 experts over 4 nodes:
+
+    >>> round(remote_nodes_per_token(128, 8, 4), 2)
+    2.72
+    """
+    if n_nodes < 1 or not 0 < top_k <= n_experts:
+        raise ValueError(f"need n_nodes >= 1 and 0 < top_k <= n_experts, got {n_nodes}, {top_k}")
+    miss = math.comb(n_experts - n_experts // n_nodes, top_k) / math.comb(n_experts, top_k)
+    return (n_nodes - 1) * (1.0 - miss)
+
+
+def p2p_time_s(c: _Ctx) -> float:
+    """The activation sent to the next stage and its gradient back, every micro-batch chunk."""
+    if c.pp == 1:
+        return 0.0
+    act = c.tokens_mb * c.mdl.d_model * 2.0 / c.tp
+    return c.m * c.interleave * 2 * (act / c.out_bw + LINK_LATENCY_S)
+
+
+def bubble_time_s(busy_s: float, schedule: dict[str, float]) -> float:
+    """The schedule's idle fraction f of the step, as f / (1 - f) x the busy time."""
+    f = schedule["bubble_fraction"]
+    return f / (1.0 - f) * busy_s
+
+
+def dp_time_s(c: _Ctx, compute_s: float) -> float:
+    """Gradient (and ZeRO-3 weight) traffic over DP x CP, less the last micro-batch's backward."""
+    group = c.dp * c.cp
+    if group == 1:
+        return 0.0
+    per_param = comms.zero_dp_bytes_per_param(
+        c.zero_stage,
+        grad_bytes=c.grad_bytes,
+        weight_bytes=1.0 if c.dtype == "fp8" and c.zero_stage == 3 else 2.0,
+        n_weight_gathers=c.fsdp_weight_gathers,
+    )
+    n_bytes = per_param / 2 * c.n_local  # a buffer whose all-reduce sends per_param bytes
+    acc = c.acc
+    room = max(1, acc.scale_up_domain_size // (c.tp * c.pp))
+    inner = max(d for d in range(1, min(group, room) + 1) if group % d == 0)
+    if inner == group:
+        t = comms.ring_all_reduce_time_s(
+            n_bytes, group, link_bytes_per_s=c.up_bw, latency_s=SCALE_UP_LATENCY_S
+        )
+    elif acc.vendor in HIERARCHICAL_DP_VENDORS:
+        t = comms.hierarchical_all_reduce_time_s(
+            n_bytes,
+            n_nodes=group // inner,
+            gpus_per_node=inner,
+            intra_bytes_per_s=c.up_bw,
+            inter_bytes_per_s=c.out_bw,
+            intra_latency_s=SCALE_UP_LATENCY_S,
+            inter_latency_s=LINK_LATENCY_S,
+        )
+    else:
+        t = comms.ring_all_reduce_time_s(
+            n_bytes, group, link_bytes_per_s=c.out_bw, latency_s=LINK_LATENCY_S
+        )
+    # gradients accumulate over the micro-batches, so only the last one's backward can hide the
+    # reduction (and, under ZeRO-3, the first one's forward the weight gathers, of similar size)
+    window = BACKWARD_SHARE * compute_s / c.m
+    return max(0.0, t - window)
+
+
+def optimizer_time_s(c: _Ctx) -> float:
+    """Adam's memory-bound update of the state this chip owns (sharded over DP x CP)."""
+    owned = c.n_local / (c.dp * c.cp if c.zero_stage >= 1 else 1)
+    return ADAM_BYTES_PER_PARAM * owned / c.hbm_bw

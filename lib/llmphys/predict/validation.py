@@ -1,0 +1,127 @@
+"""Leave-one-source-out validation of ``train_step`` on ``data/training_runs.toml``.
+
+For each independent source S the fitted constant (``efficiency.fit_efficiencies``) is refitted
+on every run not from S and S's runs are predicted; ``loso_residuals`` returns those
+out-of-source errors and ``error_bars`` the issue's bars over them (median and worst |error|,
+median signed error, share within 20%).
+
+Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+from typing import Any
+
+from .. import accounting, specs
+from .efficiency import Efficiencies, fit_efficiencies
+from .runs import TrainingRun, measured_mfu, training_runs
+from .train import TrainStep, predict_run
+
+
+@functools.lru_cache(maxsize=1024)
+def _measured_causal_mfu(run: TrainingRun) -> float:
+    return measured_mfu(run)
+
+
+def _log_error(run: TrainingRun, eff: Efficiencies) -> float:
+    return math.log(predict_run(run, efficiencies=eff).mfu / _measured_causal_mfu(run))
+
+
+def source_groups() -> list[str]:
+    """The independent sources of ``data/training_runs.toml``, in file order."""
+    return list(dict.fromkeys(r.source_group for r in training_runs().values()))
+
+
+def fitted_efficiencies(exclude: str | None = None) -> Efficiencies:
+    """The two global constants refitted on every run not from source ``exclude``."""
+    return _fitted(exclude)
+
+
+@functools.cache
+def _fitted(exclude: str | None) -> Efficiencies:
+    runs = [r for r in training_runs().values() if r.source_group != exclude]
+    return fit_efficiencies(_log_error, runs)
+
+
+def _row(key: str, run: TrainingRun, step: TrainStep, held_out: bool) -> dict[str, Any]:
+    meas = measured_mfu(run)
+    return {
+        "run": key,
+        "source": run.source_group,
+        "model": run.model,
+        "n_params": accounting.n_params(specs.model_spec(run.model)),
+        "accelerator": run.accelerator,
+        "dtype": run.dtype,
+        "n_chips": run.n_chips,
+        "seq_len": run.seq_len,
+        "fits": step.fits,
+        "memory_per_chip_bytes": step.memory_per_chip_bytes,
+        "measured_mfu": meas,
+        "predicted_mfu": step.mfu,
+        "rel_error": (step.mfu - meas) / meas,
+        "calibration": not held_out,
+    }
+
+
+def residuals(efficiencies: Efficiencies | None = None) -> list[dict[str, Any]]:
+    """One row per run under one set of efficiencies (the defaults: fitted on all runs),
+    causal MFU measured and predicted and their relative error. In-sample: see
+    ``loso_residuals`` for the out-of-source errors."""
+    rows = []
+    for key, run in training_runs().items():
+        rows.append(_row(key, run, predict_run(run, efficiencies=efficiencies), held_out=True))
+    return rows
+
+
+@functools.cache
+def _loso() -> tuple[dict[str, Any], ...]:
+    rows = []
+    for group in source_groups():
+        eff = fitted_efficiencies(exclude=group)
+        for key, run in training_runs().items():
+            if run.source_group == group:
+                rows.append(_row(key, run, predict_run(run, efficiencies=eff), held_out=True))
+    return tuple(rows)
+
+
+def loso_residuals() -> list[dict[str, Any]]:
+    """Leave-one-source-out: for each source S, the constants are refitted without S and S's
+    runs predicted. One row per run, as ``residuals``."""
+    return [dict(r) for r in _loso()]
+
+
+def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Median and worst |error|, median signed error, share within 20%, over ``rows``."""
+    if not rows:
+        raise ValueError("rows: empty")
+    e = [r["rel_error"] for r in rows]
+    a = [abs(x) for x in e]
+    return {
+        "n_runs": len(e),
+        "median": statistics.median(a),
+        "worst": max(a),
+        "median_signed": statistics.median(e),
+        "within_20": sum(x <= 0.2 for x in a) / len(a),
+    }
+
+
+def held_out_errors(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Median and worst |rel_error| over the rows not marked ``calibration`` (residual tables of
+    this module and of ``deploy``)."""
+    errs = [abs(r["rel_error"]) for r in rows if not r["calibration"]]
+    if not errs:
+        raise ValueError("rows: no held-out row (every row is a calibration run)")
+    return {"n_runs": len(errs), "median": statistics.median(errs), "worst": max(errs)}
+
+
+def held_out_summary() -> dict[str, float]:
+    """Median and worst out-of-source |predicted - measured| / measured MFU (LOSO)."""
+    return held_out_errors(loso_residuals())
+
+
+def calibrate_gemm_efficiency() -> float:
+    """The large-GEMM BF16 fraction refitted on every run (``fitted_efficiencies``)."""
+    return fitted_efficiencies().gemm_bf16

@@ -1,0 +1,133 @@
+"""The step model's mechanisms added for issue 27: torchtitan's op-level checkpointing, DeepEP's
+node-deduplicated dispatch, and chips as published runs ran them."""
+
+import math
+
+import pytest
+
+from llmphys import accounting, predict, specs
+from llmphys.predict import terms
+
+L3_8B = dict(n_chips=8, seq_len=8192, global_batch_tokens=16 * 8192, micro_batch_size=2,
+             zero_stage=3, recompute="selective", check_memory=False)
+
+
+def test_op_level_checkpointing_reruns_wk_wo_and_w3_of_every_block():
+    # torchtitan's policy saves every mm output "except every second mm": in a Llama block the
+    # mms run wq, wk, wv, wo, w1, w3, w2, so wk, wo, w3 run again. HFU - MFU is exactly their
+    # forward FLOP over the model FLOP (closed form from the shapes; 1e-9 is float rounding).
+    m = specs.model("llama3_8b")
+    s = predict.train_step("llama3_8b", "h100_sxm", **L3_8B, selective_policy="op")
+    again = 2 * m.n_layers * m.d_model * (m.n_kv_heads * m.d_head + m.n_heads * m.d_head
+                                          + m.d_ff)
+    model_flop = 6 * accounting.n_active_params(m) + 6 * m.n_layers * m.n_heads * m.d_head * 8192
+    assert s.hfu / s.mfu - 1 == pytest.approx(again / model_flop, rel=1e-9)
+    base = predict.train_step("llama3_8b", "h100_sxm", **L3_8B)
+    assert base.hfu == pytest.approx(base.mfu, rel=1e-12)  # Megatron's selective: flash, free
+    assert s.step_time_s > base.step_time_s
+
+
+def test_layer_checkpointing_every_second_block_costs_half_a_full_recompute():
+    # torchtitan's "int" option at its default 2 checkpoints every other block: half the extra
+    # forward of full recomputation, in HFU (exact: both charge a recomputed forward as 1/3).
+    sel = predict.train_step("llama3_8b", "h100_sxm", **L3_8B, selective_policy="layer")
+    full = predict.train_step("llama3_8b", "h100_sxm", **{**L3_8B, "recompute": "full"})
+    assert sel.hfu / sel.mfu - 1 == pytest.approx((full.hfu / full.mfu - 1) / 2, rel=1e-12)
+
+
+def test_remote_nodes_per_token_closed_form_and_limits():
+    # 8 experts over 2 nodes, top-2: the other node is reached unless both experts are local,
+    # 1 - C(4,2)/C(8,2) = 1 - 6/28 (exact).
+    assert terms.remote_nodes_per_token(8, 2, 2) == pytest.approx(1 - 6 / 28, rel=1e-12)
+    assert terms.remote_nodes_per_token(128, 8, 1) == 0.0
+    # top-k large enough to reach every node almost surely: n - 1 remote nodes
+    assert terms.remote_nodes_per_token(128, 64, 4) == pytest.approx(3.0, abs=1e-6)
+    with pytest.raises(ValueError, match="top_k"):
+        terms.remote_nodes_per_token(8, 9, 2)
+
+
+def test_deepep_cuts_cross_node_expert_traffic_but_not_inside_a_node():
+    run = predict.training_runs()["mcore_qwen3_235b_row1"]  # EP 32 over 4 nodes, DeepEP
+    assert run.moe_dispatcher == "deepep" and run.ep == 32
+    kw = dict(n_chips=run.n_chips, tp=run.tp, pp=run.pp, ep=run.ep, seq_len=run.seq_len,
+              global_batch_tokens=run.global_batch_tokens, interleave=run.interleave,
+              recompute=run.recompute, check_memory=False)
+    a2a = predict.train_step(run.model, "h100_sxm", **kw, moe_dispatcher="alltoall")
+    dee = predict.train_step(run.model, "h100_sxm", **kw, moe_dispatcher="deepep")
+    # NCCL sends every remote copy over the network, 8 x 31/32 per token; DeepEP one per
+    # remote node reached, 2.72 for 8 of 128 experts over 4 nodes. Less the per-hop latency
+    # both pay, the term falls by that ratio (exact up to float rounding).
+    m, layers = 2048 // (run.dp * run.micro_batch_size), specs.model_spec(run.model).n_layers
+    lat = m * layers / run.pp * 4 * (run.ep - 1) * predict.LINK_LATENCY_S
+    ratio = (a2a.parts["ep_all_to_all"] - lat) / (dee.parts["ep_all_to_all"] - lat)
+    assert ratio == pytest.approx(8 * 31 / 32 / terms.remote_nodes_per_token(128, 8, 4),
+                                  rel=1e-9)
+    kw8 = {**kw, "ep": 8}
+    assert (predict.train_step(run.model, "h100_sxm", **kw8, moe_dispatcher="deepep").parts
+            == predict.train_step(run.model, "h100_sxm", **kw8).parts)
+
+
+def test_torchtitan_h100s_are_the_500_w_hbm2e_parts_its_page_describes():
+    acc = predict.accelerator_spec("h100_sxm_hbm2e_500w")
+    sxm = specs.accelerator("h100_sxm")
+    nvl_dense_bf16 = 1671e12 / 2  # H100 datasheet, NVL column: 1,671 TFLOPS with sparsity
+    # "the actual peak TFLOPs number is between SXM and NVL" (torchtitan, footnote 2)
+    assert nvl_dense_bf16 < acc.peak_bf16_flop_per_s < sxm.peak_bf16_flop_per_s
+    assert "peak_bf16_flop_per_s" in acc.estimated
+    assert acc.hbm_bytes_per_s == 2.4e12 and acc.tdp_w == 500.0  # '2.4 TB/sec', '500W'
+    assert "h100_sxm_hbm2e_500w" not in specs.accelerators()  # not a product in the tables
+    runs = predict.training_runs().values()
+    h100_titan = [r for r in runs if r.source_group == "torchtitan" and "h100" in r.accelerator]
+    assert h100_titan and all(r.accelerator == acc.key for r in h100_titan)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"selective_policy": "every"}, "selective_policy='every' is not known"),
+    ({"moe_dispatcher": "nvshmem"}, "moe_dispatcher='nvshmem' is not known"),
+])
+def test_new_options_name_the_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        predict.train_step("llama3_8b", "h100_sxm", **L3_8B, **kwargs)
+
+
+def test_unknown_chip_key_lists_both_files():
+    with pytest.raises(KeyError, match="h100_sxm_hbm2e_500w"):
+        predict.accelerator_spec("h100_nope")
+    assert math.isclose(predict.accelerator_spec("h100_sxm").tdp_w, 700.0)
+
+
+def test_every_torchtitan_layout_fits_with_op_level_checkpointing_memory():
+    # Issue 27: a layout a framework published running must fit. torchtitan's rows keep what
+    # its op-level policy saves (memory.op_sac_bytes_per_token); its largest published peak,
+    # 84.9 GiB (Table 6), is under the 96 GB part's capacity.
+    runs = [r for r in predict.training_runs().values() if r.source_group == "torchtitan"]
+    assert len(runs) == 26
+    assert all(predict.predict_run(r).fits for r in runs)
+    m = specs.model("llama3_8b")
+    kept = predict.memory_parts(m, tp=1, pp=1, cp=1, dp=8, ep=1, seq_len=8192,
+                                micro_batch_size=2, recompute="selective", zero_stage=3,
+                                dtype="bf16", fsdp_weight_gathers=2, sequence_parallel=True,
+                                flash_attention=True, activation_microbatches=1,
+                                weight_copies=1, allocator_overhead=0.0,
+                                selective_policy="op")["activations"]
+    # 63,616 B per token per layer (the doctest's sum), 32 layers, 16,384 tokens: exact
+    assert kept == 63616.0 * 32 * 16384
+
+
+def test_eager_pytorch_moves_the_bytes_of_each_elementwise_op():
+    # torchtitan's eager RMSNorm is six kernels (36 B an element against a fused 4), rotary
+    # three (20 B against 4), SwiGLU's silu and multiply two (10 B against 6): the memory-bound
+    # term grows by exactly those bytes x 3 passes (forward and backward) over HBM.
+    m, acc = specs.model("llama3_8b"), specs.accelerator("h100_sxm")
+    eff = predict.default_efficiencies()
+    kw = {**L3_8B, "recompute": "none"}
+    fused = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    eager = predict.train_step("llama3_8b", "h100_sxm", **kw, fused_elementwise=False)
+    per_token = m.n_layers * ((72 - 8) * m.d_model + (10 - 6) * m.d_ff
+                              + (20 - 4) * (m.n_heads + m.n_kv_heads) * m.d_head)
+    tokens_chip = kw["global_batch_tokens"] / kw["n_chips"]
+    extra = 3 * per_token * tokens_chip / (acc.hbm_bytes_per_s * eff.hbm)
+    grown = eager.parts["memory_bound"] - fused.parts["memory_bound"]
+    assert grown == pytest.approx(extra, rel=1e-9)
+    assert {k: v for k, v in eager.parts.items() if k != "memory_bound"} == {
+        k: v for k, v in fused.parts.items() if k != "memory_bound"}
