@@ -72,7 +72,7 @@ def memory_parts(
     n_local = n_params / (tp * pp)
     if mdl.moe is not None and ep > 1:  # experts are split ep ways on top of tp x pp
         moe = mdl.moe
-        n_moe = mdl.n_layers - moe.n_dense_layers
+        n_moe = accounting.n_moe_layers(mdl)
         expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts * n_moe / pp
         n_local = n_local - expert / tp + expert / ep
     shard = dp * cp

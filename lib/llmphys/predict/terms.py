@@ -168,7 +168,7 @@ def _local_params(mdl: Model, tp: int, pp: int, ep: int) -> float:
     if mdl.moe is not None and ep > 1:
         moe = mdl.moe
         expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts
-        expert *= (mdl.n_layers - moe.n_dense_layers) / pp
+        expert *= accounting.n_moe_layers(mdl) / pp
         n += expert / ep - expert / tp
     return n
 
@@ -202,7 +202,8 @@ def _gemm_shapes(c: _Ctx) -> list[tuple[float, float, float, float, bool, float]
         mlp(n_l, mdl.d_ff, mb, t)
     else:
         moe = mdl.moe
-        nd, nm = float(moe.n_dense_layers), n_l - moe.n_dense_layers
+        nm = float(accounting.n_moe_layers(mdl))
+        nd = n_l - nm
         if nd:
             mlp(nd, mdl.d_ff, mb, t)
         k = moe.n_experts_per_token
@@ -285,7 +286,7 @@ def ep_time_s(c: _Ctx) -> float:
     if c.ep == 1 or c.mdl.moe is None:
         return 0.0
     moe = c.mdl.moe
-    n_moe = c.mdl.n_layers - moe.n_dense_layers
+    n_moe = accounting.n_moe_layers(c.mdl)
     width = 1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0
     per_layer = (
         parallelism.ep_bytes_per_layer(
