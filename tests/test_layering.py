@@ -42,7 +42,7 @@ LAYERS = {
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
-        "pipeline.speed", "pipeline.studies", "zero_memory",
+        "pipeline.speed", "pipeline.studies", "zero_memory", "mup", "kv_offload", "reasoning_cost",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }
