@@ -49,6 +49,6 @@ def plot_lr_transfer(
             ax.set_title(title)
             ax.set_xlabel("base Adam learning rate (per step)")
         axes[0].set_ylabel("held-out loss after training (bits per token)")
-        axes[0].legend(loc="upper left", fontsize="small")
+        axes[0].legend(loc="lower right", fontsize="small")
         fig.tight_layout()
     return fig

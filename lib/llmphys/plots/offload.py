@@ -65,7 +65,7 @@ def plot_reasoning_cost(
                         va="top", ha="right", fontsize="small")  # fmt: skip
         ax.set_ylim(bottom=0)
         ax.set_xlabel("mean cached context per sequence (tokens)")
-        ax.set_ylabel("USD per million decode tokens")
+        ax.set_ylabel("cost per million decode tokens (USD)")
         ax.legend(loc="center left", fontsize="small")
         fig.tight_layout()
     return fig
