@@ -5,7 +5,7 @@ are h U and one Adam learning rate eta drives every tensor. Adam's update of a w
 about eta whatever its gradient, so a hidden matrix's update moves its output by about
 eta x fan_in: the widest model needs the smallest rate, and the best eta drifts with width.
 muP (Yang & Hu 2021, "Tensor Programs IV", arXiv:2011.14522; Yang et al. 2022, "Tensor
-Programs V", arXiv:2203.03466, Table 3 and its multiplier form, Table 9) rescales by the width
+Programs V", arXiv:2203.03466, Table 3 and its equivalent multiplier forms) rescales by the width
 multiplier m = width / base_width so that each update moves each activation by O(1) at every
 width:
 
@@ -74,7 +74,8 @@ def lr_multiplier(kind: str, role: str, width_mult: float) -> float:
     """Factor on the base Adam learning rate for a tensor of ``role`` at width multiplier m.
 
     SP: 1 for every tensor. muP: 1/m for hidden matrices, 1 for the rest (Yang et al. 2022,
-    Table 9, Adam column, with the output's 1/fan_in rate moved into the logit multiplier).
+    Table 3's Adam rates in multiplier form: the output's 1/fan_in rate is moved into the logit
+    multiplier).
 
     >>> [lr_multiplier("mup", r, 4.0) for r in ROLES], lr_multiplier("sp", "hidden", 4.0)
     ([1.0, 0.25, 1.0, 1.0], 1.0)

@@ -361,7 +361,7 @@ def _mup_mistakes() -> list[Mistake]:
 
 def check_mup_lr_multiplier(fn: Any) -> Feedback:
     """Check ``mup_lr_multiplier(name, width_mult)``: the factor on the base Adam learning rate
-    for tinylm parameter ``name`` at width multiplier m under muP (Yang et al. 2022, Table 9).
+    for tinylm parameter ``name`` at width multiplier m under muP (Yang et al. 2022, Table 3).
 
     Reference: :func:`llmphys.mup.lr_multiplier` of :func:`llmphys.mup.role_of`.
 
