@@ -10,27 +10,21 @@ from llmphys import accounting, grading, specs
 
 def right(n_params, n_layers, n_heads, d_head, batch_size, seq_len):
     mean_keys = (seq_len + 1) / 2  # causal: token t attends to t keys
-    attention = (
-        n_layers * n_heads * 2 * (2 * d_head) * mean_keys
-    )  # QK^T and AV, forward
+    attention = n_layers * n_heads * 2 * (2 * d_head) * mean_keys  # QK^T and AV, forward
     return 3 * batch_size * seq_len * (2 * n_params + attention)
 
 
 def test_a_correct_count_passes():
     fb = grading.check_train_step_flop(right)
     assert fb.passed and fb.n_matched == fb.n_cases == 16
-    assert str(fb).startswith(
-        "PASS foundations-ex-step-flop (right): all 16 cases match"
-    )
+    assert str(fb).startswith("PASS foundations-ex-step-flop (right): all 16 cases match")
 
 
 def test_the_count_carries_the_chapter_attention_share_for_llama31_405b():
     # The chapter glues attention_share at (8192 + 1)/2 keys: 4.2% over the weight matmuls.
     m = specs.model("llama31_405b")
     n = accounting.n_active_params(m) - accounting.embedding_params(m)
-    ratio = right(n, m.n_layers, m.n_heads, m.d_head, 2048, 8192) / (
-        6 * n * 2048 * 8192
-    )
+    ratio = right(n, m.n_layers, m.n_heads, m.d_head, 2048, 8192) / (6 * n * 2048 * 8192)
     share = accounting.attention_share(m, context_tokens=(8192 + 1) / 2)
     assert ratio - 1 == pytest.approx(share, rel=1e-12)
 
@@ -90,10 +84,7 @@ def test_a_stub_is_not_implemented_yet():
         raise NotImplementedError
 
     fb = grading.check_train_step_flop(train_step_flop)
-    assert (
-        "NOT YET foundations-ex-step-flop (train_step_flop): not implemented yet"
-        in str(fb)
-    )
+    assert "NOT YET foundations-ex-step-flop (train_step_flop): not implemented yet" in str(fb)
 
 
 def test_passing_a_value_instead_of_the_function_is_a_clear_error():
@@ -151,3 +142,31 @@ def test_top_p_check_passes_a_nucleus_and_names_the_crossing_token():
     assert not fb.passed and "reaches" in fb.message
     fb = grading.check_top_p(lambda p, t: np.where(_top_p_right(p, t) > 0, p, 0.0))
     assert not fb.passed and "renormalised" in fb.message
+
+
+# --- foundations-ex-mup-lr: muP's per-tensor learning-rate multipliers
+
+
+def mup_right(name, width_mult):
+    hidden = name.split(".")[-1] in ("wq", "wk", "wv", "wo", "w1", "w2")
+    return 1.0 / width_mult if hidden else 1.0
+
+
+def test_a_correct_mup_multiplier_passes():
+    fb = grading.check_mup_lr_multiplier(mup_right)
+    assert fb.passed and fb.n_matched == fb.n_cases == 40
+
+
+@pytest.mark.parametrize(
+    "wrong,hint",
+    [
+        (lambda n, m: 1.0, "standard parametrisation"),
+        (lambda n, m: 1.0 / m, "only the hidden matrices"),
+        (lambda n, m: 1.0 / m if n == "unembed" else mup_right(n, m), "count the width twice"),
+        (lambda n, m: mup_right(n, m) ** 0.5, "not 1/sqrt(m)"),
+        (lambda n, m: 1.0 / mup_right(n, m), "the *smaller* rate"),
+    ],
+)
+def test_each_typical_mup_slip_gets_its_hint(wrong, hint):
+    fb = grading.check_mup_lr_multiplier(wrong)
+    assert not fb.passed and hint in fb.message

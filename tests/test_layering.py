@@ -46,7 +46,8 @@ LAYERS = {
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
-        "pipeline.speed", "pipeline.studies", "zero_memory", "comm_roofline",
+        "pipeline.speed", "pipeline.studies", "zero_memory", "comm_roofline", "mup",
+        "kv_offload", "reasoning_cost",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }

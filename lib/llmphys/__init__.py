@@ -26,6 +26,8 @@ Modules (one concept each; import modules, not names)::
     cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
+    kv_offload  a node's KV tiers priced: capacity, fetch time, the reuse intervals each wins
+    reasoning_cost  a reasoning request against a chat turn, priced by the serving model
     scale_up    MoE all-to-all, parameter bounds of a scale-up domain, pipelining
     compute_split  pretraining vs RL vs inference; lifetime-optimal overtraining
     economics   sourced prices (data/prices.toml), cost of a GPU-hour, depreciation
@@ -49,6 +51,7 @@ Modules (one concept each; import modules, not names)::
     objective   cross-entropy, perplexity, bits per token and bits per byte
     tinylm      a tiny transformer in numpy: forward, hand-written backward, AdamW
     tinylm_train  its corpus (an order-2 source), training loop and probes
+    mup         muP against the standard parametrisation: per-tensor rates, the LR sweep
     compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters
     book        what a chapter needs from its notebook: glue without myst-nb

@@ -9,10 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import accounting, decoding, specs, training, xent_gradient
+from llmphys import accounting, decoding, mup, specs, training, xent_gradient
 from llmphys.grading._core import Case, Feedback, Mistake, check_function
 
-__all__ = ["check_logit_gradient", "check_top_p", "check_train_step_flop"]
+__all__ = [
+    "check_logit_gradient",
+    "check_mup_lr_multiplier",
+    "check_top_p",
+    "check_train_step_flop",
+]
 
 
 def _step_reference(
@@ -304,4 +309,73 @@ def check_top_p(fn: Any) -> Feedback:
         cases=_top_p_cases(),
         mistakes=_top_p_mistakes(),
         atol=1e-12,
+    )
+
+
+MUP_NAMES = ("tok_emb", "pos_emb", "l0.wq", "l1.wo", "l0.w1", "l1.w2", "unembed", "l0.b1",
+             "l1.attn_norm", "final_norm")  # fmt: skip
+"""The tinylm parameters the muP check asks about: every role appears."""
+
+
+def _mup_reference(name: str, width_mult: float) -> float:
+    return mup.lr_multiplier("mup", mup.role_of(name), width_mult)
+
+
+def _mup_cases() -> list[Case]:
+    return [Case(args=(n, m)) for m in (0.5, 2.0, 4.0, 16.0) for n in MUP_NAMES]
+
+
+def _mup_mistakes() -> list[Mistake]:
+    def hidden(n):
+        return mup.role_of(n) == "hidden"
+
+    return [
+        Mistake(
+            implementation=lambda n, m: 1.0 / m if hidden(n) or n == "unembed" else 1.0,
+            message="the unembedding keeps the base rate here: its 1/fan-in is carried by the "
+            "logit multiplier 1/m, and dividing its rate too would count the width twice",
+        ),
+        Mistake(
+            implementation=lambda n, m: 1.0,
+            message="that is the standard parametrisation: one rate for every tensor, whose best "
+            "value then moves with the width",
+        ),
+        Mistake(
+            implementation=lambda n, m: 1.0 / m,
+            message="only the hidden matrices (both dimensions grow with the width) get 1/m; "
+            "embeddings, norm gains and biases keep the base rate, and the unembedding's width "
+            "factor already sits in the 1/m on the logits",
+        ),
+        Mistake(
+            implementation=lambda n, m: m**-0.5 if hidden(n) else 1.0,
+            message="Adam moves every entry by about the rate whatever the gradient's size, so "
+            "a hidden matrix's output moves by about rate x fan-in: the rate needs 1/m, not "
+            "1/sqrt(m)",
+        ),
+        Mistake(
+            implementation=lambda n, m: m if hidden(n) else 1.0,
+            message="the wider model needs the *smaller* rate: multiply by 1/m, not by m",
+        ),
+    ]
+
+
+def check_mup_lr_multiplier(fn: Any) -> Feedback:
+    """Check ``mup_lr_multiplier(name, width_mult)``: the factor on the base Adam learning rate
+    for tinylm parameter ``name`` at width multiplier m under muP (Yang et al. 2022, Table 3).
+
+    Reference: :func:`llmphys.mup.lr_multiplier` of :func:`llmphys.mup.role_of`.
+
+    >>> def mup_lr_multiplier(name, width_mult):
+    ...     hidden = name.endswith((".wq", ".wk", ".wv", ".wo", ".w1", ".w2"))
+    ...     return 1 / width_mult if hidden else 1.0
+    >>> print(check_mup_lr_multiplier(mup_lr_multiplier))  # doctest: +ELLIPSIS
+    PASS foundations-ex-mup-lr (mup_lr_multiplier): all 40 cases match ...
+    """
+    return check_function(
+        fn,
+        exercise="foundations-ex-mup-lr",
+        reference=_mup_reference,
+        cases=_mup_cases(),
+        mistakes=_mup_mistakes(),
+        factors=(),
     )

@@ -12,6 +12,8 @@ the functions live in one submodule per topic:
     waves         plot_wave_efficiency
     limits        plot_ceilings, plot_power_clock
     init_scale    plot_init_scales
+    mup           plot_lr_transfer
+    offload       plot_offload_tiers, plot_reasoning_cost
     architecture  plot_kv_cache_by_variant, plot_decode_ceilings, plot_attention_vs_weights,
                   plot_router_balance, plot_rope_scaling, plot_norm_placement
     architecture_depth  plot_kv_memory, plot_moe_drops, plot_mixer_costs, plot_block_savings,
@@ -49,6 +51,8 @@ _WHERE = {
     "waves": ("plot_wave_efficiency",),
     "limits": ("plot_ceilings", "plot_power_clock"),
     "init_scale": ("plot_init_scales",),
+    "mup": ("plot_lr_transfer",),
+    "offload": ("plot_offload_tiers", "plot_reasoning_cost"),
     "architecture": (
         "plot_kv_cache_by_variant",
         "plot_decode_ceilings",
@@ -166,6 +170,7 @@ __all__ = [
     "plot_kv_restore",
     "plot_lifetime_split",
     "plot_loss_curves",
+    "plot_lr_transfer",
     "plot_measured_roofline",
     "plot_mixer_costs",
     "plot_mixture",
@@ -173,7 +178,9 @@ __all__ = [
     "plot_moe_drops",
     "plot_nonmatmul_time",
     "plot_norm_placement",
+    "plot_offload_tiers",
     "plot_predicted_vs_measured",
+    "plot_reasoning_cost",
     "plot_residual_stream",
     "plot_ridge_points",
     "plot_roofline",
