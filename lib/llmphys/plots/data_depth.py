@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from ._style import MARKERS, PALETTE, series_styles, style
 
@@ -93,6 +94,8 @@ def plot_tokenizer_comparison(
         ):
             a.plot(vocab_sizes, y, **sty, label=label)
         a.set_xscale("log")
+        a.set_xticks(vocab_sizes, [f"{int(v):,}" for v in vocab_sizes])
+        a.xaxis.set_minor_formatter(NullFormatter())
         a.set_xlabel("vocabulary size (tokens, log scale)")
         a.set_ylabel("sequence length (tokens per byte)")
         a.legend(fontsize=8)
@@ -109,7 +112,7 @@ def plot_tokenizer_comparison(
                 label=m,
             )
         b.set_xticks(x, names, fontsize=8)
-        b.set_ylabel("fraction (per byte of unseen-script text)")
+        b.set_ylabel("per byte of unseen-script text (ratio)")
         b.legend(fontsize=8)
         fig.tight_layout()
     return fig
