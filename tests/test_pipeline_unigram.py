@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from llmphys.pipeline import unigram
+from llmphys.pipeline import lattice, unigram
 
 
 def segmentations(word):
@@ -69,7 +69,7 @@ def test_forward_backward_expected_counts_match_enumeration():
         for s, pr in zip(segs, probs / probs.sum(), strict=True):
             for p in s:
                 want[pieces.index(p)] += c * pr
-    lat = unigram._Lattice.build(words, {p: i for i, p in enumerate(pieces)}, 4, len(pieces))
+    lat = lattice.Lattice.build(words, {p: i for i, p in enumerate(pieces)}, 4, len(pieces))
     got = lat.expected_counts(np.append(list(lp.values()), -50.0), weights, len(pieces) + 1)
     np.testing.assert_allclose(got[:-1], want, rtol=1e-10)
     assert got[-1] == pytest.approx(0.0, abs=1e-12)  # every character has a piece: no unknowns

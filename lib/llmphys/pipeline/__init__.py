@@ -14,6 +14,7 @@
     decontam  n-gram overlap against benchmark items
     bpe       a byte-level BPE tokenizer written for reading; fertility across languages
     unigram   a unigram-LM tokenizer (EM and pruning, Viterbi), with and without byte fallback
+    lattice   the lattice of pieces in a batch of words: Viterbi and forward-backward, in numpy
     mixture   domain weights, epochs per domain, annealing, the value of repeated tokens
     mixture_opt choosing domain weights from proxy runs: a RegMix-style regression
     collapse  recursive training on a model's own samples: replace, accumulate, verify

@@ -36,6 +36,7 @@ import collections
 import numpy as np
 
 from . import bpe
+from .lattice import Lattice
 
 N_BYTES = 256
 UNK = "\u2047"  # what an unknown character decodes to (SentencePiece's " ⁇ ")
@@ -70,92 +71,6 @@ def viterbi_segment(word: str, log_probs: dict[str, float]) -> list[str]:
     return out[::-1]
 
 
-class _Lattice:
-    """Every piece occurrence in a list of words, as arrays of edges (word, start, end, piece)."""
-
-    def __init__(self, lens: np.ndarray, word, start, end, piece) -> None:
-        self.lens, self.word, self.start, self.end, self.piece = lens, word, start, end, piece
-        self.offset = np.concatenate([[0], np.cumsum(lens + 1)[:-1]]).astype(np.int64)
-        self.last = self.offset + lens  # each word's final node
-        self.n_nodes = int(lens.sum() + len(lens))
-        self.src = self.offset[word] + start
-        self.dst = self.offset[word] + end
-        self.by_end = [np.flatnonzero(end == j) for j in range(int(lens.max(initial=0)) + 1)]
-        self.by_start = [np.flatnonzero(start == j) for j in range(len(self.by_end))]
-
-    @classmethod
-    def build(cls, words: list[str], index: dict[str, int], max_len: int, unk: int) -> _Lattice:
-        """Look up every substring of up to ``max_len`` characters; a character without a piece
-        gets an edge to the piece ``unk``."""
-        edges: list[tuple[int, int, int, int]] = []  # (word, start, end, piece)
-        add = edges.append
-        for c, word in enumerate(words):
-            n = len(word)
-            for i in range(n):
-                if word[i] not in index:  # an unknown character
-                    add((c, i, i + 1, unk))
-                for j in range(i + 1, min(n, i + max_len) + 1):
-                    p = index.get(word[i:j])
-                    if p is not None:
-                        add((c, i, j, p))
-        lens = np.array([len(x) for x in words], np.int64)
-        arr = np.array(edges, dtype=np.int64).reshape(-1, 4).T
-        return cls(lens, arr[0], arr[1], arr[2], arr[3])
-
-    def subset(self, keep: np.ndarray, new_id: np.ndarray) -> _Lattice:
-        """The lattice of the edges where ``keep[piece]``, with pieces renumbered ``new_id``."""
-        m = keep[self.piece]
-        return _Lattice(self.lens, self.word[m], self.start[m], self.end[m], new_id[self.piece[m]])
-
-    def forward(self, lp: np.ndarray, *, viterbi: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Log forward sums (or Viterbi maxima) at every node, and each node's best edge."""
-        a = np.full(self.n_nodes, -np.inf)
-        a[self.offset] = 0.0
-        back = np.full(self.n_nodes, -1, np.int64)
-        for idx in self.by_end[1:]:
-            v = a[self.src[idx]] + lp[self.piece[idx]]
-            if viterbi:
-                np.maximum.at(a, self.dst[idx], v)
-                win = idx[v == a[self.dst[idx]]]
-                nodes, first = np.unique(self.dst[win], return_index=True)
-                back[nodes] = win[first]
-            else:
-                np.logaddexp.at(a, self.dst[idx], v)
-        return a, back
-
-    def expected_counts(self, lp: np.ndarray, weights: np.ndarray, n_pieces: int) -> np.ndarray:
-        """Forward-backward: each piece's expected count over the words (weighted by count)."""
-        a, _ = self.forward(lp, viterbi=False)
-        b = np.full(self.n_nodes, -np.inf)
-        b[self.last] = 0.0
-        for idx in reversed(self.by_start):
-            np.logaddexp.at(b, self.src[idx], lp[self.piece[idx]] + b[self.dst[idx]])
-        z = a[self.last][self.word]  # log P(word) of each edge's word
-        post = np.exp(a[self.src] + lp[self.piece] + b[self.dst] - z) * weights[self.word]
-        return np.bincount(self.piece, weights=post, minlength=n_pieces)
-
-    def best_scores(self, lp: np.ndarray) -> np.ndarray:
-        """Each word's best log probability (Viterbi, without the paths)."""
-        a = np.full(self.n_nodes, -np.inf)
-        a[self.offset] = 0.0
-        for idx in self.by_end[1:]:
-            np.maximum.at(a, self.dst[idx], a[self.src[idx]] + lp[self.piece[idx]])
-        return a[self.last]
-
-    def best_paths(self, lp: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
-        """Viterbi piece ids of every word and each word's best log probability."""
-        a, back = self.forward(lp, viterbi=True)
-        paths = []
-        for c in range(len(self.offset)):
-            node, out = int(self.last[c]), []
-            while node > self.offset[c]:
-                e = back[node]
-                out.append(int(self.piece[e]))
-                node = int(self.src[e])
-            paths.append(out[::-1])
-        return paths, a[self.last]
-
-
 class UnigramTokenizer:
     """A unigram-LM tokenizer: ``pieces`` and their natural-log probabilities ``log_probs``.
 
@@ -181,7 +96,7 @@ class UnigramTokenizer:
     def _encode_chunks(self, chunks: list[str]) -> None:
         lp = np.append(self.log_probs, self.log_probs.min() - UNKNOWN_PENALTY)
         unk = len(self.pieces)
-        paths, _ = _Lattice.build(chunks, self.index, self.max_len, unk).best_paths(lp)
+        paths, _ = Lattice.build(chunks, self.index, self.max_len, unk).best_paths(lp)
         for chunk, path in zip(chunks, paths, strict=True):
             ids, pos = [], 0
             for k in path:  # the unknown piece spans one character
@@ -285,10 +200,10 @@ def prune_run(
     universe = alphabet + seeds  # every piece the run can hold, ids fixed for the whole run
     index = {p: i for i, p in enumerate(universe)}
     n_u, n_a = len(universe), len(alphabet)
-    corpus = _Lattice.build(words, index, max_piece_chars, n_u)  # looked up once, then filtered
-    own = _Lattice.build(seeds, index, max_piece_chars, n_u)
+    corpus = Lattice.build(words, index, max_piece_chars, n_u)  # looked up once, then filtered
+    own = Lattice.build(seeds, index, max_piece_chars, n_u)
     whole = own.end - own.start == own.lens[own.word]
-    own = _Lattice(own.lens, *(a[~whole] for a in (own.word, own.start, own.end, own.piece)))
+    own = Lattice(own.lens, *(a[~whole] for a in (own.word, own.start, own.end, own.piece)))
     alive = np.ones(n_u + 1, dtype=bool)  # the last slot: the unknown piece, always kept
     counts = np.array([chars[p] if len(p) == 1 else subs[p] for p in universe], dtype=float)
     out: dict[int, tuple[list[str], np.ndarray]] = {}
