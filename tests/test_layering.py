@@ -35,6 +35,7 @@ LAYERS = {
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
+        "pipeline.mixture_opt", "pipeline.unigram", "pipeline.lattice",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
         "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",

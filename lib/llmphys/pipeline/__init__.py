@@ -13,7 +13,10 @@
     substring line dedup and suffix-array exact-substring dedup (Lee et al. 2022), their cost
     decontam  n-gram overlap against benchmark items
     bpe       a byte-level BPE tokenizer written for reading; fertility across languages
+    unigram   a unigram-LM tokenizer (EM and pruning, Viterbi), with and without byte fallback
+    lattice   the lattice of pieces in a batch of words: Viterbi and forward-backward, in numpy
     mixture   domain weights, epochs per domain, annealing, the value of repeated tokens
+    mixture_opt choosing domain weights from proxy runs: a RegMix-style regression
     collapse  recursive training on a model's own samples: replace, accumulate, verify
     run       all stages in order, scored against the crawl's labels
     zipf_text text whose Zipf vocabulary keeps growing (Heaps' law), for benchmarks

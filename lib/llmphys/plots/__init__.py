@@ -21,6 +21,7 @@ the functions live in one submodule per topic:
     data          plot_funnel, plot_s_curve, plot_decontam_sweep, plot_fertility, plot_mixture,
                   plot_collapse, plot_vocab_tradeoff
     data_filters  plot_filter_pr, plot_threshold_sweep, plot_dedup_cost, plot_bloom_fpr
+    data_depth    plot_mixture_search, plot_tokenizer_comparison
     economics     plot_decode_cost_latency, plot_schedule_latency, plot_kv_restore,
                   plot_lifetime_split
     decoding      plot_decoding_tradeoff
@@ -84,6 +85,7 @@ _WHERE = {
         "plot_lifetime_split",
     ),
     "data_filters": ("plot_filter_pr", "plot_threshold_sweep", "plot_dedup_cost", "plot_bloom_fpr"),
+    "data_depth": ("plot_mixture_search", "plot_tokenizer_comparison"),
     "claims": ("plot_claim_ratios",),
     "sampling": ("plot_best_of_n",),
     "predict": (
@@ -174,6 +176,7 @@ __all__ = [
     "plot_measured_roofline",
     "plot_mixer_costs",
     "plot_mixture",
+    "plot_mixture_search",
     "plot_moe_breakeven",
     "plot_moe_drops",
     "plot_nonmatmul_time",
@@ -192,6 +195,7 @@ __all__ = [
     "plot_schedule_latency",
     "plot_schedules",
     "plot_serving_predicted_vs_measured",
+    "plot_tokenizer_comparison",
     "plot_vocab_tradeoff",
     "series_styles",
     "si_formatter",
