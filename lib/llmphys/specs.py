@@ -10,7 +10,13 @@ file, the entry and the field. Make variants with ``dataclasses.replace``::
     h100 = specs.accelerator("h100_sxm")
     h100_fast = dataclasses.replace(h100, hbm_bytes_per_s=4.8e12)
 Field meanings: chapters/notation.md.
-Field meanings: chapters/notation.md.
+
+``data/scenarios.toml`` holds the book's worked cases (Llama 3's run, the series' examples, a
+rack, a queue) and :func:`scenario` reads them into one typed dataclass per ``kind``; a case
+names registry entries by key instead of copying their numbers.
+
+Longer than 400 lines because it is every registry's loader and schema in one place: splitting
+it would give the data two front doors.
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -361,6 +367,142 @@ def _check_accelerator(acc: Accelerator, where: str) -> None:
     unknown = set(acc.estimated) - {f.name for f in dataclasses.fields(Accelerator)}
     if unknown:
         raise ValueError(f"{where}.estimated: names no field: {sorted(unknown)}")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Case:
+    """Fields every scenario has: where it comes from and what it is."""
+
+    key: str
+    kind: str
+    source: str  # document and URL as text
+    as_of: datetime.date
+    notes: str
+    quote: str = ""  # the source's own wording, where it has one
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TrainingRunCase(_Case):
+    """A published run (a ``training_runs.toml`` key) and the MFU its worked step assumes."""
+
+    run: str
+    mfu: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DataParallelCase(_Case):
+    """A dense model trained data-parallel: its size, global batch and utilisation."""
+
+    accelerator: str
+    n_params: float
+    global_batch_tokens: float
+    mfu: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RackCase(_Case):
+    """One scale-up domain of ``accelerator``; ``n_chips`` is its ``scale_up_domain_size``."""
+
+    accelerator: str
+    n_chips: int  # filled in by the loader from accelerators.toml, never typed
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ClusterCase(_Case):
+    """A training cluster: model, chip (whose peak MFU is taken against), size, GPU-hours."""
+
+    model: str
+    accelerator: str
+    n_chips: int
+    seq_len: int
+    gpu_hours: str  # prices.toml key
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class QueueCase(_Case):
+    """Requests arriving at ``rate_per_s`` for steps that leave every ``interval_s``."""
+
+    rate_per_s: float
+    interval_s: float
+    seats: int
+    horizon_s: float
+    seed: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class InferenceDemandCase(_Case):
+    """A model of ``n_params`` served for ``n_inference_tokens`` under the fit ``law``."""
+
+    law: str  # scaling_laws.toml key
+    n_params: float
+    n_inference_tokens: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RepetitionCase(_Case):
+    """``n_tokens`` of training seen as ``epochs`` passes over the unique data."""
+
+    n_params: float
+    n_tokens: float
+    epochs: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CrawlCase(_Case):
+    """Chapter 2's synthetic crawl: its size, the seeds of its studies, its Zipf vocabulary."""
+
+    n_pages: int
+    crawl_seed: int
+    run_seed: int
+    collapse_seed: int
+    zipf_vocab: int
+
+
+SCENARIO_KINDS: dict[str, type] = {
+    "training_run": TrainingRunCase,
+    "data_parallel": DataParallelCase,
+    "rack": RackCase,
+    "cluster": ClusterCase,
+    "queue": QueueCase,
+    "inference_demand": InferenceDemandCase,
+    "repetition": RepetitionCase,
+    "crawl": CrawlCase,
+}
+
+
+@functools.cache
+def scenarios() -> dict[str, _Case]:
+    """Every worked case in ``data/scenarios.toml``, keyed by scenario key."""
+    out = {}
+    for key, entry in _raw("scenarios.toml").items():
+        where = f"scenarios.toml[{key}]"
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        if kind not in SCENARIO_KINDS:
+            raise ValueError(f"{where}.kind: {kind!r} is not one of {sorted(SCENARIO_KINDS)}")
+        if kind == "rack" and "n_chips" in entry:
+            raise ValueError(f"{where}.n_chips: a rack's size is its chip's scale_up_domain_size")
+        extra = {"n_chips": 0} if kind == "rack" else {}
+        case = _build(SCENARIO_KINDS[kind], entry, where, key=key, **extra)
+        for field in ("accelerator", "model"):
+            known = accelerators() if field == "accelerator" else {**run_models(), **models()}
+            if getattr(case, field, None) not in (None, *known):
+                raise ValueError(f"{where}.{field}: {getattr(case, field)!r} is not a registry key")
+        if kind == "rack":
+            size = accelerator(case.accelerator).scale_up_domain_size
+            case = dataclasses.replace(case, n_chips=size)
+        out[key] = case
+    return out
+
+
+def scenario(key: str):
+    """The worked case registered as ``key`` (a dataclass of its kind); KeyError lists the keys.
+
+    >>> scenario("series_dp").global_batch_tokens
+    4000000.0
+    >>> scenario("nvl72").n_chips  # the GB200's scale-up domain
+    72
+    """
+    return _lookup(scenarios(), key, "scenario")
 
 
 def _raw(filename: str) -> dict:
