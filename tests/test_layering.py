@@ -30,19 +30,23 @@ LAYERS = {
         "attention_phases", "activation_memory", "decoder",
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
         "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
-        "init_scale",
+        "init_scale", "mfu",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
-        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
+        "inference", "transformer", "flash_attention", "parallelism", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_model", "predict.simulate", "predict.serving_data",
         "predict.plan", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies", "zero_memory",
+    },
+    "studies": {  # the book's worked cases: scenarios in, the numbers chapters and ledger show
+        "studies", "studies.memory_wall", "studies.serving", "studies.economics",
+        "studies.scale_up", "studies.scaling_laws",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }

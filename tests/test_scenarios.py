@@ -86,7 +86,9 @@ def test_a_missing_field_names_file_entry_and_field(data_copy):
 
 def test_a_mistyped_field_is_refused(data_copy):
     _edit(data_copy / "scenarios.toml", "seats = 104", 'seats = "104"')
-    with pytest.raises(ValueError, match=r"scenarios.toml\[queue_5000\].seats: expected an integer"):
+    with pytest.raises(
+        ValueError, match=r"scenarios.toml\[queue_5000\].seats: expected an integer"
+    ):
         specs.scenarios()
 
 

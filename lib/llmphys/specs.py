@@ -260,9 +260,7 @@ def model(key: str) -> Model:
 @functools.cache
 def run_models() -> dict[str, Model]:
     """The model shapes of ``data/run_models.toml``: training-run models not in models.toml."""
-    path = data_dir() / "run_models.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = registry_table("run_models.toml")
     return {
         key: build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
         for key, entry in raw.items()
@@ -316,12 +314,7 @@ def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"source={str(source)!r}: no such TOML file")
-        try:
-            with open(path, "rb") as f:
-                raw = tomllib.load(f)
-        except tomllib.TOMLDecodeError as err:
-            raise ValueError(f"{path}: not valid TOML ({err})") from None
-        where = str(path)
+        raw, where = read_toml(path), str(path)
     else:
         raise TypeError(
             f"source must be a path to a TOML file or a dict, got {type(source).__name__}"
@@ -387,6 +380,7 @@ class TrainingRunCase(_Case):
 
     run: str
     mfu: float
+    gpu_hours: str  # prices.toml key of the whole run's GPU-hours
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -505,9 +499,40 @@ def scenario(key: str):
     return _lookup(scenarios(), key, "scenario")
 
 
+def read_toml(path: str | os.PathLike) -> dict:
+    """A TOML file's tables as a dict: every file the library reads goes through here.
+
+    FileNotFoundError or ValueError name the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such TOML file")
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML ({err})") from None
+
+
+def registry_table(filename: str) -> dict:
+    """The raw tables of ``data/<filename>`` (a registry whose schema its module checks).
+
+    >>> "gpu_hour_usd" in registry_table("prices.toml")
+    True
+    """
+    return read_toml(data_dir() / filename)
+
+
+def load_registry(filename: str, cls: type) -> dict:
+    """Every entry of ``data/<filename>`` as the frozen dataclass ``cls``, keyed by its key.
+
+    Each entry is checked field by field (:func:`build_spec`); the result is cached.
+    """
+    return _load(filename, cls)
+
+
 def _raw(filename: str) -> dict:
-    with open(data_dir() / filename, "rb") as f:
-        return tomllib.load(f)
+    return registry_table(filename)
 
 
 def _lookup(table: dict, key: str, kind: str):
@@ -519,9 +544,7 @@ def _lookup(table: dict, key: str, kind: str):
 
 @functools.cache
 def _load(filename: str, cls: type) -> dict:
-    path = data_dir() / filename
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = registry_table(filename)
     return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
 
 
