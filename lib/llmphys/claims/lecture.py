@@ -76,20 +76,19 @@ def l02() -> Check:
 
 @check
 def l03() -> Check:
-    schedule = batching.seat_limit_study(
-        np.random.default_rng(2026),
-        rate_per_s=5000.0,
-        interval_s=20 * units.MS,
-        horizon_s=2.0,
-        seats=104,
-    )
+    queue = specs.scenario("queue_5000")
+    schedule = study_serving.seat_limit(queue)
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "worst_wait_ms": batching.schedule_latency_closed_form(interval_s=0.02)["worst_s"]
+            "worst_wait_ms": batching.schedule_latency_closed_form(interval_s=queue.interval_s)[
+                "worst_s"
+            ]
             / units.MS,
             "worst_wait_with_service_ms": (
-                batching.schedule_latency_closed_form(interval_s=0.02, service_s=0.005)["worst_s"]
+                batching.schedule_latency_closed_form(interval_s=queue.interval_s, service_s=0.005)[
+                    "worst_s"
+                ]
                 / units.MS
             ),
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,

@@ -228,21 +228,16 @@ def p11() -> Check:
 
 @check
 def p12() -> Check:
-    schedule = batching.seat_limit_study(
-        np.random.default_rng(2026),
-        rate_per_s=5000.0,
-        interval_s=20 * units.MS,
-        horizon_s=2.0,
-        seats=104,
-    )
+    queue = specs.scenario("queue_5000")
+    schedule = study_serving.seat_limit(queue)
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "mean_wait_ms": batching.schedule_latency_closed_form(interval_s=20 * units.MS)[
+            "mean_wait_ms": batching.schedule_latency_closed_form(interval_s=queue.interval_s)[
                 "mean_s"
             ]
             / units.MS,
-            "load_104_seats": 5000 * 20 * units.MS / 104,
+            "load_104_seats": queue.rate_per_s * queue.interval_s / queue.seats,
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
         },
     )

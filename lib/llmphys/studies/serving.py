@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import compute_split, inference, predict, serving, specs, units
-from ..specs import Accelerator, Model, RackCase
+from .. import batching, compute_split, inference, predict, serving, specs, units
+from ..specs import Accelerator, Model, QueueCase, RackCase
 from . import economics as study_economics
 
 #: The precision each model is served in: Llama 3 70B in BF16, DeepSeek-V3 in FP8 (as released).
@@ -497,4 +497,23 @@ def step_time_growth(model: Model, acc: Accelerator, multiple: float = 2.0) -> f
     return (
         no_overlap_margin(model, acc, multiple)["step_time_s"]
         / no_overlap_margin(model, acc, 1.0)["step_time_s"]
+    )
+
+
+def seat_limit(case: QueueCase) -> dict[str, dict[str, np.ndarray]]:
+    """A queue case's timetable, run with unlimited seats and with its ``seats``, one seed.
+
+    ``batching.seat_limit_study`` from ``np.random.default_rng(case.seed)``; a step leaves
+    every ``interval_s`` whether full or not, so the worst wait is twice the interval.
+
+    >>> sim = seat_limit(specs.scenario("queue_5000"))
+    >>> round(float(sim["unlimited"]["latency_s"].max()) / units.MS)
+    40
+    """
+    return batching.seat_limit_study(
+        np.random.default_rng(case.seed),
+        rate_per_s=case.rate_per_s,
+        interval_s=case.interval_s,
+        horizon_s=case.horizon_s,
+        seats=case.seats,
     )
