@@ -68,7 +68,7 @@ def test_the_queue_loads_its_step_at_about_096():
 
 
 def test_unknown_scenario_lists_the_known_keys():
-    with pytest.raises(KeyError, match="unknown scenario 'nope'.*series_dp"):
+    with pytest.raises(KeyError, match=r"unknown scenario 'nope'.*series_dp"):
         specs.scenario("nope")
 
 

@@ -34,6 +34,7 @@ def test_palm_540b_mfu_from_its_throughput_is_46_point_2_percent():
         [specs.scenario("llama3_405b")], predict.training_runs()["palm_540b"]
     )
     assert hi == pytest.approx(0.462, abs=5e-4)
+    assert lo == memory_wall.run_level_mfu(specs.scenario("llama3_405b"))  # the one whole run
 
 
 def test_run_level_mfu_is_below_step_level_mfu():
