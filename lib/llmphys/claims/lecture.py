@@ -60,7 +60,7 @@ def l02() -> Check:
     dsv3 = specs.model("deepseek_v3")
     return Check(
         value=inference.weight_bytes_read(dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0)
-        / (72 * gb200.hbm_bytes_per_s)
+        / (specs.scenario("nvl72").n_chips * gb200.hbm_bytes_per_s)
         / units.MS,
         numbers={
             "gb200_drain_ms": inference.hbm_drain_time_s(gb200) / units.MS,
@@ -168,7 +168,7 @@ def l07() -> Check:
             "ep_floor_dsv3_ms": serving.batch1_latency_floor_s(
                 specs.model("deepseek_v3"),
                 specs.accelerator("gb200"),
-                n_chips=72,
+                n_chips=specs.scenario("nvl72").n_chips,
                 weight_dtype="fp8",
             )["weights_s"]
             / units.MS,
@@ -214,7 +214,9 @@ def l10() -> Check:
         value=(h100.scale_up_domain_size, gb200.scale_up_domain_size),
         numbers={
             "gb200_scale_up_domain_size": gb200.scale_up_domain_size / h100.scale_up_domain_size,
-            "gb200_hbm_bytes_per_s": 72 * gb200.hbm_bytes_per_s / (8 * h100.hbm_bytes_per_s),
+            "gb200_hbm_bytes_per_s": specs.scenario("nvl72").n_chips
+            * gb200.hbm_bytes_per_s
+            / (8 * h100.hbm_bytes_per_s),
         },
     )
 
@@ -233,10 +235,14 @@ def l12() -> Check:
 def l13() -> Check:
     gb200 = specs.accelerator("gb200")
     return Check(
-        value=72 * economics.price("system_power_w_per_gpu.b200").value / units.KILO,
+        value=specs.scenario("nvl72").n_chips
+        * economics.price("system_power_w_per_gpu.b200").value
+        / units.KILO,
         numbers={
             "gb200_tdp_w": gb200.tdp_w,
-            "rack_tdp_kw": 72 * specs.recorded(gb200, "tdp_w") / units.KILO,
+            "rack_tdp_kw": specs.scenario("nvl72").n_chips
+            * specs.recorded(gb200, "tdp_w")
+            / units.KILO,
         },
     )
 
@@ -358,7 +364,7 @@ def l20() -> Check:
                 "deployment_n_gpus.deepseek_v3_decode"
             ).value,
             "gb200_rack_max_params_trillion": scale_up.max_total_params(
-                gb200, n_chips=72, weight_bytes_per_param=1.0
+                gb200, n_chips=specs.scenario("nvl72").n_chips, weight_bytes_per_param=1.0
             )
             / units.TERA,
         },

@@ -406,17 +406,18 @@ def m27() -> Check:
 @check
 def m28() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    grad_bytes = 2.0 * specs.scenario("series_dp").n_params  # the 70B case's BF16 gradients
     all_reduce_16384_ranks_s = comms.ring_all_reduce_time_s(
-        140000000000.0, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+        grad_bytes, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
     )
     return Check(
         value=all_reduce_16384_ranks_s
         / comms.ring_all_reduce_time_s(
-            140000000000.0, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+            grad_bytes, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
         ),
         numbers={
             "all_reduce_latency_term_s": comms.ring_all_reduce_time_s(
-                140000000000.0,
+                grad_bytes,
                 16384,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 latency_s=5e-06,
@@ -446,7 +447,7 @@ def m29() -> Check:
             ),
             "dp_72_ranks_pct": 100
             * comms.dp_comm_share(
-                72,
+                specs.scenario("nvl72").n_chips,  # one NVLink domain
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),

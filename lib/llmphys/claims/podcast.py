@@ -66,12 +66,12 @@ def p02() -> Check:
     batch1_penalty_range = study_serving.batch1_penalty_range()
     return Check(
         value=study_serving.batch1_penalty(
-            "deepseek_v3", "gb200", n_chips=72, expert_parallel=True
+            "deepseek_v3", "gb200", n_chips=specs.scenario("nvl72").n_chips, expert_parallel=True
         )["penalty"],
         numbers={
-            "rack_penalty_spread": study_serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)[
-                "penalty"
-            ],
+            "rack_penalty_spread": study_serving.batch1_penalty(
+                "deepseek_v3", "gb200", n_chips=specs.scenario("nvl72").n_chips
+            )["penalty"],
             "batch1_penalty_low": batch1_penalty_range[0],
             "batch1_penalty_high": batch1_penalty_range[1],
             "batch1_penalty_deepseek_v3_h100_sxm_penalty": study_serving.batch1_penalty(
@@ -117,7 +117,7 @@ def p04() -> Check:
                 study_serving.rack_floor_s("deepseek_v3", specs.scenario("nvl72")) / units.MS
             ),
             "dsv3_all_weights_read_ms": dsv3_all_weights_bytes
-            / (72 * gb200.hbm_bytes_per_s)
+            / (specs.scenario("nvl72").n_chips * gb200.hbm_bytes_per_s)
             / units.MS,
             "llama70_rack_floor_ms": (
                 study_serving.rack_floor_s("llama3_70b", specs.scenario("nvl72")) / units.MS
@@ -366,7 +366,9 @@ def p19() -> Check:
     gb200 = specs.accelerator("gb200")
     h100 = specs.accelerator("h100_sxm")
     dsv3 = specs.model("deepseek_v3")
-    gb200_rack_max_params = scale_up.max_total_params(gb200, n_chips=72, weight_bytes_per_param=1.0)
+    gb200_rack_max_params = scale_up.max_total_params(
+        gb200, n_chips=specs.scenario("nvl72").n_chips, weight_bytes_per_param=1.0
+    )
     return Check(
         value=None,
         numbers={
