@@ -244,7 +244,7 @@ def chapter_calls() -> set[str]:
 
 
 # Functions the ledger calls that no chapter cell calls yet (issue 26 found at least 42; these
-# 39 remain): each should be called where its chapter shows the number, or the claim should call
+# 37 remain): each should be called where its chapter shows the number, or the claim should call
 # what the chapter calls. The list may only shrink.
 LEDGER_ONLY_KNOWN = {
     "activation_memory.reversible_reconstruction",
@@ -274,7 +274,6 @@ LEDGER_ONLY_KNOWN = {
     "studies.scale_up.pipelining_ratio",
     "studies.scale_up.scale_out_gap",
     "studies.scale_up.size_over_domain_hbm",
-    "studies.serving.balance_batch_range",
     "studies.serving.balance_batch_spread",
     "studies.serving.batch1_penalty_range",
     "studies.serving.chip_cost_spread",
@@ -282,7 +281,6 @@ LEDGER_ONLY_KNOWN = {
     "studies.serving.output_over_input",
     "studies.serving.prefill_decode_bounds",
     "studies.serving.slope_ratio",
-    "studies.serving.slow_mode_ratios",
     "studies.serving.step_time_growth",
     "studies.serving.weight_byte_share",
     "trends.registry_growth_all",
