@@ -8,7 +8,7 @@ Home: chapters/05_scaling_laws.ipynb.
 
 from __future__ import annotations
 
-from .. import data_constrained, inference_optimal, scaling_laws
+from .. import data_constrained, inference_optimal, scaling_laws, specs  # noqa: F401 (specs: doctests)
 from ..scaling_laws import ParametricLaw
 from ..specs import InferenceDemandCase, RepetitionCase
 
