@@ -7,6 +7,7 @@ exercise's formula), as a student would write it.
 import pytest
 
 from llmphys import accounting, economics, grading, specs, units
+from llmphys.studies import economics as study_economics
 
 HOURS_PER_YEAR = 365.25 * 24  # the Julian year the exercise states
 
@@ -27,10 +28,10 @@ def test_owned_hour_reference_and_independent_solution_pass():
 def test_owned_hour_matches_the_chapter_owned_h100():
     # The independent formula reproduces the library at the chapter's central H100 inputs
     # (data/prices.toml), to float precision: the check's reference is that function.
-    kw = economics._owned_h100_inputs()
+    kw = study_economics.owned_inputs("h100_sxm")
     got = owned(kw["capex_usd"], kw["life_years"], kw["cost_of_capital_per_year"],
                 kw["utilization"], kw["power_w"], kw["pue"], kw["usd_per_kwh"])
-    assert got == pytest.approx(economics.owned_h100_hour()["total"], rel=1e-12)
+    assert got == pytest.approx(study_economics.owned_hour("h100_sxm")["total"], rel=1e-12)
 
 
 @pytest.mark.parametrize("wrong, hint", [

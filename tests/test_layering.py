@@ -31,14 +31,14 @@ LAYERS = {
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
         "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
         "init_scale", "memory_hierarchy", "power_clock", "batch_scaling", "downstream",
-        "moe_scaling",
+        "moe_scaling", "mfu",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",
         "pipeline.mixture_opt", "pipeline.unigram", "pipeline.lattice",
     },
     "system": {  # mechanisms composed into a decode step, a training step, a model, a pipeline
-        "inference", "transformer", "flash_attention", "parallelism", "mfu", "predict",
+        "inference", "transformer", "flash_attention", "parallelism", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
         "predict.elementwise", "predict.layout",
@@ -49,6 +49,10 @@ LAYERS = {
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies", "zero_memory", "comm_roofline", "mup",
         "kv_offload", "reasoning_cost",
+    },
+    "studies": {  # the book's worked cases: scenarios in, the numbers chapters and ledger show
+        "studies", "studies.memory_wall", "studies.serving", "studies.economics",
+        "studies.scale_up", "studies.scaling_laws",
     },
     "presentation": set(),  # tables, plots, claims, grading, cli: what chapters show and judge
 }

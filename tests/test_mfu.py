@@ -1,20 +1,15 @@
-"""MFU of published runs, recomputed from their own numbers."""
+"""MFU: one ratio, model FLOP over chip-seconds times the dense peak, per second or per run."""
 
 import pytest
 
-from llmphys import accounting, mfu, specs
+from llmphys import mfu, training
 
 
-def test_palm_540b_mfu_is_46_point_2_percent():
-    # Chowdhery et al. 2022: 46.2% from 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s).
-    r = mfu.training_run("palm_540b")
-    f = mfu.palm_flop_per_token(r.n_params, n_layers=r.n_layers, n_heads=r.n_heads,
-                                d_head=r.d_head, seq_len=r.seq_len)
-    peak = specs.accelerator(r.accelerator).peak_bf16_flop_per_s
-    got = mfu.mfu_from_throughput(r.tokens_per_s, flop_per_token=f, n_chips=r.n_chips,
-                                  peak_flop_per_s=peak)
-    assert got == pytest.approx(r.reported_mfu, abs=5e-4)  # the paper's rounding
-    assert mfu.palm_540b_mfu() == got
+def test_palm_540b_mfu_from_its_throughput_is_46_point_2_percent():
+    # Chowdhery et al. 2022, app. B: 238.3K tokens/s on 6,144 TPU v4 (275 TFLOP/s) is 46.2%
+    f = mfu.palm_flop_per_token(540.35e9, n_layers=118, n_heads=48, d_head=256, seq_len=2048)
+    got = mfu.mfu_from_throughput(238.3e3, flop_per_token=f, n_chips=6144, peak_flop_per_s=275e12)
+    assert got == pytest.approx(0.462, abs=5e-4)  # the paper's rounding
 
 
 def test_palm_attention_term_is_about_one_percent_of_6n():
@@ -22,34 +17,18 @@ def test_palm_attention_term_is_about_one_percent_of_6n():
     assert f / (6 * 540.35e9) == pytest.approx(1.011, abs=1e-3)
 
 
-def test_llama3_table4_mfu_is_tflops_over_the_dense_bf16_peak():
-    # Table 4 quotes whole percents; 400/989.4 = 40.4% is printed as 41%, so allow 1 point.
-    r = mfu.training_run("llama3_405b")
-    peak = specs.accelerator(r.accelerator).peak_bf16_flop_per_s
-    for tflops, reported in zip(r.tflop_per_s_per_gpu, r.reported_mfu, strict=True):
-        assert tflops * 1e12 / peak == pytest.approx(reported, abs=0.01)
-
-
-def test_run_level_mfu_is_below_step_level_mfu():
-    # the run's FLOP (models.toml) over its GPU-hours (prices.toml) charges every stall
-    run = mfu.run_level_mfu("llama3_405b")
-    assert 0.30 < run < min(mfu.training_run("llama3_405b").reported_mfu)
-
-
-def test_deepseek_v3_run_level_mfu_against_bf16_and_fp8_peaks():
-    # DeepSeek-AI 2024: 14.8T tokens (models.toml) in 2.664M H800 GPU-hours (prices.toml)
-    model = specs.model("deepseek_v3")
-    flop = 3 * accounting.forward_flop_per_token(model, context_tokens=(4096 + 1) / 2)
-    assert accounting.deepseek_v3_train_flop() == pytest.approx(flop * 14.8e12, rel=1e-12)
-    bf16 = mfu.run_level_mfu("deepseek_v3")
-    h100 = specs.accelerator("h100_sxm")
-    fp8 = bf16 * h100.peak_bf16_flop_per_s / h100.peak_fp8_flop_per_s
-    assert 0.35 < bf16 < 0.45 and fp8 == pytest.approx(bf16 / 2, rel=1e-3)
-
-
-def test_training_runs_registry_names_unknown_runs():
-    with pytest.raises(KeyError, match="palm_540b"):
-        mfu.training_run("gpt4")
+def test_every_entry_point_is_the_one_ratio():
+    # a cluster running R tokens/s of F FLOP for one hour does R F 3600 model FLOP in
+    # n x 1 chip-hours: all three forms give the same number (exact, the same operations)
+    r, f, n, p = 1.0e5, 3.0e12, 1000, 989.4e12
+    one = mfu.utilisation(r * f, chip_s=n, peak_flop_per_s=p)
+    assert mfu.mfu_from_throughput(r, flop_per_token=f, n_chips=n, peak_flop_per_s=p) == one
+    assert mfu.mfu_from_chip_hours(r * f * 3600, chip_hours=n, peak_flop_per_s=p) == pytest.approx(
+        one, rel=1e-15
+    )
+    assert training.model_flop_utilization(
+        r * f * 3600, time_s=3600, n_chips=n, peak_flop_per_s=p
+    ) == pytest.approx(one, rel=1e-15)
 
 
 def test_bad_inputs_name_the_argument():
@@ -57,3 +36,5 @@ def test_bad_inputs_name_the_argument():
         mfu.mfu_from_throughput(0.0, flop_per_token=1.0, n_chips=1, peak_flop_per_s=1.0)
     with pytest.raises(ValueError, match="chip_hours"):
         mfu.mfu_from_chip_hours(1.0, chip_hours=-1.0, peak_flop_per_s=1.0)
+    with pytest.raises(ValueError, match="peak_flop_per_s"):
+        mfu.utilisation(1.0, chip_s=1.0, peak_flop_per_s=0.0)

@@ -3,6 +3,7 @@
 import pytest
 
 from llmphys import economics, inference, scale_up, specs
+from llmphys.studies import scale_up as study_scale_up
 
 DSV3 = specs.model("deepseek_v3")
 LLAMA = specs.model("llama3_70b")
@@ -85,7 +86,8 @@ def test_scale_out_gap_is_the_datasheet_ratio_per_system():
     # NVLink 4 (H100) 450 GB/s each way over ConnectX-7, 400 Gb/s = 50 GB/s: 9x. NVLink 5
     # (B200) 900 GB/s over ConnectX-8, 800 Gb/s = 100 GB/s: 9x; over ConnectX-7: 18x. NVLink 3
     # (A100) 300 GB/s over 200 Gb/s (25 GB/s): 12x. DeepSeek-V3 sec. 3.2.2: 160 / 50 = 3.2.
-    gap = scale_up.scale_out_gap()
+    h100, b200, a100 = (specs.accelerator(k) for k in ("h100_sxm", "b200", "a100_sxm"))
+    gap = study_scale_up.scale_out_gap(hopper=h100, blackwell=b200, ampere=a100)
     assert gap == pytest.approx({"hopper": 9.0, "blackwell_800g": 9.0, "b200_400g": 18.0,
                                  "a100": 12.0, "h800_measured": 3.2})
 
@@ -97,8 +99,9 @@ def test_pipelining_against_one_wide_stage_is_the_weight_term_spread_four_ways()
     w = inference.weight_bytes_read(LLAMA, batch_size=128)
     k = inference.decode_step(LLAMA, gb200, batch_size=1, context_tokens=8192,
                               n_chips=8)["kv_bytes"]
-    assert scale_up.pipelining_against_wide("token_latency_s") == pytest.approx(
-        (w + 32 * k) / (w / 4 + 32 * k), rel=1e-9)
-    assert scale_up.pipelining_against_wide("kv_bytes_per_chip") == pytest.approx(1.0)
+    latency = study_scale_up.pipelining_against_wide(LLAMA, gb200, "token_latency_s")
+    assert latency == pytest.approx((w + 32 * k) / (w / 4 + 32 * k), rel=1e-9)
+    kv = study_scale_up.pipelining_against_wide(LLAMA, gb200, "kv_bytes_per_chip")
+    assert kv == pytest.approx(1.0)
     with pytest.raises(ValueError, match="n_stages"):
-        scale_up.pipelining_against_wide("token_latency_s", n_stages=0)
+        study_scale_up.pipelining_against_wide(LLAMA, gb200, "token_latency_s", n_stages=0)

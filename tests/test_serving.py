@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from llmphys import economics, inference, serving, specs, units
+from llmphys import economics, inference, serving, specs
 
 DSV3, LLAMA = specs.model("deepseek_v3"), specs.model("llama3_70b")
 H100, GB200 = specs.accelerator("h100_sxm"), specs.accelerator("gb200")
@@ -113,72 +113,3 @@ def test_decode_efficiency_is_one_above_the_balance_batch_and_falls_with_context
     etas = [serving.decode_efficiency(llama8, H100, context_tokens=t, n_chips=1)
             for t in (1024, 2048, 8192)]
     assert etas == sorted(etas, reverse=True) and 0.3 < etas[0] < 0.33 and etas[-1] < 0.06
-
-
-def test_the_largest_batch_that_fits_is_the_largest():
-    # the cache of one more sequence must not fit beside the weights (inference.max_batch_by_memory)
-    s = serving.at_max_batch("llama3_70b", "h100_sxm", context_tokens=1024)
-    m, a = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    assert s["n_chips"] == inference.min_chips(m, a)
-    assert s["batch_size"] == inference.max_batch_by_memory(m, a, context_tokens=1024,
-                                                            n_chips=s["n_chips"])
-
-
-def test_batch1_penalty_is_cost_at_one_over_cost_at_the_largest_batch():
-    p = serving.batch1_penalty("deepseek_v3", "h200")
-    assert p["penalty"] == pytest.approx(p["usd_per_token_batch1"] / p["usd_per_token_max_batch"])
-    assert p["penalty"] > 1
-
-
-def test_no_overlap_margin_is_one_plus_one_over_the_multiple():
-    # above B* the step is compute-bound: (t_mem + t_comp) / t_comp = 1 + B*/B (zero context)
-    for k in (1.0, 2.0, 3.0):
-        assert serving.no_overlap_margin(k)["margin"] == pytest.approx(1 + 1 / k, rel=1e-9)
-
-
-def test_step_time_grows_in_proportion_above_the_balance_batch():
-    assert serving.step_time_growth(2.0) == pytest.approx(2.0, rel=1e-9)
-    assert serving.step_time_growth(3.0) == pytest.approx(3.0, rel=1e-9)
-
-
-def test_rack_floor_is_the_weights_over_the_racks_bandwidth():
-    # batch 1 at zero context reads the touched weights once: bytes / (72 x 8 TB/s)
-    m, gb200 = specs.model("llama3_70b"), specs.accelerator("gb200")
-    w = inference.weight_bytes_read(m, batch_size=1, weight_bytes_per_param=2.0)
-    assert serving.rack_floor_ms("llama3_70b") == pytest.approx(
-        w / (72 * gb200.hbm_bytes_per_s) / units.MS, rel=1e-6)
-
-
-def test_longer_context_costs_more_per_token():
-    assert serving.long_context_penalty("llama3_70b", 131072) > serving.long_context_penalty(
-        "llama3_70b", 8192) > 1
-
-
-def test_bad_arguments_are_named():
-    with pytest.raises(ValueError, match="what"):
-        serving.long_context("llama3_70b", context_tokens=1024, what="cost")
-    with pytest.raises(ValueError, match="statistic"):
-        serving.drain_time_ms("mean")
-    with pytest.raises(ValueError, match="mode"):
-        serving.rl_token_share_pct("medium")
-    with pytest.raises(KeyError):
-        serving.at_max_batch("llama3_8b", "h100_sxm", context_tokens=1024)  # no serving dtype
-
-
-def test_expert_parallel_batch1_penalty_prices_the_one_expert_per_chip_floor():
-    # Same largest batch, same rack; only the batch-1 step time differs: the floor of
-    # batch1_latency_floor_s (experts whole on chips) against the routed weights over the rack's
-    # summed bandwidth. At batch 1 and 1K context both steps are memory-bound.
-    spread = serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)
-    ep = serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72, expert_parallel=True)
-    dsv3, gb200 = specs.model("deepseek_v3"), specs.accelerator("gb200")
-    step = inference.decode_step(dsv3, gb200, batch_size=1, context_tokens=1024, n_chips=72,
-                                 weight_dtype="fp8")
-    floor = serving.batch1_latency_floor_s(dsv3, gb200, n_chips=72, weight_dtype="fp8")
-    kv_s = step["kv_bytes"] / (72 * gb200.hbm_bytes_per_s)
-    assert ep["usd_per_token_max_batch"] == spread["usd_per_token_max_batch"]
-    assert ep["penalty"] / spread["penalty"] == pytest.approx(
-        (floor["weights_s"] + kv_s) / step["step_time_s"], rel=1e-9)
-    assert 1000 < ep["penalty"] < 2000
-    with pytest.raises(ValueError, match="expert_parallel"):
-        serving.batch1_penalty("llama3_70b", "h100_sxm", expert_parallel=True)

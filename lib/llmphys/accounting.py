@@ -14,6 +14,9 @@ token (one multiply, one add), plus attention's context-dependent term.
 Refs: Kaplan et al. 2020, sec. 2.1 (arXiv:2001.08361); Hoffmann et al. 2022,
 app. F (arXiv:2203.15556); DeepSeek-AI 2024, sec. 2.1 (arXiv:2412.19437).
 
+Longer than 400 lines because it is the counting core that every mechanism may import
+(parameters, FLOP and bytes per token); split, its peers would import each other's internals.
+
 Home: chapters/03_architecture.ipynb.
 """
 
@@ -438,31 +441,6 @@ def sparsity(model: Model) -> float:
     """
     emb = embedding_params(model)
     return (n_params(model) - emb) / (n_active_params(model) - emb)
-
-
-def deepseek_v3_flop_per_token() -> float:
-    """DeepSeek-V3's training FLOP per token: 3 x forward FLOP at the mean position of a
-    4,096-token sequence (backward = 2 x forward; DeepSeek-AI 2024, arXiv:2412.19437).
-
-    >>> round(deepseek_v3_flop_per_token() / 1e9)
-    250
-    """
-    from . import specs
-
-    return 3 * forward_flop_per_token(specs.model("deepseek_v3"), context_tokens=(4096 + 1) / 2)
-
-
-def deepseek_v3_train_flop() -> float:
-    """DeepSeek-V3's training FLOP counted from its architecture over its 14.8T tokens.
-
-    >>> f"{deepseek_v3_train_flop():.2e}"
-    '3.71e+24'
-    """
-    from . import specs
-
-    return deepseek_v3_flop_per_token() * specs.recorded(
-        specs.model("deepseek_v3"), "n_training_tokens"
-    )
 
 
 def n_moe_layers(model: Model) -> int:

@@ -24,10 +24,9 @@ import dataclasses
 import datetime
 import functools
 import math
-import tomllib
 
 from . import units
-from .specs import build_spec, data_dir
+from .specs import build_spec, registry_table
 
 KINDS = ("published", "derived", "assumption")
 HOURS_PER_YEAR = units.YEAR / units.HOUR  # 8766 h, the Julian year used across the book
@@ -75,9 +74,7 @@ def price(key: str) -> Price:
 
 @functools.cache
 def _load_prices() -> dict[str, Price]:
-    path = data_dir() / "prices.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = registry_table("prices.toml")
     out: dict[str, Price] = {}
     _walk(raw, (), out)
     return out
@@ -234,139 +231,3 @@ def _value_at(a: float, life: float, o: float, d: float, r: float) -> float:
         (math.exp(-k * a) - math.exp(-k * life)) / k
         - o * (math.exp(-r * a) - math.exp(-r * life)) / r
     )
-
-
-# -- the economics chapter's owned H100, at the recorded central values -------------------------
-
-
-def _owned_h100_inputs() -> dict[str, float]:
-    """An owned H100's inputs: 5-year life, 80% use, the recorded central prices."""
-    p = price
-    return dict(
-        capex_usd=p("capex_usd_per_gpu.h100_sxm").value,
-        life_years=5,
-        utilization=0.8,
-        power_w=p("system_power_w_per_gpu.h100_sxm").value,
-        pue=p("pue.ai_datacentre").value,
-        usd_per_kwh=p("electricity_usd_per_kwh.us_industrial").value,
-        cost_of_capital_per_year=p("cost_of_capital.per_year").value,
-    )
-
-
-def owned_h100_hour(**overrides: float) -> dict[str, float]:
-    """USD per used hour of an owned H100: ``capital``, ``energy``, ``total``.
-
-    :func:`usd_per_gpu_hour_owned` at a five-year life, 80% utilisation and the central values
-    of ``data/prices.toml``; keyword ``overrides`` replace any of those inputs.
-
-    >>> c = owned_h100_hour()
-    >>> c["capital"] > c["energy"] > 0
-    True
-    """
-    return usd_per_gpu_hour_owned(**{**_owned_h100_inputs(), **overrides})
-
-
-def capital_over_energy() -> tuple[float, float]:
-    """An owned H100's capital charge over its electricity per used hour (dimensionless).
-
-    First at the recorded central values, then at the least favourable corner of the recorded
-    ranges (cheapest hardware, dearest power, worst PUE, no cost of capital, 6-year life).
-
-    >>> central, worst = capital_over_energy()
-    >>> central > worst > 1
-    True
-    """
-    own = owned_h100_hour()
-    corners = [
-        owned_h100_hour(
-            capex_usd=c, usd_per_kwh=e, pue=q, cost_of_capital_per_year=0.0, life_years=6
-        )
-        for c in price("capex_usd_per_gpu.h100_sxm").range
-        for e in price("electricity_usd_per_kwh.us_industrial").range
-        for q in price("pue.ai_datacentre").range
-    ]
-    return (own["capital"] / own["energy"], min(c["capital"] / c["energy"] for c in corners))
-
-
-def value_left_pct(age_years: float) -> float:
-    """Percent of an H100's economic value left at ``age_years`` (:func:`remaining_value_fraction`).
-
-    Price-performance doubling at the recorded central rate, electricity as the only operating
-    cost (as a fraction of the on-demand rental price), discounting at 8% a year.
-
-    >>> 0 < value_left_pct(2.0) < 100
-    True
-    """
-    opex = owned_h100_hour()["energy"] / price("gpu_hour_usd.h100_sxm").value
-    return 100 * remaining_value_fraction(
-        age_years,
-        opex_fraction=opex,
-        doubling_years=price("price_performance_doubling_years.gpu").value,
-        discount_rate_per_year=0.08,
-    )
-
-
-def economic_life_range() -> tuple[float, float]:
-    """Years an H100 stays worth running, at both ends of the recorded doubling-time range.
-
-    :func:`economic_life_years` with the H100 rental price new and the owned H100's
-    electricity per used hour as the operating cost.
-
-    >>> lo, hi = economic_life_range()
-    >>> 0 < lo < hi
-    True
-    """
-    energy = owned_h100_hour()["energy"]
-    rent = price("gpu_hour_usd.h100_sxm").value
-    lo, hi = price("price_performance_doubling_years.gpu").range
-    short, long = (
-        economic_life_years(usd_per_hour_new=rent, opex_usd_per_hour=energy, doubling_years=d)
-        for d in (lo, hi)
-    )
-    return short, long
-
-
-def training_bill_usd(model_key: str = "deepseek_v3") -> float:
-    """A run's GPU-hours at the DeepSeek-V3 report's 2 USD per GPU-hour, USD.
-
-    ``model_key``: ``"deepseek_v3"`` (all stages) or ``"llama31_405b"``.
-
-    >>> round(training_bill_usd() / units.MEGA, 3)
-    5.576
-    """
-    hours = {
-        "deepseek_v3": "training_gpu_hours.deepseek_v3_total",
-        "llama31_405b": "training_gpu_hours.llama31_405b",
-    }
-    if model_key not in hours:
-        raise ValueError(f"model_key must be one of {sorted(hours)}, got {model_key!r}")
-    return price(hours[model_key]).value * price("gpu_hour_usd.h800_deepseek").value
-
-
-API_MODELS = ("deepseek_v3", "claude_sonnet_4", "gpt_4o")
-
-
-def api_output_over_input() -> dict[str, float]:
-    """List price of an output token over that of an input token, per API model (dimensionless).
-
-    >>> max(api_output_over_input().values())
-    5.0
-    """
-    return {
-        k: price(f"api_usd_per_mtok.{k}.output").value / price(f"api_usd_per_mtok.{k}.input").value
-        for k in API_MODELS
-    }
-
-
-def cached_input_pct() -> tuple[float, float]:
-    """Least and greatest list price of a cached input token, % of an uncached one.
-
-    >>> cached_input_pct()
-    (10.0, 50.0)
-    """
-    r = [
-        price(f"api_usd_per_mtok.{k}.cached_input").value
-        / price(f"api_usd_per_mtok.{k}.input").value
-        for k in API_MODELS
-    ]
-    return min(r) * 100, max(r) * 100

@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import economics, inference, kv_cache, predict, specs, units
+from . import inference, kv_cache, predict, specs, units  # noqa: F401 (specs: doctests)
 from .specs import Accelerator, Model
 
 
@@ -170,78 +170,3 @@ def tier_costs(
         "breakeven_idle_s": float("inf"),
     }
     return out
-
-
-def idle_cache_tiers(
-    model: Model | None = None,
-    acc: Accelerator | None = None,
-    *,
-    n_chips: int = 8,
-    weight_dtype: str = "bf16",
-    n_links: int = 8,
-    context_tokens: int = 32768,
-) -> dict[str, dict[str, float]]:
-    """:func:`tier_costs` for an idle conversation at the recorded prices (default: Llama 3 70B
-    on 8 H100s, 32K tokens).
-
-    HBM priced at the chip's rental price over its capacity; host DRAM and NVMe flash at their
-    purchase price over their recorded life; restores over ``n_links`` PCIe 5 x16 or NVMe
-    links. The rows are ``"HBM"``, ``"host DRAM"``, ``"NVMe"`` and ``"recompute"``.
-
-    >>> round(idle_cache_tiers()["HBM"]["breakeven_idle_s"])
-    109
-    """
-    model = specs.model("llama3_70b") if model is None else model
-    acc = specs.accelerator("h100_sxm") if acc is None else acc
-    p = economics.price
-    life = p("storage_life_years.memory_and_flash").value
-    dram = storage_usd_per_byte_s(
-        usd_per_byte=p("host_dram_usd_per_byte.ddr5_rdimm").value, life_years=life
-    )
-    flash = storage_usd_per_byte_s(
-        usd_per_byte=p("nvme_usd_per_byte.datacentre_tlc").value, life_years=life
-    )
-    pcie, nvme = p("host_link_bytes_per_s.pcie5_x16").value, p("nvme_bytes_per_s.gen5_ssd").value
-    usd = p(f"gpu_hour_usd.{acc.key}").value
-    hbm = hbm_usd_per_byte_s(acc, usd_per_chip_hour=usd)
-    tiers = {
-        "HBM": (float("inf"), hbm, n_links),
-        "host DRAM": (pcie, dram, n_links),
-        "NVMe": (nvme, flash, n_links),
-    }
-    return tier_costs(
-        model,
-        acc,
-        context_tokens=context_tokens,
-        n_chips=n_chips,
-        weight_dtype=weight_dtype,
-        usd_per_chip_hour=usd,
-        tiers=tiers,
-    )
-
-
-def kv_keep_hours(tier: str) -> float:
-    """Idle hours for which keeping a 32K-token Llama 3 70B cache in ``tier`` beats recomputing.
-
-    ``tier`` is "HBM", "host DRAM" or "NVMe" (:func:`idle_cache_tiers`).
-
-    >>> kv_keep_hours("NVMe") > kv_keep_hours("host DRAM") > kv_keep_hours("HBM")
-    True
-    """
-    rows = idle_cache_tiers()
-    if tier not in rows or tier == "recompute":
-        raise ValueError(f"tier must be 'HBM', 'host DRAM' or 'NVMe', got {tier!r}")
-    return rows[tier]["breakeven_idle_s"] / units.HOUR
-
-
-def tier_ladder() -> tuple[float, float]:
-    """How much longer each cheaper tier is worth keeping an idle cache in than the one above.
-
-    Break-even idle time of host DRAM over that of HBM, and of NVMe over that of host DRAM
-    (:func:`idle_cache_tiers`); both above 1 means HBM, DRAM, flash is the right order.
-
-    >>> all(r > 1 for r in tier_ladder())
-    True
-    """
-    t = {k: r["breakeven_idle_s"] for k, r in idle_cache_tiers().items()}
-    return t["host DRAM"] / t["HBM"], t["NVMe"] / t["host DRAM"]

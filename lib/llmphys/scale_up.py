@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import accounting, comms, economics, inference, kv_cache, specs, units
+from . import accounting, comms, inference, kv_cache, specs, units
 from .specs import Accelerator, Model
 
 
@@ -32,31 +32,6 @@ def scale_up_to_out_ratio(acc: Accelerator) -> float:
     9.0
     """
     return acc.scale_up_bytes_per_s_per_direction / acc.scale_out_bytes_per_s_per_direction
-
-
-def scale_out_gap() -> dict[str, float]:
-    """How many times slower scale-out is than scale-up, per direction per GPU, by system.
-
-    ``hopper``: HGX H100 (NVLink 4 over one 400 Gb/s ConnectX-7); ``blackwell_800g``: a B200's
-    NVLink 5 over the 800 Gb/s ConnectX-8 of GB300-class systems; ``b200_400g``: an HGX B200
-    that keeps the 400 Gb/s NIC; ``a100``: HGX A100; ``h800_measured``: the NVLink and
-    InfiniBand bandwidths DeepSeek measured on its export-limited H800s (DeepSeek-AI 2024,
-    arXiv:2412.19437, sec. 3.2.2). One computation for every claim about the gap
-    (dimensionless).
-
-    >>> {k: round(v, 1) for k, v in scale_out_gap().items()}
-    {'hopper': 9.0, 'blackwell_800g': 9.0, 'b200_400g': 18.0, 'a100': 12.0, 'h800_measured': 3.2}
-    """
-    b200 = specs.accelerator("b200")
-    return {
-        "hopper": scale_up_to_out_ratio(specs.accelerator("h100_sxm")),
-        "blackwell_800g": b200.scale_up_bytes_per_s_per_direction
-        / economics.price("link_bytes_per_s.connectx8_800g").value,
-        "b200_400g": scale_up_to_out_ratio(b200),
-        "a100": scale_up_to_out_ratio(specs.accelerator("a100_sxm")),
-        "h800_measured": economics.price("link_bytes_per_s.h800_nvlink_achieved").value
-        / economics.price("link_bytes_per_s.h800_infiniband").value,
-    }
 
 
 def expert_all_to_all(
@@ -205,7 +180,6 @@ def expert_all_to_all_over_compute(
     >>> round(expert_all_to_all_over_compute("h100_sxm", fabric="scale_up"), 2)
     0.6
     """
-    from . import specs
 
     if fabric not in ("scale_up", "scale_out"):
         raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
@@ -225,119 +199,3 @@ def expert_all_to_all_over_compute(
         dsv3, a, batch_size=4096, context_tokens=0, n_chips=320, weight_dtype="fp8"
     )["compute_time_s"]
     return c / comp
-
-
-def pipelining_ratio(quantity: str, *, n_stages: int = 4) -> float:
-    """A pipelined decode's ``quantity`` with ``n_stages`` stages over its value with one.
-
-    Llama 3 70B, stages of 8 H100s, micro-batches of 32 at 8,192 tokens. ``quantity`` is a key
-    of :func:`pipelined_decode` (``"weight_bytes_per_chip"``, ``"kv_bytes_per_chip"``,
-    ``"token_latency_s"``, ``"tokens_per_s_per_chip"``, ...).
-
-    >>> pipelining_ratio("weight_bytes_per_chip"), pipelining_ratio("kv_bytes_per_chip")
-    (0.25, 1.0)
-    """
-    from . import specs
-
-    llama, h100 = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    p1, ps = (
-        pipelined_decode(
-            llama, h100, n_stages=s, chips_per_stage=8, batch_size=32, context_tokens=8192
-        )[quantity]
-        for s in (1, n_stages)
-    )
-    return ps / p1
-
-
-def pipelining_against_wide(quantity: str, *, n_stages: int = 4) -> float:
-    """A pipelined decode's ``quantity`` over the same chips and sequences without pipelining.
-
-    Llama 3 70B on GB200s at 8,192 tokens: ``n_stages`` stages of 8 chips with micro-batches of
-    32 against one stage of 8 ``n_stages`` chips with all 32 ``n_stages`` sequences, whose
-    collectives' latency the roofline leaves out (a GB200 NVL72 domain spans them). Per chip the
-    cache is the same; a token crosses every stage, each reading its weights on 8 chips, where
-    the wide stage reads them on all. ``quantity`` as for :func:`pipelined_decode`.
-
-    >>> round(pipelining_against_wide("token_latency_s"), 2)
-    1.86
-    >>> pipelining_against_wide("kv_bytes_per_chip")
-    1.0
-    """
-    from . import specs
-
-    units.check_positive("n_stages", n_stages)
-    llama, gb200 = specs.model("llama3_70b"), specs.accelerator("gb200")
-    piped = pipelined_decode(
-        llama, gb200, n_stages=n_stages, chips_per_stage=8, batch_size=32, context_tokens=8192
-    )
-    wide = pipelined_decode(
-        llama,
-        gb200,
-        n_stages=1,
-        chips_per_stage=8 * n_stages,
-        batch_size=32 * n_stages,
-        context_tokens=8192,
-    )
-    return piped[quantity] / wide[quantity]
-
-
-def domain_growth(quantity: str) -> float:
-    """Growth of a scale-up domain from an HGX H100 server (8 GPUs) to a GB200 NVL72 rack.
-
-    quantity: "gpus", "hbm_bandwidth" or "hbm_capacity" (summed over the domain), or "link"
-    (one GPU's scale-up bandwidth, one way). Dimensionless.
-
-    >>> domain_growth("gpus"), domain_growth("link")
-    (9.0, 2.0)
-    """
-    from . import specs
-
-    h100, gb200 = specs.accelerator("h100_sxm"), specs.accelerator("gb200")
-    if quantity == "link":
-        return gb200.scale_up_bytes_per_s_per_direction / h100.scale_up_bytes_per_s_per_direction
-    per_gpu = {
-        "gpus": lambda a: 1.0,
-        "hbm_bandwidth": lambda a: a.hbm_bytes_per_s,
-        "hbm_capacity": lambda a: a.hbm_bytes,
-    }
-    if quantity not in per_gpu:
-        raise ValueError(
-            f"quantity must be gpus, hbm_bandwidth, hbm_capacity or link, got {quantity!r}"
-        )
-    f = per_gpu[quantity]
-    return (gb200.scale_up_domain_size * f(gb200)) / (h100.scale_up_domain_size * f(h100))
-
-
-def pipeline_product_needed(chip_key: str) -> float:
-    """Smallest k_e x L_stage at which a pipeline boundary hides behind DeepSeek-V3's experts.
-
-    :func:`pipeline_boundary_slack` is 2 k_e L_stage W_out / W_up; the product that makes it 1
-    is W_up / (2 W_out).
-
-    >>> pipeline_product_needed("h100_sxm")
-    4.5
-    """
-    from . import specs
-
-    dsv3 = specs.model("deepseek_v3")
-    if dsv3.moe is None:
-        raise ValueError("the registry's deepseek_v3 entry has no MoE block")
-    return dsv3.moe.n_experts_per_token / pipeline_boundary_slack(
-        dsv3, specs.accelerator(chip_key), layers_per_stage=1
-    )
-
-
-def size_over_domain_hbm(model_key: str, chip_key: str = "h100_sxm") -> float:
-    """A model's FP8 weights over the whole HBM of one scale-up domain of ``chip_key``.
-
-    One byte per parameter against every byte of HBM in the domain (8 GPUs for an HGX H100).
-
-    >>> round(size_over_domain_hbm("deepseek_v3"), 2)  # of the usable HBM
-    0.98
-    """
-    from . import accounting, specs
-
-    a = specs.accelerator(chip_key)
-    return accounting.n_params(specs.model(model_key)) / max_total_params(
-        a, n_chips=a.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0
-    )

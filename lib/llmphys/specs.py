@@ -10,7 +10,13 @@ file, the entry and the field. Make variants with ``dataclasses.replace``::
     h100 = specs.accelerator("h100_sxm")
     h100_fast = dataclasses.replace(h100, hbm_bytes_per_s=4.8e12)
 Field meanings: chapters/notation.md.
-Field meanings: chapters/notation.md.
+
+``data/scenarios.toml`` holds the book's worked cases (Llama 3's run, the series' examples, a
+rack, a queue) and :func:`scenario` reads them into one typed dataclass per ``kind``; a case
+names registry entries by key instead of copying their numbers.
+
+Longer than 400 lines because it is every registry's loader and schema in one place: splitting
+it would give the data two front doors.
 
 Home: chapters/hardware_tour.ipynb.
 """
@@ -254,9 +260,7 @@ def model(key: str) -> Model:
 @functools.cache
 def run_models() -> dict[str, Model]:
     """The model shapes of ``data/run_models.toml``: training-run models not in models.toml."""
-    path = data_dir() / "run_models.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = registry_table("run_models.toml")
     return {
         key: build_spec(Model, entry, f"run_models.toml[{key}]", key=key)
         for key, entry in raw.items()
@@ -310,12 +314,7 @@ def accelerator_from_toml(source, *, key: str | None = None) -> Accelerator:
         path = Path(source)
         if not path.is_file():
             raise FileNotFoundError(f"source={str(source)!r}: no such TOML file")
-        try:
-            with open(path, "rb") as f:
-                raw = tomllib.load(f)
-        except tomllib.TOMLDecodeError as err:
-            raise ValueError(f"{path}: not valid TOML ({err})") from None
-        where = str(path)
+        raw, where = read_toml(path), str(path)
     else:
         raise TypeError(
             f"source must be a path to a TOML file or a dict, got {type(source).__name__}"
@@ -363,9 +362,177 @@ def _check_accelerator(acc: Accelerator, where: str) -> None:
         raise ValueError(f"{where}.estimated: names no field: {sorted(unknown)}")
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Case:
+    """Fields every scenario has: where it comes from and what it is."""
+
+    key: str
+    kind: str
+    source: str  # document and URL as text
+    as_of: datetime.date
+    notes: str
+    quote: str = ""  # the source's own wording, where it has one
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TrainingRunCase(_Case):
+    """A published run (a ``training_runs.toml`` key) and the MFU its worked step assumes."""
+
+    run: str
+    mfu: float
+    gpu_hours: str  # prices.toml key of the whole run's GPU-hours
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class DataParallelCase(_Case):
+    """A dense model trained data-parallel: its size, global batch and utilisation."""
+
+    accelerator: str
+    n_params: float
+    global_batch_tokens: float
+    mfu: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RackCase(_Case):
+    """One scale-up domain of ``accelerator``; ``n_chips`` is its ``scale_up_domain_size``."""
+
+    accelerator: str
+    n_chips: int  # filled in by the loader from accelerators.toml, never typed
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ClusterCase(_Case):
+    """A training cluster: model, chip (whose peak MFU is taken against), size, GPU-hours."""
+
+    model: str
+    accelerator: str
+    n_chips: int
+    seq_len: int
+    gpu_hours: str  # prices.toml key
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class QueueCase(_Case):
+    """Requests arriving at ``rate_per_s`` for steps that leave every ``interval_s``."""
+
+    rate_per_s: float
+    interval_s: float
+    seats: int
+    horizon_s: float
+    seed: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class InferenceDemandCase(_Case):
+    """A model of ``n_params`` served for ``n_inference_tokens`` under the fit ``law``."""
+
+    law: str  # scaling_laws.toml key
+    n_params: float
+    n_inference_tokens: float
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RepetitionCase(_Case):
+    """``n_tokens`` of training seen as ``epochs`` passes over the unique data."""
+
+    n_params: float
+    n_tokens: float
+    epochs: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class CrawlCase(_Case):
+    """Chapter 2's synthetic crawl: its size, the seeds of its studies, its Zipf vocabulary."""
+
+    n_pages: int
+    crawl_seed: int
+    run_seed: int
+    collapse_seed: int
+    zipf_vocab: int
+
+
+SCENARIO_KINDS: dict[str, type] = {
+    "training_run": TrainingRunCase,
+    "data_parallel": DataParallelCase,
+    "rack": RackCase,
+    "cluster": ClusterCase,
+    "queue": QueueCase,
+    "inference_demand": InferenceDemandCase,
+    "repetition": RepetitionCase,
+    "crawl": CrawlCase,
+}
+
+
+@functools.cache
+def scenarios() -> dict[str, _Case]:
+    """Every worked case in ``data/scenarios.toml``, keyed by scenario key."""
+    out = {}
+    for key, entry in _raw("scenarios.toml").items():
+        where = f"scenarios.toml[{key}]"
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        if kind not in SCENARIO_KINDS:
+            raise ValueError(f"{where}.kind: {kind!r} is not one of {sorted(SCENARIO_KINDS)}")
+        if kind == "rack" and "n_chips" in entry:
+            raise ValueError(f"{where}.n_chips: a rack's size is its chip's scale_up_domain_size")
+        extra = {"n_chips": 0} if kind == "rack" else {}
+        case = _build(SCENARIO_KINDS[kind], entry, where, key=key, **extra)
+        for field in ("accelerator", "model"):
+            known = accelerators() if field == "accelerator" else {**run_models(), **models()}
+            if getattr(case, field, None) not in (None, *known):
+                raise ValueError(f"{where}.{field}: {getattr(case, field)!r} is not a registry key")
+        if kind == "rack":
+            size = accelerator(case.accelerator).scale_up_domain_size
+            case = dataclasses.replace(case, n_chips=size)
+        out[key] = case
+    return out
+
+
+def scenario(key: str):
+    """The worked case registered as ``key`` (a dataclass of its kind); KeyError lists the keys.
+
+    >>> scenario("series_dp").global_batch_tokens
+    4000000.0
+    >>> scenario("nvl72").n_chips  # the GB200's scale-up domain
+    72
+    """
+    return _lookup(scenarios(), key, "scenario")
+
+
+def read_toml(path: str | os.PathLike) -> dict:
+    """A TOML file's tables as a dict: every file the library reads goes through here.
+
+    FileNotFoundError or ValueError name the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such TOML file")
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{path}: not valid TOML ({err})") from None
+
+
+def registry_table(filename: str) -> dict:
+    """The raw tables of ``data/<filename>`` (a registry whose schema its module checks).
+
+    >>> "gpu_hour_usd" in registry_table("prices.toml")
+    True
+    """
+    return read_toml(data_dir() / filename)
+
+
+def load_registry(filename: str, cls: type) -> dict:
+    """Every entry of ``data/<filename>`` as the frozen dataclass ``cls``, keyed by its key.
+
+    Each entry is checked field by field (:func:`build_spec`); the result is cached.
+    """
+    return _load(filename, cls)
+
+
 def _raw(filename: str) -> dict:
-    with open(data_dir() / filename, "rb") as f:
-        return tomllib.load(f)
+    return registry_table(filename)
 
 
 def _lookup(table: dict, key: str, kind: str):
@@ -377,9 +544,7 @@ def _lookup(table: dict, key: str, kind: str):
 
 @functools.cache
 def _load(filename: str, cls: type) -> dict:
-    path = data_dir() / filename
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = registry_table(filename)
     return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
 
 

@@ -15,7 +15,7 @@ Home: chapters/04_memory_wall.ipynb.
 
 from __future__ import annotations
 
-from . import units
+from . import mfu, units
 
 OPTIMIZER_STATES = {"adamw": 2, "adam": 2, "sgd_momentum": 1, "sgd": 0}
 
@@ -68,13 +68,12 @@ def model_flop_utilization(
 ) -> float:
     """MFU: useful model FLOP per second over the cluster's dense peak, C / (t n P).
 
-    Counts only the model's FLOP (6ND), not recomputation (Chowdhery et al. 2022, app. B).
+    Counts only the model's FLOP (6ND), not recomputation (Chowdhery et al. 2022, app. B):
+    :func:`llmphys.mfu.utilisation` over ``time_s`` x ``n_chips`` chip-seconds.
     """
-    units.check_positive("train_flop", train_flop)
     units.check_positive("time_s", time_s)
     units.check_positive("n_chips", n_chips)
-    units.check_positive("peak_flop_per_s", peak_flop_per_s)
-    return train_flop / (time_s * n_chips * peak_flop_per_s)
+    return mfu.utilisation(train_flop, chip_s=time_s * n_chips, peak_flop_per_s=peak_flop_per_s)
 
 
 def step_flop(

@@ -14,6 +14,9 @@ of :data:`CROSS` added, and :func:`assess` recomputes one.
 >>> assess(c).shown
 '295.3 FLOP/B'
 
+Longer than 400 lines because it is the ledger's whole public interface (loading the claims,
+assessing them, rendering the page); the grading grammar is :mod:`._core`.
+
 Home: chapters/claims_ledger.ipynb.
 """
 
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -256,8 +258,7 @@ def _claim(claim_id: str, entry: Any, *, source: str, checks: Registry, where: s
 @functools.cache
 def _load(path: Path, letter: str) -> tuple[Claim, ...]:
     src = SOURCES[letter]
-    with open(path, "rb") as f:
-        table = tomllib.load(f)
+    table = specs.read_toml(path)
     if table.pop("source", None) != src.file:
         raise ValueError(f"{path}: source must be {src.file!r}")
     checks: Registry = importlib.import_module(f"llmphys.claims.{src.module}").CHECKS
@@ -279,9 +280,8 @@ _PUBLISHED_FIELDS = {"value", "unit", "source", "as_of", "quote"}
 
 @functools.cache
 def _published() -> dict[str, dict[str, Any]]:
-    path = specs.data_dir() / "claims" / "published.toml"
-    with open(path, "rb") as f:
-        table = tomllib.load(f)
+    path = Path("claims") / "published.toml"
+    table = specs.registry_table(str(path))
     for key, entry in table.items():
         fields = set(entry) if isinstance(entry, dict) else set()
         if fields != _PUBLISHED_FIELDS:

@@ -13,6 +13,9 @@ again by :func:`assess` from the library's current output, so a library change t
 number across a tolerance band fails the test suite. The ledger prints the function's source
 (:func:`call_source`) as "the call".
 
+Longer than 400 lines because it is the one grading grammar (bounds, ranges, comparisons,
+verdicts) that every check uses, and its parts refer to each other.
+
 Home: chapters/claims_ledger.ipynb.
 """
 

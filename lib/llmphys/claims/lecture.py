@@ -4,6 +4,9 @@ The claims themselves are data, in ``data/claims/lecture.toml``; each function h
 one of them with the library's study functions, and returns the value to grade and the numbers
 its notes quote (see :mod:`llmphys.claims`).
 
+Longer than 400 lines because it holds one typed check per claim of one source document, beside
+that document's data file; split, a claim's check would leave its document's module.
+
 Home: chapters/claims_ledger.ipynb.
 """
 
@@ -19,7 +22,6 @@ from llmphys import (
     inference,
     inference_optimal,
     kv_cache,
-    kv_tiers,
     parallelism,
     roofline,
     scale_up,
@@ -29,6 +31,9 @@ from llmphys import (
     trends,
     units,
 )
+from llmphys.studies import economics as study_economics
+from llmphys.studies import scale_up as study_scale_up
+from llmphys.studies import serving as study_serving
 
 from ._core import Check, Registry
 
@@ -38,7 +43,7 @@ check = CHECKS.register
 
 @check
 def l01() -> Check:
-    batch1_penalty_range = serving.batch1_penalty_range()
+    batch1_penalty_range = study_serving.batch1_penalty_range()
     return Check(
         value=batch1_penalty_range,
         numbers={
@@ -55,7 +60,7 @@ def l02() -> Check:
     dsv3 = specs.model("deepseek_v3")
     return Check(
         value=inference.weight_bytes_read(dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0)
-        / (72 * gb200.hbm_bytes_per_s)
+        / (specs.scenario("nvl72").n_chips * gb200.hbm_bytes_per_s)
         / units.MS,
         numbers={
             "gb200_drain_ms": inference.hbm_drain_time_s(gb200) / units.MS,
@@ -71,20 +76,19 @@ def l02() -> Check:
 
 @check
 def l03() -> Check:
-    schedule = batching.seat_limit_study(
-        np.random.default_rng(2026),
-        rate_per_s=5000.0,
-        interval_s=20 * units.MS,
-        horizon_s=2.0,
-        seats=104,
-    )
+    queue = specs.scenario("queue_5000")
+    schedule = study_serving.seat_limit(queue)
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "worst_wait_ms": batching.schedule_latency_closed_form(interval_s=0.02)["worst_s"]
+            "worst_wait_ms": batching.schedule_latency_closed_form(interval_s=queue.interval_s)[
+                "worst_s"
+            ]
             / units.MS,
             "worst_wait_with_service_ms": (
-                batching.schedule_latency_closed_form(interval_s=0.02, service_s=0.005)["worst_s"]
+                batching.schedule_latency_closed_form(interval_s=queue.interval_s, service_s=0.005)[
+                    "worst_s"
+                ]
                 / units.MS
             ),
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
@@ -116,8 +120,8 @@ def l04() -> Check:
 @check
 def l05() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    balance_batch_range_deepseek_v3 = serving.balance_batch_range("deepseek_v3")
-    balance_batch_range_llama3_70b = serving.balance_batch_range("llama3_70b")
+    balance_batch_range_deepseek_v3 = study_serving.balance_batch_range("deepseek_v3")
+    balance_batch_range_llama3_70b = study_serving.balance_batch_range("llama3_70b")
     return Check(
         value=balance_batch_range_llama3_70b + balance_batch_range_deepseek_v3,
         numbers={
@@ -142,22 +146,29 @@ def l06() -> Check:
         numbers={
             "tensor_busy_pct": 100 * step["compute_time_s"] / step["step_time_s"],
             "balance_batch": inference.balance_batch(llama70, h100),
-            "growth_at_2x": serving.step_time_growth(2.0),
+            "growth_at_2x": study_serving.step_time_growth(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), 2.0
+            ),
         },
     )
 
 
 @check
 def l07() -> Check:
-    dsv3_rack_floor_ms = serving.rack_floor_ms("deepseek_v3")
+    dsv3_rack_floor_ms = (
+        study_serving.rack_floor_s("deepseek_v3", specs.scenario("nvl72")) / units.MS
+    )
     return Check(
-        value=(serving.rack_floor_ms("llama3_70b"), dsv3_rack_floor_ms),
+        value=(
+            (study_serving.rack_floor_s("llama3_70b", specs.scenario("nvl72")) / units.MS),
+            dsv3_rack_floor_ms,
+        ),
         numbers={
             "stated_over_dsv3_floor": 20 / dsv3_rack_floor_ms,
             "ep_floor_dsv3_ms": serving.batch1_latency_floor_s(
                 specs.model("deepseek_v3"),
                 specs.accelerator("gb200"),
-                n_chips=72,
+                n_chips=specs.scenario("nvl72").n_chips,
                 weight_dtype="fp8",
             )["weights_s"]
             / units.MS,
@@ -203,14 +214,20 @@ def l10() -> Check:
         value=(h100.scale_up_domain_size, gb200.scale_up_domain_size),
         numbers={
             "gb200_scale_up_domain_size": gb200.scale_up_domain_size / h100.scale_up_domain_size,
-            "gb200_hbm_bytes_per_s": 72 * gb200.hbm_bytes_per_s / (8 * h100.hbm_bytes_per_s),
+            "gb200_hbm_bytes_per_s": specs.scenario("nvl72").n_chips
+            * gb200.hbm_bytes_per_s
+            / (8 * h100.hbm_bytes_per_s),
         },
     )
 
 
 @check
 def l12() -> Check:
-    gap = scale_up.scale_out_gap()
+    gap = study_scale_up.scale_out_gap(
+        hopper=specs.accelerator("h100_sxm"),
+        blackwell=specs.accelerator("b200"),
+        ampere=specs.accelerator("a100_sxm"),
+    )
     return Check(value=(gap["hopper"], gap["blackwell_800g"]), numbers=gap)
 
 
@@ -218,10 +235,14 @@ def l12() -> Check:
 def l13() -> Check:
     gb200 = specs.accelerator("gb200")
     return Check(
-        value=72 * economics.price("system_power_w_per_gpu.b200").value / units.KILO,
+        value=specs.scenario("nvl72").n_chips
+        * economics.price("system_power_w_per_gpu.b200").value
+        / units.KILO,
         numbers={
             "gb200_tdp_w": gb200.tdp_w,
-            "rack_tdp_kw": 72 * specs.recorded(gb200, "tdp_w") / units.KILO,
+            "rack_tdp_kw": specs.scenario("nvl72").n_chips
+            * specs.recorded(gb200, "tdp_w")
+            / units.KILO,
         },
     )
 
@@ -231,13 +252,15 @@ def l14() -> Check:
     llama70 = specs.model("llama3_70b")
     return Check(
         value=(
-            serving.long_context_penalty("llama3_70b", 2000000),
-            serving.long_context_penalty("deepseek_v3", 2000000),
+            study_serving.long_context_penalty("llama3_70b", "b200", 2000000),
+            study_serving.long_context_penalty("deepseek_v3", "b200", 2000000),
         ),
         numbers={
             "llama70_kv_2m_tokens_gb": kv_cache.kv_bytes_per_token(llama70) * 2000000 / units.GB,
-            "llama70_128k_penalty": serving.long_context_penalty("llama3_70b", 131072),
-            "dsv3_128k_penalty": serving.long_context_penalty("deepseek_v3", 131072),
+            "llama70_128k_penalty": study_serving.long_context_penalty(
+                "llama3_70b", "b200", 131072
+            ),
+            "dsv3_128k_penalty": study_serving.long_context_penalty("deepseek_v3", "b200", 131072),
         },
     )
 
@@ -246,8 +269,12 @@ def l14() -> Check:
 def l15() -> Check:
     return Check(
         value=(
-            scale_up.pipelining_ratio("weight_bytes_per_chip"),
-            scale_up.pipelining_ratio("kv_bytes_per_chip"),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "weight_bytes_per_chip"
+            ),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "kv_bytes_per_chip"
+            ),
         )
     )
 
@@ -255,14 +282,18 @@ def l15() -> Check:
 @check
 def l16() -> Check:
     return Check(
-        value=kv_tiers.tier_ladder(),
+        value=study_economics.tier_ladder(specs.model("llama3_70b"), specs.accelerator("h100_sxm")),
         numbers={
-            "idle_cache_tiers_breakeven_idle_s": kv_tiers.idle_cache_tiers()["HBM"][
-                "breakeven_idle_s"
-            ],
-            "dram_breakeven_hours": kv_tiers.idle_cache_tiers()["host DRAM"]["breakeven_idle_s"]
+            "idle_cache_tiers_breakeven_idle_s": study_economics.idle_cache_tiers(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+            )["HBM"]["breakeven_idle_s"],
+            "dram_breakeven_hours": study_economics.idle_cache_tiers(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+            )["host DRAM"]["breakeven_idle_s"]
             / units.HOUR,
-            "nvme_breakeven_days": kv_tiers.idle_cache_tiers()["NVMe"]["breakeven_idle_s"]
+            "nvme_breakeven_days": study_economics.idle_cache_tiers(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+            )["NVMe"]["breakeven_idle_s"]
             / units.DAY,
         },
     )
@@ -271,10 +302,14 @@ def l16() -> Check:
 @check
 def l17() -> Check:
     return Check(
-        value=economics.cached_input_pct(),
+        value=study_economics.cached_input_pct(),
         numbers={
-            "dram_restore_of_recompute_pct": kv_tiers.idle_cache_tiers()["host DRAM"]["restore_usd"]
-            / kv_tiers.idle_cache_tiers()["recompute"]["restore_usd"]
+            "dram_restore_of_recompute_pct": study_economics.idle_cache_tiers(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+            )["host DRAM"]["restore_usd"]
+            / study_economics.idle_cache_tiers(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
+            )["recompute"]["restore_usd"]
             * 100
         },
     )
@@ -286,7 +321,7 @@ def l18() -> Check:
     h100 = specs.accelerator("h100_sxm")
     prefill_llama70_h100 = inference.prefill(llama70, h100, prompt_tokens=64, n_chips=8)
     return Check(
-        value=serving.output_over_input(),
+        value=study_serving.output_over_input("llama3_70b", "h100_sxm"),
         numbers={
             "compute_over_memory_time": prefill_llama70_h100["compute_time_s"]
             / prefill_llama70_h100["memory_time_s"]
@@ -313,8 +348,12 @@ def l20() -> Check:
     gb200 = specs.accelerator("gb200")
     return Check(
         value=(
-            scale_up.size_over_domain_hbm("llama31_405b"),
-            scale_up.size_over_domain_hbm("deepseek_v3"),
+            study_scale_up.size_over_domain_hbm(
+                specs.model("llama31_405b"), specs.accelerator("h100_sxm")
+            ),
+            study_scale_up.size_over_domain_hbm(
+                specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+            ),
         ),
         numbers={
             "h100_node_max_params_billion": scale_up.max_total_params(
@@ -325,7 +364,7 @@ def l20() -> Check:
                 "deployment_n_gpus.deepseek_v3_decode"
             ).value,
             "gb200_rack_max_params_trillion": scale_up.max_total_params(
-                gb200, n_chips=72, weight_bytes_per_param=1.0
+                gb200, n_chips=specs.scenario("nvl72").n_chips, weight_bytes_per_param=1.0
             )
             / units.TERA,
         },
@@ -398,10 +437,16 @@ def l24() -> Check:
 @check
 def l25() -> Check:
     return Check(
-        value=scale_up.pipelining_against_wide("token_latency_s"),
+        value=study_scale_up.pipelining_against_wide(
+            specs.model("llama3_70b"), specs.accelerator("gb200"), "token_latency_s"
+        ),
         numbers={
-            "throughput_ratio": scale_up.pipelining_against_wide("tokens_per_s_per_chip"),
-            "against_one_stage": scale_up.pipelining_ratio("token_latency_s"),
+            "throughput_ratio": study_scale_up.pipelining_against_wide(
+                specs.model("llama3_70b"), specs.accelerator("gb200"), "tokens_per_s_per_chip"
+            ),
+            "against_one_stage": study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "token_latency_s"
+            ),
             "bubble_16_stages_64_microbatches_pct": 100
             * parallelism.pipeline_bubble_fraction(16, 64),
         },
@@ -427,8 +472,13 @@ def l26() -> Check:
 
 @check
 def l27() -> Check:
-    price_ratio, latency_ratio = serving.slow_mode_ratios()
+    price_ratio, latency_ratio = study_serving.slow_mode_ratios("deepseek_v3", "h200")
     return Check(
         value=price_ratio,
-        numbers={"slow_batch": serving.slow_mode_batch(), "slow_mode_latency_ratio": latency_ratio},
+        numbers={
+            "slow_batch": int(
+                study_serving.at_max_batch("deepseek_v3", "h200", context_tokens=2048)["batch_size"]
+            ),
+            "slow_mode_latency_ratio": latency_ratio,
+        },
     )

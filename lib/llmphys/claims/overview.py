@@ -4,6 +4,9 @@ The claims themselves are data, in ``data/claims/overview.toml``; each function 
 one of them with the library's study functions, and returns the value to grade and the numbers
 its notes quote (see :mod:`llmphys.claims`).
 
+Longer than 400 lines because it holds one typed check per claim of one source document, beside
+that document's data file; split, a claim's check would leave its document's module.
+
 Home: chapters/claims_ledger.ipynb.
 """
 
@@ -19,7 +22,6 @@ from llmphys import (
     emergence,
     inference_optimal,
     kv_cache,
-    mfu,
     moe,
     objective,
     parallelism,
@@ -34,6 +36,9 @@ from llmphys import (
     units,
 )
 from llmphys.pipeline import studies
+from llmphys.studies import economics as study_economics
+from llmphys.studies import memory_wall
+from llmphys.studies import scaling_laws as study_scaling_laws
 
 from ._core import Check, Registry
 
@@ -89,12 +94,16 @@ def o04() -> Check:
 @check
 def o06() -> Check:
     return Check(
-        value=studies.dedup_removals()[1],
+        value=studies.dedup_removals(studies.book_run(specs.scenario("crawl_800")))[1],
         numbers={
-            "exact_dedup_removed": studies.dedup_removals()[0],
-            "near_dedup_removed": studies.dedup_removals()[1],
+            "exact_dedup_removed": studies.dedup_removals(
+                studies.book_run(specs.scenario("crawl_800"))
+            )[0],
+            "near_dedup_removed": studies.dedup_removals(
+                studies.book_run(specs.scenario("crawl_800"))
+            )[1],
             "lsh_candidate_probability_at_half_jaccard": studies.lsh_candidate_probability(0.5),
-            "near_over_exact": studies.near_over_exact(),
+            "near_over_exact": studies.near_over_exact(specs.scenario("crawl_800")),
         },
     )
 
@@ -102,8 +111,8 @@ def o06() -> Check:
 @check
 def o07() -> Check:
     return Check(
-        value=studies.fertility_premium(),
-        numbers={"fertility_premium": studies.fertility_premium()},
+        value=studies.fertility_premium(specs.scenario("crawl_800")),
+        numbers={"fertility_premium": studies.fertility_premium(specs.scenario("crawl_800"))},
     )
 
 
@@ -125,17 +134,11 @@ def o08() -> Check:
 
 @check
 def o10() -> Check:
-    repetition_penalty_4_epochs = data_constrained.repetition_penalty(
-        n_params=8670000000.0, n_tokens=178000000000.0, epochs=4
-    )
+    repetition = study_scaling_laws.repetition_cost(specs.scenario("muennighoff_4_epochs"))
     return Check(
-        value=100
-        * repetition_penalty_4_epochs
-        / data_constrained.loss(
-            n_params=8670000000.0, n_tokens=178000000000.0, n_unique_tokens=178000000000.0
-        ),
+        value=100 * repetition["penalty"] / repetition["fresh_loss"],
         numbers={
-            "repetition_penalty_4_epochs": (repetition_penalty_4_epochs),
+            "repetition_penalty_4_epochs": repetition["penalty"],
         },
     )
 
@@ -154,13 +157,15 @@ def o11() -> Check:
 
 @check
 def o13() -> Check:
-    survivors_by_generation = studies.collapse_survivors("replace")
+    survivors_by_generation = studies.collapse_survivors(specs.scenario("crawl_800"), "replace")
     return Check(
-        value=studies.collapse_words_lost("replace"),
+        value=studies.collapse_words_lost(specs.scenario("crawl_800"), "replace"),
         numbers={
             "survivors_at_start": survivors_by_generation[0],
             "survivors_at_end": survivors_by_generation[-1],
-            "collapse_words_lost_accumulate": studies.collapse_words_lost("accumulate"),
+            "collapse_words_lost_accumulate": studies.collapse_words_lost(
+                specs.scenario("crawl_800"), "accumulate"
+            ),
         },
     )
 
@@ -169,15 +174,23 @@ def o13() -> Check:
 def o14() -> Check:
     return Check(
         value=None,
-        numbers={"collapse_survivors_verified": studies.collapse_survivors("verified")[-1]},
+        numbers={
+            "collapse_survivors_verified": studies.collapse_survivors(
+                specs.scenario("crawl_800"), "verified"
+            )[-1]
+        },
     )
 
 
 @check
 def o15() -> Check:
     return Check(
-        value=studies.decontam_recall(13),
-        numbers={"decontam_recall_13_false": studies.decontam_recall(13, edited=False)},
+        value=studies.decontam_recall(specs.scenario("crawl_800"), 13),
+        numbers={
+            "decontam_recall_13_false": studies.decontam_recall(
+                specs.scenario("crawl_800"), 13, edited=False
+            )
+        },
     )
 
 
@@ -256,10 +269,10 @@ def o21() -> Check:
 @check
 def o22() -> Check:
     return Check(
-        value=parallelism.llama405_tp_time_over_step("scale_out"),
+        value=memory_wall.tp_time_over_step(specs.scenario("llama3_405b"), link="scale_out"),
         numbers={
-            "llama405_tp_time_over_step_scale_up": parallelism.llama405_tp_time_over_step(
-                "scale_up"
+            "llama405_tp_time_over_step_scale_up": memory_wall.tp_time_over_step(
+                specs.scenario("llama3_405b"), link="scale_up"
             )
         },
     )
@@ -297,27 +310,38 @@ def o25() -> Check:
     )
 
 
+def _mfu_spread() -> float:
+    """Highest over lowest published MFU: PaLM's measured, the whole-run Llama 3 / DeepSeek-V3."""
+    lo, hi = memory_wall.published_mfu_range(
+        [specs.scenario("llama3_405b"), specs.scenario("deepseek_v3_cluster")],
+        predict.training_runs()["palm_540b"],
+    )
+    return hi / lo
+
+
 @check
 def o26() -> Check:
     return Check(
         value=None,
-        numbers={
-            "published_mfu_spread": mfu.published_mfu_range()[1] / mfu.published_mfu_range()[0]
-        },
+        numbers={"published_mfu_spread": _mfu_spread()},
     )
 
 
 @check
 def o27() -> Check:
     llama405 = specs.model("llama31_405b")
-    training_bill_usd = economics.training_bill_usd()
-    llama405_bill_usd = economics.training_bill_usd("llama31_405b")
+    training_bill_usd = study_economics.training_bill_usd(
+        "training_gpu_hours.deepseek_v3_total", usd_per_gpu_hour="gpu_hour_usd.h800_deepseek"
+    )
+    llama405_bill_usd = study_economics.training_bill_usd(
+        "training_gpu_hours.llama31_405b", usd_per_gpu_hour="gpu_hour_usd.h800_deepseek"
+    )
     return Check(
         value=training_bill_usd / units.MEGA,
         numbers={
             "llama405_bill_musd": llama405_bill_usd / units.MEGA,
             "llama_over_deepseek_flop": specs.recorded(llama405, "published_train_flop")
-            / accounting.deepseek_v3_train_flop(),
+            / memory_wall.cluster_train_flop(specs.scenario("deepseek_v3_cluster")),
             "llama405_over_deepseek_bill": llama405_bill_usd
             / units.MEGA
             / (training_bill_usd / units.MEGA),
@@ -328,7 +352,9 @@ def o27() -> Check:
 @check
 def o28() -> Check:
     h100_capex = economics.price("capex_usd_per_gpu.h100_sxm")
-    headline_usd = economics.training_bill_usd()
+    headline_usd = study_economics.training_bill_usd(
+        "training_gpu_hours.deepseek_v3_total", usd_per_gpu_hour="gpu_hour_usd.h800_deepseek"
+    )
     low_usd, high_usd = h100_capex.range
     return Check(
         value=(2048 * low_usd / headline_usd, 2048 * high_usd / headline_usd),
@@ -350,7 +376,7 @@ def o30() -> Check:
 
 @check
 def o31() -> Check:
-    return Check(value=economics.capital_over_energy())
+    return Check(value=study_economics.capital_over_energy("h100_sxm"))
 
 
 @check
@@ -361,15 +387,15 @@ def o32() -> Check:
     return Check(
         value=None,
         numbers={
-            "life_hi": economics.economic_life_range()[1],
-            "life_lo": economics.economic_life_range()[0],
+            "life_hi": study_economics.economic_life_range("h100_sxm")[1],
+            "life_lo": study_economics.economic_life_range("h100_sxm")[0],
             "doubling_years_low": (price_price_performance_doubling_years_gpu.range[0]),
             "doubling_years_high": (price_price_performance_doubling_years_gpu.range[1]),
             "earning_power_2y_pct": 100
             * economics.earning_power_fraction(
                 2.0, doubling_years=price_price_performance_doubling_years_gpu.value
             ),
-            "value_left_2y_pct": economics.value_left_pct(2.0),
+            "value_left_2y_pct": (100 * study_economics.value_left("h100_sxm", 2.0)),
         },
     )
 
@@ -431,13 +457,10 @@ def o35() -> Check:
 
 @check
 def o36() -> Check:
-    sardana = scaling_laws.parametric_law("sardana2024")
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     llama8 = specs.model("llama3_8b")
     hoffmann = scaling_laws.parametric_law("hoffmann2022")
-    sardana_13b_against_optimum = inference_optimal.versus_chinchilla(
-        sardana, n_params=13000000000.0, n_inference_tokens=2000000000000.0
-    )
+    sardana_13b_against_optimum = study_scaling_laws.lifetime_saving(specs.scenario("sardana_13b"))
     return Check(
         value=100 * sardana_13b_against_optimum["saving_fraction"],
         numbers={

@@ -5,6 +5,9 @@ The claims themselves (statement, stated figure, grading, assumptions, notes) ar
 functions, and returns the value to grade and the numbers its notes quote (see
 :mod:`llmphys.claims`).
 
+Longer than 400 lines because it holds one typed check per claim of one source document, beside
+that document's data file; split, a claim's check would leave its document's module.
+
 Home: chapters/claims_ledger.ipynb.
 """
 
@@ -20,14 +23,16 @@ from llmphys import (
     inference,
     inference_optimal,
     kv_cache,
-    mfu,
     precision,
+    predict,
     roofline,
     scaling_laws,
     specs,
     trends,
     units,
 )
+from llmphys.studies import economics as study_economics
+from llmphys.studies import memory_wall
 
 from ._core import Check, Registry
 
@@ -130,6 +135,11 @@ def m08() -> Check:
     )
 
 
+def _palm_mfu() -> float:
+    """PaLM 540B's MFU from its measured throughput, under PaLM's own (full-attention) count."""
+    return predict.measured_mfu(predict.training_runs()["palm_540b"], attention_flops="full")
+
+
 @check
 def m09() -> Check:
     h100 = specs.accelerator("h100_sxm")
@@ -140,8 +150,8 @@ def m09() -> Check:
         numbers={
             "decode_tensor_pct": 100 * roofline.fraction_of_peak(h100, decode),
             "train_hbm_pct": 100 * min(1.0, roofline.ridge_point(h100) / train),
-            "palm_mfu_pct": 100 * mfu.palm_540b_mfu(),
-            "llama3_run_mfu_pct": 100 * mfu.run_level_mfu("llama3_405b"),
+            "palm_mfu_pct": 100 * _palm_mfu(),
+            "llama3_run_mfu_pct": 100 * memory_wall.run_level_mfu(specs.scenario("llama3_405b")),
         },
     )
 
@@ -160,8 +170,10 @@ def m10() -> Check:
 @check
 def m11() -> Check:
     return Check(
-        value=100 * mfu.palm_540b_mfu(),
-        numbers={"llama3_run_mfu_pct": 100 * mfu.run_level_mfu("llama3_405b")},
+        value=100 * _palm_mfu(),
+        numbers={
+            "llama3_run_mfu_pct": 100 * memory_wall.run_level_mfu(specs.scenario("llama3_405b"))
+        },
     )
 
 
@@ -394,17 +406,18 @@ def m27() -> Check:
 @check
 def m28() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    grad_bytes = 2.0 * specs.scenario("series_dp").n_params  # the 70B case's BF16 gradients
     all_reduce_16384_ranks_s = comms.ring_all_reduce_time_s(
-        140000000000.0, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+        grad_bytes, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
     )
     return Check(
         value=all_reduce_16384_ranks_s
         / comms.ring_all_reduce_time_s(
-            140000000000.0, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+            grad_bytes, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
         ),
         numbers={
             "all_reduce_latency_term_s": comms.ring_all_reduce_time_s(
-                140000000000.0,
+                grad_bytes,
                 16384,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 latency_s=5e-06,
@@ -423,38 +436,26 @@ def m29() -> Check:
         * comms.dp_comm_share(
             16384,
             link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
-            n_params=70000000000.0,
-            tokens_per_step=4000000.0,
-            peak_flop_per_s=h100.peak_bf16_flop_per_s,
-            mfu=0.45,
+            **memory_wall.step_inputs(specs.scenario("series_dp")),
         ),
         numbers={
             "dp_8_ranks_pct": 100
             * comms.dp_comm_share(
                 8,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
             "dp_72_ranks_pct": 100
             * comms.dp_comm_share(
-                72,
+                specs.scenario("nvl72").n_chips,  # one NVLink domain
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
             "dp_512_ranks_pct": 100
             * comms.dp_comm_share(
                 512,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
         },
     )
@@ -469,34 +470,31 @@ def m30() -> Check:
             * comms.dp_comm_share(
                 np.array([64, 512, 16384]),
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             )
         ).tolist(),
         numbers={
             "implied_mfu_64_ranks": comms.implied_mfu(
                 0.09,
                 64,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
+                n_params=specs.scenario("series_dp").n_params,
+                tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
             "implied_mfu_512_ranks": comms.implied_mfu(
                 0.43,
                 512,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
+                n_params=specs.scenario("series_dp").n_params,
+                tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
             "implied_mfu_16384_ranks": comms.implied_mfu(
                 0.96,
                 16384,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
+                n_params=specs.scenario("series_dp").n_params,
+                tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             ),
@@ -505,10 +503,7 @@ def m30() -> Check:
                 512,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 intra_node_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
         },
     )
@@ -535,28 +530,22 @@ def m31() -> Check:
 @check
 def m32() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    llama405 = specs.model("llama31_405b")
-    n_params_llama405 = accounting.n_params(llama405)
+    llama3 = specs.scenario("llama3_405b")
+    dp = memory_wall.layout(llama3).dp  # 128 data-parallel groups on 16,384 GPUs
     return Check(
         value=100
         * comms.dp_comm_share(
-            128,
+            dp,
             link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
             overlap=2 / 3,
-            n_params=n_params_llama405,
-            tokens_per_step=16 * 2**20,
-            peak_flop_per_s=h100.peak_bf16_flop_per_s,
-            mfu=0.4,
+            **memory_wall.step_inputs(llama3),
         ),
         numbers={
             "dp_128_ranks_pct": 100
             * comms.dp_comm_share(
-                128,
+                dp,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
-                n_params=n_params_llama405,
-                tokens_per_step=16 * 2**20,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.4,
+                **memory_wall.step_inputs(llama3),
             ),
             "dp_16384_ranks_pct": 100
             * comms.dp_comm_share(
@@ -564,10 +553,7 @@ def m32() -> Check:
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 intra_node_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 overlap=2 / 3,
-                n_params=70000000000.0,
-                tokens_per_step=4000000.0,
-                peak_flop_per_s=h100.peak_bf16_flop_per_s,
-                mfu=0.45,
+                **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
         },
     )
@@ -593,11 +579,11 @@ def m33() -> Check:
 @check
 def m36() -> Check:
     return Check(
-        value=economics.capital_over_energy(),
+        value=study_economics.capital_over_energy("h100_sxm"),
         numbers={
-            "owned_h100_hour_total": economics.owned_h100_hour()["total"],
-            "owned_h100_hour_capital": economics.owned_h100_hour()["capital"],
-            "owned_h100_hour_energy": economics.owned_h100_hour()["energy"],
+            "owned_h100_hour_total": study_economics.owned_hour("h100_sxm")["total"],
+            "owned_h100_hour_capital": study_economics.owned_hour("h100_sxm")["capital"],
+            "owned_h100_hour_energy": study_economics.owned_hour("h100_sxm")["energy"],
         },
     )
 
@@ -605,11 +591,11 @@ def m36() -> Check:
 @check
 def m37() -> Check:
     return Check(
-        value=economics.value_left_pct(2.0),
+        value=(100 * study_economics.value_left("h100_sxm", 2.0)),
         numbers={
             "economic_life_years": economics.economic_life_years(
                 usd_per_hour_new=economics.price("gpu_hour_usd.h100_sxm").value,
-                opex_usd_per_hour=economics.owned_h100_hour()["energy"],
+                opex_usd_per_hour=study_economics.owned_hour("h100_sxm")["energy"],
                 doubling_years=economics.price("price_performance_doubling_years.gpu").value,
             )
         },

@@ -4,6 +4,9 @@ The claims themselves are data, in ``data/claims/podcast.toml``; each function h
 one of them with the library's study functions (mostly :mod:`llmphys.serving` and
 :mod:`llmphys.scale_up`), and returns the value to grade and the numbers its notes quote.
 
+Longer than 400 lines because it holds one typed check per claim of one source document, beside
+that document's data file; split, a claim's check would leave its document's module.
+
 Home: chapters/claims_ledger.ipynb.
 """
 
@@ -21,16 +24,17 @@ from llmphys import (
     inference,
     inference_optimal,
     kv_cache,
-    kv_tiers,
-    parallelism,
     roofline,
     scale_up,
     scaling_laws,
-    serving,
     specs,
     trends,
     units,
 )
+from llmphys.studies import economics as study_economics
+from llmphys.studies import memory_wall
+from llmphys.studies import scale_up as study_scale_up
+from llmphys.studies import serving as study_serving
 
 from ._core import Check, Registry, half_unit
 
@@ -40,16 +44,18 @@ check = CHECKS.register
 
 @check
 def p01() -> Check:
-    batch1_penalty_low = serving.batch1_penalty_range()[0]
+    batch1_penalty_low = study_serving.batch1_penalty_range()[0]
     return Check(
-        value=batch1_penalty_low / serving.chip_cost_spread(),
+        value=batch1_penalty_low / study_serving.chip_cost_spread("llama3_70b"),
         numbers={
             "batch1_penalty_low": batch1_penalty_low,
-            "chip_cost_spread": serving.chip_cost_spread(),
-            "long_llama3_70b_131072_usd_per_mtok": serving.long_context(
-                "llama3_70b", context_tokens=131072, what="usd_per_mtok"
+            "chip_cost_spread": study_serving.chip_cost_spread("llama3_70b"),
+            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=131072, what="usd_per_mtok"
             )
-            / serving.long_context("llama3_70b", context_tokens=1024, what="usd_per_mtok"),
+            / study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=1024, what="usd_per_mtok"
+            ),
         },
     )
 
@@ -57,18 +63,18 @@ def p01() -> Check:
 @check
 def p02() -> Check:
     dsv3 = specs.model("deepseek_v3")
-    batch1_penalty_range = serving.batch1_penalty_range()
+    batch1_penalty_range = study_serving.batch1_penalty_range()
     return Check(
-        value=serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72, expert_parallel=True)[
-            "penalty"
-        ],
+        value=study_serving.batch1_penalty(
+            "deepseek_v3", "gb200", n_chips=specs.scenario("nvl72").n_chips, expert_parallel=True
+        )["penalty"],
         numbers={
-            "rack_penalty_spread": serving.batch1_penalty("deepseek_v3", "gb200", n_chips=72)[
-                "penalty"
-            ],
+            "rack_penalty_spread": study_serving.batch1_penalty(
+                "deepseek_v3", "gb200", n_chips=specs.scenario("nvl72").n_chips
+            )["penalty"],
             "batch1_penalty_low": batch1_penalty_range[0],
             "batch1_penalty_high": batch1_penalty_range[1],
-            "batch1_penalty_deepseek_v3_h100_sxm_penalty": serving.batch1_penalty(
+            "batch1_penalty_deepseek_v3_h100_sxm_penalty": study_serving.batch1_penalty(
                 "deepseek_v3", "h100_sxm"
             )["penalty"]
             * inference.weight_bytes_read(dsv3, batch_size=1000000.0, weight_bytes_per_param=1.0)
@@ -107,11 +113,15 @@ def p04() -> Check:
         / dsv3_all_weights_bytes,
         numbers={
             "experts_touched_by_256_sequences": inference.experts_touched(dsv3, batch_size=256),
-            "dsv3_rack_floor_ms": serving.rack_floor_ms("deepseek_v3"),
+            "dsv3_rack_floor_ms": (
+                study_serving.rack_floor_s("deepseek_v3", specs.scenario("nvl72")) / units.MS
+            ),
             "dsv3_all_weights_read_ms": dsv3_all_weights_bytes
-            / (72 * gb200.hbm_bytes_per_s)
+            / (specs.scenario("nvl72").n_chips * gb200.hbm_bytes_per_s)
             / units.MS,
-            "llama70_rack_floor_ms": serving.rack_floor_ms("llama3_70b"),
+            "llama70_rack_floor_ms": (
+                study_serving.rack_floor_s("llama3_70b", specs.scenario("nvl72")) / units.MS
+            ),
         },
     )
 
@@ -142,7 +152,7 @@ def p06() -> Check:
         value=None,
         numbers={
             "t_bal_llama70_h100": t_bal_llama70_h100,
-            "slope_ratio_llama3_70b_h100_sxm": serving.slope_ratio(
+            "slope_ratio_llama3_70b_h100_sxm": study_serving.slope_ratio(
                 "llama3_70b", "h100_sxm", context_tokens=4096
             ),
         },
@@ -172,7 +182,7 @@ def p08() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
     return Check(
-        value=serving.weight_byte_share(
+        value=study_serving.weight_byte_share(
             "llama3_70b", "h100_sxm", batch_size=1, context_tokens=1024
         ),
         numbers={"balance_batch_llama70_h100": inference.balance_batch(llama70, h100)},
@@ -185,9 +195,9 @@ def p09() -> Check:
     h200 = specs.accelerator("h200")
     gb200 = specs.accelerator("gb200")
     dsv3 = specs.model("deepseek_v3")
-    balance_batch_range_deepseek_v3 = serving.balance_batch_range("deepseek_v3")
+    balance_batch_range_deepseek_v3 = study_serving.balance_batch_range("deepseek_v3")
     return Check(
-        value=serving.balance_batch_range("llama3_70b"),
+        value=study_serving.balance_batch_range("llama3_70b"),
         threshold=300 + half_unit("300"),
         numbers={
             "ridge_point_h100": roofline.ridge_point(h100),
@@ -218,21 +228,16 @@ def p11() -> Check:
 
 @check
 def p12() -> Check:
-    schedule = batching.seat_limit_study(
-        np.random.default_rng(2026),
-        rate_per_s=5000.0,
-        interval_s=20 * units.MS,
-        horizon_s=2.0,
-        seats=104,
-    )
+    queue = specs.scenario("queue_5000")
+    schedule = study_serving.seat_limit(queue)
     return Check(
         value=float(schedule["unlimited"]["latency_s"].max()) / units.MS,
         numbers={
-            "mean_wait_ms": batching.schedule_latency_closed_form(interval_s=20 * units.MS)[
+            "mean_wait_ms": batching.schedule_latency_closed_form(interval_s=queue.interval_s)[
                 "mean_s"
             ]
             / units.MS,
-            "load_104_seats": 5000 * 20 * units.MS / 104,
+            "load_104_seats": queue.rate_per_s * queue.interval_s / queue.seats,
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
         },
     )
@@ -261,9 +266,9 @@ def p13() -> Check:
             "drain_gb200": nominal["gb200"],
             "drain_usable_median": float(np.median([drain[k] for k in flagships])),
             "drain_mi325x": drain["mi325x"],
-            "drain_min_ms": serving.drain_time_ms("min"),
-            "drain_max_ms": serving.drain_time_ms("max"),
-            "drain_median_ms": serving.drain_time_ms("median"),
+            "drain_min_ms": (study_serving.drain_time_s("min") / units.MS),
+            "drain_max_ms": (study_serving.drain_time_s("max") / units.MS),
+            "drain_median_ms": (study_serving.drain_time_s("median") / units.MS),
         },
     )
 
@@ -275,7 +280,11 @@ def p14() -> Check:
     llama70 = specs.model("llama3_70b")
     llama405 = specs.model("llama31_405b")
     return Check(
-        value=serving.balance_batch_spread(context_tokens=0),
+        value=study_serving.balance_batch_spread(
+            tuple(specs.model(k) for k in ("llama3_8b", "llama3_70b", "llama31_405b")),
+            specs.accelerator("h100_sxm"),
+            context_tokens=0,
+        ),
         numbers={
             "balance_batch_llama8_h100": inference.balance_batch(llama8, h100, context_tokens=1024),
             "balance_batch_llama70_h100": inference.balance_batch(
@@ -321,21 +330,33 @@ def p16() -> Check:
 
 @check
 def p17() -> Check:
-    gap = scale_up.scale_out_gap()
+    gap = study_scale_up.scale_out_gap(
+        hopper=specs.accelerator("h100_sxm"),
+        blackwell=specs.accelerator("b200"),
+        ampere=specs.accelerator("a100_sxm"),
+    )
     return Check(value=(gap["hopper"], gap["blackwell_800g"]), numbers=gap)
 
 
 @check
 def p18() -> Check:
-    domain_growth_hbm_bandwidth = scale_up.domain_growth("hbm_bandwidth")
-    domain_growth_gpus = scale_up.domain_growth("gpus")
+    domain_growth_hbm_bandwidth = study_scale_up.domain_growth(
+        specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "hbm_bandwidth"
+    )
+    domain_growth_gpus = study_scale_up.domain_growth(
+        specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "gpus"
+    )
     return Check(
         value=(domain_growth_gpus, domain_growth_hbm_bandwidth),
         numbers={
             "domain_growth_gpus": domain_growth_gpus,
             "domain_growth_hbm_bandwidth": domain_growth_hbm_bandwidth,
-            "domain_growth_hbm_capacity": scale_up.domain_growth("hbm_capacity"),
-            "domain_growth_link": scale_up.domain_growth("link"),
+            "domain_growth_hbm_capacity": study_scale_up.domain_growth(
+                specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "hbm_capacity"
+            ),
+            "domain_growth_link": study_scale_up.domain_growth(
+                specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "link"
+            ),
         },
     )
 
@@ -345,7 +366,9 @@ def p19() -> Check:
     gb200 = specs.accelerator("gb200")
     h100 = specs.accelerator("h100_sxm")
     dsv3 = specs.model("deepseek_v3")
-    gb200_rack_max_params = scale_up.max_total_params(gb200, n_chips=72, weight_bytes_per_param=1.0)
+    gb200_rack_max_params = scale_up.max_total_params(
+        gb200, n_chips=specs.scenario("nvl72").n_chips, weight_bytes_per_param=1.0
+    )
     return Check(
         value=None,
         numbers={
@@ -364,11 +387,16 @@ def p20() -> Check:
     dsv3 = specs.model("deepseek_v3")
     h100 = specs.accelerator("h100_sxm")
     gb200 = specs.accelerator("gb200")
-    pipeline_product_needed_h100_sxm = scale_up.pipeline_product_needed("h100_sxm")
+    pipeline_product_needed_h100_sxm = study_scale_up.pipeline_product_needed(
+        specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    )
     return Check(
         value=2 * pipeline_product_needed_h100_sxm,
         numbers={
-            "needed_blackwell": 2 * scale_up.pipeline_product_needed("gb200"),
+            "needed_blackwell": 2
+            * study_scale_up.pipeline_product_needed(
+                specs.model("deepseek_v3"), specs.accelerator("gb200")
+            ),
             "pipeline_product_needed_h100_sxm": pipeline_product_needed_h100_sxm,
             "pipeline_boundary_slack_dsv3_h100": scale_up.pipeline_boundary_slack(
                 dsv3, h100, layers_per_stage=1
@@ -384,8 +412,12 @@ def p20() -> Check:
 def p21() -> Check:
     return Check(
         value=(
-            scale_up.pipelining_ratio("token_latency_s"),
-            scale_up.pipelining_ratio("tokens_per_s_per_chip"),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "token_latency_s"
+            ),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "tokens_per_s_per_chip"
+            ),
         )
     )
 
@@ -398,7 +430,9 @@ def p22() -> Check:
         llama70, h100, n_stages=4, chips_per_stage=8, batch_size=32, context_tokens=8192
     )
     return Check(
-        value=scale_up.pipelining_ratio("weight_bytes_per_chip"),
+        value=study_scale_up.pipelining_ratio(
+            specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "weight_bytes_per_chip"
+        ),
         numbers={
             "weights_per_chip_gb": pipelined_decode_llama70_h100["weight_bytes_per_chip"]
             / units.GB,
@@ -425,15 +459,23 @@ def p23() -> Check:
 def p24() -> Check:
     return Check(
         value=(
-            scale_up.pipelining_ratio("kv_bytes_per_chip"),
-            scale_up.pipelining_ratio("token_latency_s"),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "kv_bytes_per_chip"
+            ),
+            study_scale_up.pipelining_ratio(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "token_latency_s"
+            ),
         )
     )
 
 
 @check
 def p25() -> Check:
-    return Check(value=scale_up.pipelining_ratio("kv_bytes_per_chip"))
+    return Check(
+        value=study_scale_up.pipelining_ratio(
+            specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "kv_bytes_per_chip"
+        )
+    )
 
 
 @check
@@ -443,15 +485,23 @@ def p26() -> Check:
 
 @check
 def p27() -> Check:
-    domain_growth_hbm_bandwidth = scale_up.domain_growth("hbm_bandwidth")
-    domain_growth_gpus = scale_up.domain_growth("gpus")
+    domain_growth_hbm_bandwidth = study_scale_up.domain_growth(
+        specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "hbm_bandwidth"
+    )
+    domain_growth_gpus = study_scale_up.domain_growth(
+        specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "gpus"
+    )
     return Check(
         value=domain_growth_gpus,
         numbers={
             "domain_growth_gpus": domain_growth_gpus,
             "domain_growth_hbm_bandwidth": domain_growth_hbm_bandwidth,
-            "domain_growth_hbm_capacity": scale_up.domain_growth("hbm_capacity"),
-            "domain_growth_link": scale_up.domain_growth("link"),
+            "domain_growth_hbm_capacity": study_scale_up.domain_growth(
+                specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "hbm_capacity"
+            ),
+            "domain_growth_link": study_scale_up.domain_growth(
+                specs.accelerator("h100_sxm"), specs.scenario("nvl72"), "link"
+            ),
             "domain_growth_over_eightfold": domain_growth_hbm_bandwidth / 8,
         },
     )
@@ -489,8 +539,14 @@ def p29() -> Check:
 
 @check
 def p30() -> Check:
-    rl_tokens_slow_pct = serving.rl_token_share_pct("slow")
-    rl_tokens_fast_pct = serving.rl_token_share_pct("fast")
+    rl_tokens_slow_pct = 100 * study_serving.rl_token_share(
+        "deepseek_v3",
+        "h200",
+        batch_size=int(
+            study_serving.at_max_batch("deepseek_v3", "h200", context_tokens=2048)["batch_size"]
+        ),
+    )
+    rl_tokens_fast_pct = 100 * study_serving.rl_token_share("deepseek_v3", "h200", batch_size=16)
     return Check(
         value=(rl_tokens_slow_pct, rl_tokens_fast_pct),
         numbers={
@@ -528,7 +584,7 @@ def p32() -> Check:
     h100 = specs.accelerator("h100_sxm")
     prefill_llama70_h100 = inference.prefill(llama70, h100, prompt_tokens=64, n_chips=8)
     return Check(
-        value=serving.prefill_decode_bounds(),
+        value=study_serving.prefill_decode_bounds("llama3_70b", "h100_sxm"),
         numbers={
             "t_bal_llama70_h100": inference.balanced_context_tokens(llama70, h100),
             "compute_over_memory_time": prefill_llama70_h100["compute_time_s"]
@@ -565,37 +621,49 @@ def p33() -> Check:
 def p34() -> Check:
     return Check(
         value=(
-            serving.long_context("llama3_70b", context_tokens=131072, what="memory_over_compute"),
-            serving.long_context("deepseek_v3", context_tokens=131072, what="memory_over_compute"),
+            study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=131072, what="memory_over_compute"
+            ),
+            study_serving.long_context(
+                "deepseek_v3", "b200", context_tokens=131072, what="memory_over_compute"
+            ),
         ),
         numbers={
-            "long_llama3_70b_131072_usd_per_mtok": serving.long_context(
-                "llama3_70b", context_tokens=131072, what="usd_per_mtok"
+            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=131072, what="usd_per_mtok"
             )
-            / serving.long_context("llama3_70b", context_tokens=1024, what="usd_per_mtok"),
-            "long_deepseek_v3_131072_usd_per_mtok": serving.long_context(
-                "deepseek_v3", context_tokens=131072, what="usd_per_mtok"
+            / study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=1024, what="usd_per_mtok"
+            ),
+            "long_deepseek_v3_131072_usd_per_mtok": study_serving.long_context(
+                "deepseek_v3", "b200", context_tokens=131072, what="usd_per_mtok"
             )
-            / serving.long_context("deepseek_v3", context_tokens=1024, what="usd_per_mtok"),
+            / study_serving.long_context(
+                "deepseek_v3", "b200", context_tokens=1024, what="usd_per_mtok"
+            ),
         },
     )
 
 
 @check
 def p35() -> Check:
-    dsv3_1m_usd_per_mtok = serving.long_context(
-        "deepseek_v3", context_tokens=1048576, what="usd_per_mtok"
+    dsv3_1m_usd_per_mtok = study_serving.long_context(
+        "deepseek_v3", "b200", context_tokens=1048576, what="usd_per_mtok"
     )
-    llama70_1m_usd_per_mtok = serving.long_context(
-        "llama3_70b", context_tokens=1048576, what="usd_per_mtok"
+    llama70_1m_usd_per_mtok = study_serving.long_context(
+        "llama3_70b", "b200", context_tokens=1048576, what="usd_per_mtok"
     )
     return Check(
         value=None,
         numbers={
             "llama70_1m_over_128k_cost": llama70_1m_usd_per_mtok
-            / serving.long_context("llama3_70b", context_tokens=131072, what="usd_per_mtok"),
+            / study_serving.long_context(
+                "llama3_70b", "b200", context_tokens=131072, what="usd_per_mtok"
+            ),
             "dsv3_1m_over_128k_cost": dsv3_1m_usd_per_mtok
-            / serving.long_context("deepseek_v3", context_tokens=131072, what="usd_per_mtok"),
+            / study_serving.long_context(
+                "deepseek_v3", "b200", context_tokens=131072, what="usd_per_mtok"
+            ),
             "llama70_1m_usd_per_mtok": llama70_1m_usd_per_mtok,
             "dsv3_1m_usd_per_mtok": dsv3_1m_usd_per_mtok,
         },
@@ -625,9 +693,13 @@ def p39() -> Check:
             "rev_blocks": 32,
             "rev_rtol": activation_memory.REVERSIBLE_RTOL,
             "rev_ratio": rev["stored_bytes_plain"] / rev["stored_bytes_reversible"],
-            "llama405_activations_none_gb": parallelism.llama405_activation_bytes("none")
+            "llama405_activations_none_gb": memory_wall.first_stage_activation_bytes(
+                specs.scenario("llama3_405b"), recompute="none"
+            )
             / units.GB,
-            "llama405_activations_full_gb": parallelism.llama405_activation_bytes("full")
+            "llama405_activations_full_gb": memory_wall.first_stage_activation_bytes(
+                specs.scenario("llama3_405b"), recompute="full"
+            )
             / units.GB,
         },
     )
@@ -636,9 +708,26 @@ def p39() -> Check:
 @check
 def p40() -> Check:
     return Check(
-        value=kv_tiers.kv_keep_hours("host DRAM"),
+        value=(
+            study_economics.kv_keep_s(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "host DRAM"
+            )
+            / units.HOUR
+        ),
         numbers={
-            "nvme_keep_days": kv_tiers.kv_keep_hours("NVMe") / 24,
-            "hbm_keep_s": kv_tiers.kv_keep_hours("HBM") * 3600,
+            "nvme_keep_days": (
+                study_economics.kv_keep_s(
+                    specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "NVMe"
+                )
+                / units.HOUR
+            )
+            / 24,
+            "hbm_keep_s": (
+                study_economics.kv_keep_s(
+                    specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "HBM"
+                )
+                / units.HOUR
+            )
+            * 3600,
         },
     )

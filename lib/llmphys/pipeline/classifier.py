@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import tomllib
 import zlib
 
 import numpy as np
@@ -89,12 +88,7 @@ def published_filters() -> dict[str, PublishedFilter]:
     >>> round(f["fineweb_edu"].kept_share, 3), f["dclm"].kept_share, f["fineweb_edu"].binary_f1
     (0.087, 0.1, 0.82)
     """
-    with open(specs.data_dir() / "quality_classifiers.toml", "rb") as fh:
-        raw = tomllib.load(fh)
-    return {
-        k: specs.build_spec(PublishedFilter, v, f"quality_classifiers.toml[{k}]", key=k)
-        for k, v in raw.items()
-    }
+    return dict(specs.load_registry("quality_classifiers.toml", PublishedFilter))
 
 
 @functools.cache

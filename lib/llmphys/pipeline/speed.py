@@ -23,12 +23,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import statistics
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .. import specs
 from . import bpe, dedup, text, zipf_text
 
 DEDUP_SIZES = (1_000, 10_000, 50_000)  # documents
@@ -201,8 +201,7 @@ def load(path: str | os.PathLike | None = None) -> Table:
     [1000.0, 10000.0, 50000.0]
     """
     path = Path(path) if path is not None else default_path()
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = specs.read_toml(path)
     for key in ("machine", "versions", "rows", "n_repeats", "date"):
         if key not in raw:
             raise KeyError(f"{path}: missing top-level field {key!r}")

@@ -1,8 +1,9 @@
 """The data chapter's fixed-seed runs of the pipeline, as functions both it and the ledger call.
 
-The book's synthetic crawl of 800 pages (seed 2) through every stage (seed 3), the
-decontamination sweep on its leaking pages, a BPE tokenizer trained on the survivors, and the
-model-collapse recursion of a 2,000-word Zipf unigram model (seed 5). The runs are cached: they
+The book's synthetic crawl through every stage, the decontamination sweep on its leaking pages, a
+BPE tokenizer trained on the survivors, and the model-collapse recursion of a Zipf unigram model.
+Sizes and seeds are a case of ``data/scenarios.toml`` (``specs.scenario("crawl_800")``: 800
+pages, seed 2; the pipeline, seed 3; 2,000 words, seed 5), passed in. The runs are cached: they
 are deterministic, take seconds, and several claims read the same run.
 
 Home: chapters/02_data.ipynb.
@@ -14,6 +15,8 @@ from functools import cache
 
 import numpy as np
 
+from .. import specs  # noqa: F401 (the doctests)
+from ..specs import CrawlCase
 from . import bpe, collapse, crawl, decontam, dedup, mixture, run
 
 __all__ = [
@@ -31,36 +34,34 @@ __all__ = [
 
 
 @cache
-def book_crawl() -> crawl.Crawl:
-    """The book's synthetic crawl: 800 pages from ``np.random.default_rng(2)``."""
-    return crawl.generate_crawl(800, rng=np.random.default_rng(2))
+def book_crawl(case: CrawlCase) -> crawl.Crawl:
+    """A case's synthetic crawl: ``n_pages`` pages from ``np.random.default_rng(crawl_seed)``."""
+    return crawl.generate_crawl(case.n_pages, rng=np.random.default_rng(case.crawl_seed))
 
 
 @cache
-def book_run() -> run.Result:
-    """:func:`book_crawl` through the whole pipeline, drawing from ``np.random.default_rng(3)``."""
-    return run.run(book_crawl(), rng=np.random.default_rng(3))
+def book_run(case: CrawlCase) -> run.Result:
+    """:func:`book_crawl` through the whole pipeline, drawing from ``default_rng(run_seed)``."""
+    return run.run(book_crawl(case), rng=np.random.default_rng(case.run_seed))
 
 
-def dedup_removals(result: run.Result | None = None) -> tuple[int, int]:
+def dedup_removals(result: run.Result) -> tuple[int, int]:
     """Pages removed by exact dedup and, after it, by MinHash/LSH near-dedup (counts).
 
-    ``result`` defaults to :func:`book_run`.
-
-    >>> n_exact, n_near = dedup_removals()
+    >>> n_exact, n_near = dedup_removals(book_run(specs.scenario("crawl_800")))
     >>> n_near > n_exact > 0
     True
     """
-    a = (book_run() if result is None else result).alive
+    a = result.alive
     return (
         int(np.sum(a["quality"] & ~a["exact dedup"])),
         int(np.sum(a["exact dedup"] & ~a["near dedup"])),
     )
 
 
-def near_over_exact() -> float:
+def near_over_exact(case: CrawlCase) -> float:
     """Pages near-dedup removes per page that exact dedup removed, on :func:`book_run`."""
-    n_exact, n_near = dedup_removals()
+    n_exact, n_near = dedup_removals(book_run(case))
     return n_near / n_exact
 
 
@@ -76,13 +77,13 @@ def lsh_candidate_probability(jaccard: float, *, n_bands: int = 14, n_rows: int 
 
 
 @cache
-def decontam_recall(n: int, *, edited: bool = True) -> float:
+def decontam_recall(case: CrawlCase, n: int, *, edited: bool = True) -> float:
     """Recall of an n-gram decontamination check on :func:`book_crawl`'s leaking pages.
 
     ``edited``: the leaking pages that quote a benchmark item with 15% of its words replaced;
     otherwise the verbatim quotes. Clean pages are kept, so false alarms are possible.
     """
-    web = book_crawl()
+    web = book_crawl(case)
     docs = web.documents
     leak = np.array([d.kind == "leak" for d in docs])
     truth = np.array([d.defect == ("edited" if edited else "verbatim") for d in docs]) & leak
@@ -92,13 +93,13 @@ def decontam_recall(n: int, *, edited: bool = True) -> float:
 
 
 @cache
-def fertility_premium() -> float:
+def fertility_premium(case: CrawlCase) -> float:
     """Worst language's tokens per word over English's, for the book's 768-token BPE.
 
     The tokenizer is trained on 350 pages that survived :func:`book_run`; fertility is
     measured on a fresh crawl of 120 clean pages (seed 4).
     """
-    result = book_run()
+    result = book_run(case)
     kept = np.flatnonzero(result.alive["decontam"])
     tok = bpe.BytePairTokenizer().train([result.texts[i] for i in kept[:350]], vocab_size=256 + 512)
     held_out = crawl.generate_crawl(120, rng=np.random.default_rng(4), kinds={"clean": 1.0})
@@ -112,27 +113,28 @@ def fertility_premium() -> float:
 
 
 @cache
-def collapse_survivors(mode: str) -> tuple[int, ...]:
-    """Words a 2,000-word Zipf model can still produce, per generation of 100 (seed 5).
+def collapse_survivors(case: CrawlCase, mode: str) -> tuple[int, ...]:
+    """Words a Zipf model of ``zipf_vocab`` words can still produce, per generation of 100
+    (seed ``collapse_seed``).
 
     Each generation is fitted on 20,000 samples of the last
     (:func:`collapse.categorical_recursion`); ``mode`` is ``"replace"``, ``"accumulate"``,
     ``"mix_real"`` or ``"verified"``.
     """
     q = collapse.categorical_recursion(
-        collapse.zipf(2000),
+        collapse.zipf(case.zipf_vocab),
         n_samples=20_000,
         n_generations=100,
-        rng=np.random.default_rng(5),
+        rng=np.random.default_rng(case.collapse_seed),
         mode=mode,
     )
     return tuple(int(x) for x in collapse.surviving_types(q))
 
 
-def collapse_words_lost(mode: str) -> int:
+def collapse_words_lost(case: CrawlCase, mode: str) -> int:
     """Words lost over 100 generations: from what the model fitted on real data could produce
     (generation 0 of ``"replace"``) to what the last generation of ``mode`` can."""
-    return collapse_survivors("replace")[0] - collapse_survivors(mode)[-1]
+    return collapse_survivors(case, "replace")[0] - collapse_survivors(case, mode)[-1]
 
 
 def code_shares() -> tuple[float, float, float]:

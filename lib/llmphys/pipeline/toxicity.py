@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import tomllib
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,11 +54,10 @@ def word_list(key: str = "english") -> WordList:
     >>> wl.lang, len(wl.words), wl.licence
     ('en', 20, 'CC0-1.0')
     """
-    with open(specs.data_dir() / "toxicity_words.toml", "rb") as fh:
-        raw = tomllib.load(fh)
-    if key not in raw:
-        raise KeyError(f"unknown word list {key!r}; known: {', '.join(sorted(raw))}")
-    return specs.build_spec(WordList, raw[key], f"toxicity_words.toml[{key}]", key=key)
+    table = specs.load_registry("toxicity_words.toml", WordList)
+    if key not in table:
+        raise KeyError(f"unknown word list {key!r}; known: {', '.join(sorted(table))}")
+    return table[key]
 
 
 def hits(texts: Sequence[str], words: tuple[str, ...] | None = None) -> np.ndarray:
