@@ -6,8 +6,8 @@ import pytest
 
 from llmphys import predict, reasoning_cost
 
-EQUAL = reasoning_cost.reasoning_vs_chat(batch_size=64)
-MAX = reasoning_cost.reasoning_vs_chat(batch_size=None)
+EQUAL = reasoning_cost.reasoning_vs_chat("llama3_70b", "h100_sxm", batch_size=64)
+MAX = reasoning_cost.reasoning_vs_chat("llama3_70b", "h100_sxm", batch_size=None)
 
 
 def test_kv_reads_of_a_decode_step_grow_in_proportion_to_the_cached_context():

@@ -78,8 +78,8 @@ KNOWN = {
         "trtllm_llama31_8b_h100_tp1_1000_1000",
         "trtllm_llama33_70b_h100_tp2_1000_1000",
         "trtllm_qwen3_235b_a22b_h200_tp8_1000_1000",
-        "deepseek_v3_h800_decode_ep144",
     },
+    "predict.serving_studies": {"deepseek_v3_h800_decode_ep144"},
 }
 
 
@@ -139,10 +139,6 @@ LONG_KNOWN = {
     "inference.py",
     "tinylm_train.py",
     "predict/plan.py",
-    "predict/serve_model.py",
-    "predict/serving_data.py",
-    "predict/simulate.py",
-    "predict/train.py",
 }
 
 
@@ -170,7 +166,6 @@ def _loads_data(source: str) -> bool:
 # round; the lead moves each loader into specs and removes the entry).
 LOADERS_KNOWN = {
     "predict/efficiency.py",
-    "predict/serve_model.py",
     "predict/serving_data.py",
     "predict/runs.py",
     "achieved.py",

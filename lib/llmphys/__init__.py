@@ -62,6 +62,9 @@ Modules (one concept each; import modules, not names)::
     trends      growth per two years of compute, HBM and links, fitted from the registry
     ridge_trend how a chip's ridge point moves between generations: a ratio of two growths
     waves       tile and wave quantisation of a GEMM on a GPU
+    memory_hierarchy  an H100's registers, shared memory, L2 and HBM as ceilings; tiled-GEMM bytes
+    comm_roofline     FLOP per network byte of a layer's collectives against NVLink and scale-out
+    power_clock       the clock a power cap allows (dynamic power against frequency)
     benchmark   this machine's roofline from a GEMM and a triad, tested on held-out kernels
     gpu_record  a GPU measurement record (tools/gpu_check.py) against the book's predictions
     precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling

@@ -29,7 +29,6 @@ Home: chapters/05_scaling_laws.ipynb, section "Predicting downstream accuracy fr
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
 
@@ -70,17 +69,11 @@ def load_gadre_runs() -> DownstreamRuns:
     >>> runs.loss.size, len(runs.tasks), int(runs.in_subset.sum())
     (104, 46, 17)
     """
-    with open(specs.data_dir() / TASKS_CSV, newline="") as f:
-        task_rows = list(csv.DictReader(f))
+    _, task_rows = specs.registry_csv(TASKS_CSV)
     tasks = tuple(r["task"] for r in task_rows)
-    with open(specs.data_dir() / RUNS_CSV, newline="") as f:
-        reader = csv.DictReader(f)
-        header = tuple(reader.fieldnames or ())
-        if header != _RUN_COLUMNS + tasks:
-            raise ValueError(
-                f"{RUNS_CSV}: columns must be {_RUN_COLUMNS}, then {TASKS_CSV}'s tasks"
-            )
-        rows = list(reader)
+    header, rows = specs.registry_csv(RUNS_CSV)
+    if header != _RUN_COLUMNS + tasks:
+        raise ValueError(f"{RUNS_CSV}: columns must be {_RUN_COLUMNS}, then {TASKS_CSV}'s tasks")
     col = lambda name, kind=float: np.array([kind(r[name]) for r in rows])  # noqa: E731
     return DownstreamRuns(
         dataset=col("dataset", str),

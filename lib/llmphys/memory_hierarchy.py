@@ -29,7 +29,6 @@ import dataclasses
 import datetime
 import functools
 import math
-import tomllib
 
 from . import specs, units
 
@@ -70,8 +69,7 @@ def hierarchies() -> dict[str, Hierarchy]:
     >>> [lv.name for lv in hierarchies()["h100_sxm"].levels]
     ['registers', 'shared memory', 'L2', 'HBM']
     """
-    with open(specs.data_dir() / "memory_hierarchy.toml", "rb") as fh:
-        raw = tomllib.load(fh)
+    raw = specs.registry_table("memory_hierarchy.toml")
     out = {}
     for key, entry in raw.items():
         where = f"memory_hierarchy.toml[{key}]"

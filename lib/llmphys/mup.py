@@ -31,7 +31,6 @@ Home: chapters/01_foundations.ipynb, section "Learning-rate transfer across widt
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Sequence
 from typing import Any
 
@@ -270,8 +269,7 @@ def sweep_train_kwargs() -> dict:
 def load_sweep() -> dict:
     """data/mup_sweep.toml: ``bits`` {"sp", "mup"} -> (widths, lrs) array, ``widths``, ``lrs``,
     and the ``command`` and ``cpu_s`` that made it."""
-    with open(specs.data_dir() / "mup_sweep.toml", "rb") as f:
-        raw = tomllib.load(f)
+    raw = specs.registry_table("mup_sweep.toml")
     bits = {k: np.asarray(raw["bits"][k], dtype=float) for k in PARAMETRISATIONS}
     shape = (len(SWEEP["widths"]), len(SWEEP["lr_exponents"]))
     for k, b in bits.items():

@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
-import tomllib
 
 from . import specs, units
 
@@ -71,8 +70,7 @@ def chip_clocks() -> dict[str, ChipClocks]:
     >>> c.peak_clock_hz / 1e6, c.max_clock_hz / 1e6, c.power_cap_w
     (1830.0, 1980.0, 700.0)
     """
-    with open(specs.data_dir() / "power_clocks.toml", "rb") as fh:
-        raw = tomllib.load(fh)
+    raw = specs.registry_table("power_clocks.toml")
     out = {}
     for key, entry in raw.items():
         where = f"power_clocks.toml[{key}]"

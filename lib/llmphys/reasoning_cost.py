@@ -91,8 +91,8 @@ def request_cost(
 
 
 def reasoning_vs_chat(
-    model: Model | str = "llama3_70b",
-    acc: Accelerator | str = "h100_sxm",
+    model: Model | str,
+    acc: Accelerator | str,
     *,
     n_chips: int = 8,
     tp: int = 8,
@@ -103,7 +103,7 @@ def reasoning_vs_chat(
     """:func:`request_cost` of a chat turn and a reasoning request on one deployment, and their
     ratios ("ratio": reasoning over chat, key by key).
 
-    >>> r = reasoning_vs_chat()
+    >>> r = reasoning_vs_chat("llama3_70b", "h100_sxm")
     >>> round(r["ratio"]["usd_per_decode_token"], 2)  # equal batch of 64: longer KV reads only
     1.46
     """

@@ -23,6 +23,7 @@ Home: chapters/hardware_tour.ipynb.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime
 import functools
@@ -521,6 +522,20 @@ def registry_table(filename: str) -> dict:
     True
     """
     return read_toml(data_dir() / filename)
+
+
+def registry_csv(filename: str) -> tuple[tuple[str, ...], list[dict[str, str]]]:
+    """The header and rows (as dicts of strings) of ``data/<filename>``, a CSV table whose
+    schema its module checks.
+
+    FileNotFoundError names the file.
+    """
+    path = data_dir() / filename
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such CSV file")
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        return tuple(reader.fieldnames or ()), list(reader)
 
 
 def load_registry(filename: str, cls: type) -> dict:

@@ -15,6 +15,9 @@
   multiplier a slower-training MoE needs, against
   :func:`llmphys.moe_scaling.breakeven_multiplier_throughput`.
 
+Longer than 400 lines because it holds one check per Implement exercise of chapter 5, each
+with its mistakes; splitting would scatter one chapter's autograder over several files.
+
 Home: chapters/05_scaling_laws.ipynb.
 """
 

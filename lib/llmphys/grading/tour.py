@@ -1,5 +1,8 @@
 """Checks for the Implement exercises of the hardware tour (see ``llmphys.grading``).
 
+Longer than 400 lines because it holds one check per Implement exercise of the hardware tour,
+each with its mistakes; splitting would scatter one chapter's autograder over several files.
+
 Home: chapters/hardware_tour.ipynb.
 """
 

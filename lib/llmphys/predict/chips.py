@@ -12,7 +12,6 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 from __future__ import annotations
 
 import functools
-import tomllib
 
 from .. import specs
 from ..specs import Accelerator
@@ -26,8 +25,7 @@ def run_accelerators() -> dict[str, Accelerator]:
     >>> a.hbm_bytes_per_s / 1e12, a.tdp_w
     (2.4, 500.0)
     """
-    with open(specs.data_dir() / "run_accelerators.toml", "rb") as f:
-        raw = tomllib.load(f)
+    raw = specs.registry_table("run_accelerators.toml")
     return {
         key: specs.build_spec(Accelerator, entry, f"run_accelerators.toml[{key}]", key=key)
         for key, entry in raw.items()

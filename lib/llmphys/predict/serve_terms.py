@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import tomllib
 from typing import Any
 
 from .. import accounting, economics, inference, specs, units
@@ -215,8 +214,7 @@ def expert_load_imbalance(*, n_tokens: float, k: int, ep: int) -> float:
 # ------------------------------------------------------------------ registries
 @functools.cache
 def _serving_registry() -> dict:
-    with open(specs.data_dir() / "serving_models.toml", "rb") as f:
-        return tomllib.load(f)
+    return specs.registry_table("serving_models.toml")
 
 
 def resolve_model(value: Model | str) -> Model:
