@@ -8,8 +8,10 @@ error over a set of tasks with an exponential decay,
     Err(L) = E - a exp(-b L),
 
 E the error of a model that has learned nothing the tasks test (high loss), falling
-exponentially as the loss falls. Bhagia et al. 2024 (OLMo's model ladder, arXiv:2412.04403,
-sec. 3) fit a sigmoid from a task's loss (the loss on its correct answers) to its accuracy,
+exponentially as the loss falls (the paper writes epsilon - k exp(-gamma L); as exp(-L) is
+1/perplexity, it calls this a power law in perplexity). Bhagia et al. 2024 (OLMo's model
+ladder, arXiv:2412.04403, sec. 3) fit a sigmoid from a task's loss (the loss on its correct
+answers) to its accuracy,
 
     Acc(L) = floor + gap / (1 + exp(k (L - L0))),      k > 0,
 
@@ -18,7 +20,9 @@ at L0; here it is applied to the general loss, which is what the released runs h
 fitted on small runs and used to predict larger ones; here the test is done on
 Gadre et al.'s released evaluations of 104 models (11M to 6.9B parameters, three corpora,
 46 tasks; ``data/gadre2024_downstream.csv``), fitted on the models up to 411M parameters
-and judged on the 1.4B and 6.9B ones, which the fit never sees.
+and judged on the 1.4B and 6.9B ones, which the fit never sees. (The paper's own default error
+fit, ``fit_ds`` in github.com/mlfoundations/scaling, uses six runs per corpus: five of up to
+411M parameters and the 1.4B run at 20 tokens per parameter; here every 1.4B run is held out.)
 
 An average over many tasks is smooth in L; a single task often is not. A task scored
 all-or-nothing that sits at chance for every small model gives the fit nothing to extrapolate
