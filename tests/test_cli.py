@@ -519,3 +519,17 @@ def test_a_bad_value_of_a_new_train_flag_exits_2_naming_the_flag_and_the_choices
     assert allowed in out.stderr and "Traceback" not in out.stderr
     if flag != "--fused-elementwise":  # a switch takes no value: argparse names the stray word
         assert f"argument {flag}: invalid choice: '{value}'" in out.stderr
+
+
+def test_plan_train_takes_the_step_options_and_passes_them_to_the_planner():
+    best = {extra: json.loads(llmphys(*PLAN_70B, "--chips", "64", "--top", "1", *extra,
+                                      "--json").stdout)["layouts"][0]
+            for extra in ((), ("--no-fused-elementwise",))}
+    lib = predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
+                                global_batch_tokens=4 * 2**20, fused_elementwise=False, top=1)
+    eager = best[("--no-fused-elementwise",)]
+    assert eager["step_time_s"] == pytest.approx(lib[0].step_time_s, rel=1e-12)
+    assert eager["step_time_s"] > best[()]["step_time_s"]
+    out = llmphys(*PLAN_70B, "--chips", "64", "--moe-dispatcher", "nccl")
+    assert out.returncode == 2 and "'alltoall', 'deepep'" in out.stderr
+    assert "Traceback" not in out.stderr

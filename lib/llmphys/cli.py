@@ -836,6 +836,7 @@ def _plan_train_args(c: argparse.ArgumentParser) -> None:
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",
     )
+    _step_options(c)
     c.add_argument(
         "--memory-margin",
         type=_fraction,
@@ -886,10 +887,54 @@ def _plan_serve_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--top", type=_positive_int, default=10, help="deployments shown")
 
 
+def _step_options(c: argparse.ArgumentParser) -> None:
+    """The step model's kernel and dispatch options, flags of ``train`` and ``plan train``."""
+    from . import predict
+    from .predict import terms as predict_terms
+
+    c.add_argument(
+        "--no-sequence-parallel",
+        action="store_true",
+        help="every TP rank repeats the norms and dropout on the whole sequence (2021 Megatron)",
+    )
+    c.add_argument(
+        "--selective-policy",
+        choices=predict_terms.SELECTIVE_POLICIES,
+        default="attention",
+        help="what --recompute selective recomputes: attention = Megatron's, the attention "
+        "core only (free under a flash kernel); op = torchtitan's op-level policy, every "
+        "second matmul of a block and its norms, activation and rotary run again; layer = "
+        "torchtitan's every-other-layer checkpointing",
+    )
+    c.add_argument(
+        "--moe-dispatcher",
+        choices=predict_terms.MOE_DISPATCHERS,
+        default="alltoall",
+        help="how expert parallelism moves tokens: alltoall = NCCL's all-to-all, every remote "
+        "copy of a token sent on its own; deepep = DeepEP's node-deduplicated dispatch, a "
+        "token sent once to each other node holding one of its experts, then forwarded over "
+        "NVLink (the two differ only when --ep spans more than one scale-up domain)",
+    )
+    c.add_argument(
+        "--fused-elementwise",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fused norm, activation and rotary kernels; --no-fused-elementwise is eager "
+        "PyTorch, each elementwise op its own kernel and its own trip through HBM",
+    )
+    c.add_argument(
+        "--fp8-recipe",
+        choices=predict.FP8_RECIPES[1:],
+        default="delayed",
+        help="FP8 scaling recipe with --dtype fp8: delayed = per-tensor scales from an amax "
+        "history; tensorwise = current per-tensor scaling, which reads each input once more "
+        "for its amax; blockwise = per-block scales; mxfp8 = MX 32-element block scales",
+    )
+
+
 def _train_args(c: argparse.ArgumentParser) -> None:
     """The flags of ``train`` and ``cost train``: every keyword of ``predict.train_step``."""
     from . import parallelism, predict
-    from .predict import terms as predict_terms
 
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
@@ -941,44 +986,7 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",
     )
-    c.add_argument(
-        "--no-sequence-parallel",
-        action="store_true",
-        help="every TP rank repeats the norms and dropout on the whole sequence (2021 Megatron)",
-    )
-    c.add_argument(
-        "--selective-policy",
-        choices=predict_terms.SELECTIVE_POLICIES,
-        default="attention",
-        help="what --recompute selective recomputes: attention = Megatron's, the attention "
-        "core only (free under a flash kernel); op = torchtitan's op-level policy, every "
-        "second matmul of a block and its norms, activation and rotary run again; layer = "
-        "torchtitan's every-other-layer checkpointing",
-    )
-    c.add_argument(
-        "--moe-dispatcher",
-        choices=predict_terms.MOE_DISPATCHERS,
-        default="alltoall",
-        help="how expert parallelism moves tokens: alltoall = NCCL's all-to-all, every remote "
-        "copy of a token sent on its own; deepep = DeepEP's node-deduplicated dispatch, a "
-        "token sent once to each other node holding one of its experts, then forwarded over "
-        "NVLink (the two differ only when --ep spans more than one scale-up domain)",
-    )
-    c.add_argument(
-        "--fused-elementwise",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="fused norm, activation and rotary kernels; --no-fused-elementwise is eager "
-        "PyTorch, each elementwise op its own kernel and its own trip through HBM",
-    )
-    c.add_argument(
-        "--fp8-recipe",
-        choices=predict.FP8_RECIPES[1:],
-        default="delayed",
-        help="FP8 scaling recipe with --dtype fp8: delayed = per-tensor scales from an amax "
-        "history; tensorwise = current per-tensor scaling, which reads each input once more "
-        "for its amax; blockwise = per-block scales; mxfp8 = MX 32-element block scales",
-    )
+    _step_options(c)
     c.add_argument(
         "--attention-flops",
         choices=predict.ATTENTION_FLOPS,
@@ -1209,6 +1217,11 @@ def _run_plan(args: argparse.Namespace) -> tuple[object, str]:
                 grad_bytes=GRAD_DTYPES[args.grad_dtype],
                 fsdp_weight_gathers=args.fsdp_weight_gathers,
                 flash_attention=not args.no_flash_attention,
+                sequence_parallel=not args.no_sequence_parallel,
+                selective_policy=args.selective_policy,
+                moe_dispatcher=args.moe_dispatcher,
+                fused_elementwise=args.fused_elementwise,
+                fp8_recipe=args.fp8_recipe,
             )
             return r, cli_plan.format_plan_train(r)
         for z in getattr(args, "zero_stages", ()):
