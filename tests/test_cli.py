@@ -404,3 +404,132 @@ def test_a_sweep_prints_one_csv_row_per_value_and_keeps_layouts_that_do_not_fit(
     assert rows[0]["fits"] == "False" and float(rows[0]["bytes_over"]) > 0
     out = llmphys(*PLAN_70B, "--chips", "64", "--top", "4", "--csv")
     assert len(out.stdout.splitlines()) == 5 and out.stdout.startswith("rank,tp,pp,cp")
+
+
+# ------------------------------------------------ issue 29: every train_step option a flag
+DSV3_CROSS_NODE = ("train", "deepseek_v3", "h100_sxm", "--chips", "2048", "--ep", "64", "--pp",
+                   "16", "--seq-len", "4096", "--batch-tokens", str(2**24), "--zero-stage", "1",
+                   "--recompute", "full")  # EP 64 spans 8 NVLink domains of 8 H100s
+
+
+def _train_json(*args: str) -> dict:
+    out = llmphys(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_every_train_step_and_plan_training_keyword_has_a_flag():
+    import inspect
+    # Not flags: the model and chip are positional; the CLI always times the layout and says
+    # whether it fits (check_memory); efficiencies are the fitted constants, not an option.
+    positional = {"model", "accelerator", "check_memory", "efficiencies"}
+    negated = {"sequence_parallel": "--no-sequence-parallel",
+               "flash_attention": "--no-flash-attention"}
+    train_help = llmphys("train", "--help").stdout
+    for name in inspect.signature(predict.train_step).parameters:
+        if name in positional:
+            continue
+        flag = {**cli.TRAIN_FLAGS, **negated}.get(name, f"--{name}")  # tp, pp, cp, ep
+        assert flag in train_help, name
+    plan_help = llmphys("plan", "train", "--help").stdout
+    for name in inspect.signature(predict.plan_training).parameters:
+        if name in positional:
+            continue
+        flag = {**cli.TRAIN_FLAGS, **cli.PLAN_FLAGS, **negated}.get(name, f"--{name}")
+        assert flag.replace("_", "-") in plan_help, name  # memory_margin, top
+
+
+def test_moe_dispatcher_deepep_shrinks_a_cross_node_all_to_all_to_the_librarys_value():
+    nccl = _train_json(*DSV3_CROSS_NODE)
+    deepep = _train_json(*DSV3_CROSS_NODE, "--moe-dispatcher", "deepep")
+    lib = predict.train_step("deepseek_v3", "h100_sxm", n_chips=2048, ep=64, pp=16,
+                             seq_len=4096, global_batch_tokens=2**24, zero_stage=1,
+                             recompute="full", moe_dispatcher="deepep", check_memory=False)
+    # the same arithmetic in process and in the subprocess: equal to rounding
+    assert deepep["step_time_s"] == pytest.approx(lib.step_time_s, rel=1e-12)
+    assert deepep["parts_s"]["ep_all_to_all"] < nccl["parts_s"]["ep_all_to_all"]
+    assert deepep["parts_s"]["gemm"] == nccl["parts_s"]["gemm"]  # only the dispatch changes
+    assert deepep["layout"]["moe_dispatcher"] == "deepep"
+    assert "deepep dispatch" in llmphys(*DSV3_CROSS_NODE, "--moe-dispatcher", "deepep").stdout
+
+
+def test_no_fused_elementwise_slows_the_step_through_its_memory_bound_term():
+    fused = _train_json(*TRAIN_8B)
+    eager = _train_json(*TRAIN_8B, "--no-fused-elementwise")
+    lib = predict.train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=4096,
+                             global_batch_tokens=64 * 4096, fused_elementwise=False,
+                             check_memory=False)
+    assert eager["step_time_s"] == pytest.approx(lib.step_time_s, rel=1e-12)
+    assert eager["parts_s"]["memory_bound"] > fused["parts_s"]["memory_bound"]
+    assert eager["step_time_s"] > fused["step_time_s"] and eager["mfu"] < fused["mfu"]
+    assert _train_json(*TRAIN_8B, "--fused-elementwise") == fused  # the default, spelled out
+
+
+def test_selective_policy_op_recomputes_matmuls_the_attention_policy_does_not():
+    sel = (*TRAIN_8B, "--recompute", "selective")
+    megatron = _train_json(*sel)
+    op = _train_json(*sel, "--selective-policy", "op")
+    lib = predict.train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=4096,
+                             global_batch_tokens=64 * 4096, recompute="selective",
+                             selective_policy="op", check_memory=False)
+    assert op["step_time_s"] == pytest.approx(lib.step_time_s, rel=1e-12)
+    # torchtitan's op policy runs wk, wo and w3 again: more GEMM time, and its HFU counts
+    # FLOP its MFU does not; Megatron's recomputes only the attention core, which a flash
+    # kernel recomputes anyway, so its HFU is its MFU
+    assert op["parts_s"]["gemm"] > megatron["parts_s"]["gemm"]
+    assert op["step_time_s"] > megatron["step_time_s"] and op["mfu"] < megatron["mfu"]
+    assert op["hfu"] > op["mfu"] and megatron["hfu"] == megatron["mfu"]
+    layer = _train_json(*sel, "--selective-policy", "layer")
+    assert layer["step_time_s"] > megatron["step_time_s"]  # every other layer run again
+
+
+def test_fp8_recipe_tensorwise_reads_each_cast_input_once_more():
+    fp8 = (*TRAIN_8B, "--dtype", "fp8", "--zero-stage", "3")  # FP8 copies: ZeRO 3 to fit
+    delayed = _train_json(*fp8)
+    current = _train_json(*fp8, "--fp8-recipe", "tensorwise")
+    # current scaling: 6 bytes per cast element against delayed scaling's 4 (elementwise.py)
+    assert current["parts_s"]["memory_bound"] > delayed["parts_s"]["memory_bound"]
+    assert current["parts_s"]["gemm"] == delayed["parts_s"]["gemm"]
+
+
+def test_attention_flops_full_raises_the_mfu_not_the_step_and_says_so():
+    causal = _train_json(*TRAIN_8B)
+    full = _train_json(*TRAIN_8B, "--attention-flops", "full")
+    assert full["step_time_s"] == causal["step_time_s"]
+    m = specs.model("llama3_8b")
+    attn = 6.0 * m.n_layers * m.n_heads * m.d_head * 4096  # 6 L H Q T per token
+    n = accounting.n_active_params(m)
+    # the MFUs stand in the ratio of the two FLOP counts: PaLM's 6N + 12LHQT to 6N + 6LHQT
+    assert full["mfu"] / causal["mfu"] == pytest.approx((6 * n + 2 * attn) / (6 * n + attn),
+                                                        rel=1e-12)
+    assert "12 L H Q T" in full["mfu_convention"] and "6 L H Q T" in causal["mfu_convention"]
+
+
+@pytest.mark.parametrize("flag, value, allowed", [
+    ("--moe-dispatcher", "nccl", "'alltoall', 'deepep'"),
+    ("--selective-policy", "block", "'attention', 'op', 'layer'"),
+    ("--fp8-recipe", "e4m3", "'delayed', 'tensorwise', 'blockwise', 'mxfp8'"),
+    ("--attention-flops", "half", "'causal', 'full'"),
+    ("--fused-elementwise", "no", "unrecognized arguments: no"),
+])
+def test_a_bad_value_of_a_new_train_flag_exits_2_naming_the_flag_and_the_choices(
+        flag, value, allowed):
+    out = llmphys(*TRAIN_8B, flag, value)
+    assert out.returncode == 2 and out.stdout == ""
+    assert allowed in out.stderr and "Traceback" not in out.stderr
+    if flag != "--fused-elementwise":  # a switch takes no value: argparse names the stray word
+        assert f"argument {flag}: invalid choice: '{value}'" in out.stderr
+
+
+def test_plan_train_takes_the_step_options_and_passes_them_to_the_planner():
+    best = {extra: json.loads(llmphys(*PLAN_70B, "--chips", "64", "--top", "1", *extra,
+                                      "--json").stdout)["layouts"][0]
+            for extra in ((), ("--no-fused-elementwise",))}
+    lib = predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
+                                global_batch_tokens=4 * 2**20, fused_elementwise=False, top=1)
+    eager = best[("--no-fused-elementwise",)]
+    assert eager["step_time_s"] == pytest.approx(lib[0].step_time_s, rel=1e-12)
+    assert eager["step_time_s"] > best[()]["step_time_s"]
+    out = llmphys(*PLAN_70B, "--chips", "64", "--moe-dispatcher", "nccl")
+    assert out.returncode == 2 and "'alltoall', 'deepep'" in out.stderr
+    assert "Traceback" not in out.stderr

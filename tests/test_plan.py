@@ -264,3 +264,24 @@ def test_plan_serving_refuses_bad_input_by_name(kw, match):
                 output_tokens=500) | kw
     with pytest.raises(ValueError, match=match):
         plan_serve.plan_serving("llama3_70b", **args)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(moe_dispatcher="nccl"), "moe_dispatcher='nccl' is not known; allowed: alltoall, deepep"),
+    (dict(selective_policy="block"), "selective_policy='block' is not known"),
+    (dict(fp8_recipe="e4m3"), "fp8_recipe='e4m3' is not known"),
+    (dict(dtype="int8"), "dtype='int8' is not known"),  # was: 'no legal layout'
+])
+def test_plan_training_refuses_a_bad_step_option_by_name_not_as_no_legal_layout(kw, match):
+    with pytest.raises(ValueError, match=match):
+        predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, **LLAMA70, **kw)
+
+
+def test_plan_training_passes_its_step_options_to_every_layout(plans_70b_64):
+    eager = predict.plan_training("llama3_70b", "h100_sxm", n_chips=64, top=1,
+                                  fused_elementwise=False, **LLAMA70)[0]
+    step = predict.train_step("llama3_70b", "h100_sxm", **eager.layout.kwargs(), **LLAMA70,
+                              fused_elementwise=False, check_memory=False)
+    assert eager.step_time_s == step.step_time_s  # the same call, the same float
+    # eager kernels add HBM traffic to every layout: the best one is slower than the fused best
+    assert eager.step_time_s > plans_70b_64[0].step_time_s

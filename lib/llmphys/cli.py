@@ -310,6 +310,11 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "schedule": "--schedule",
     "grad_bytes": "--grad-dtype",
     "fsdp_weight_gathers": "--fsdp-weight-gathers",
+    "attention_flops": "--attention-flops",
+    "fp8_recipe": "--fp8-recipe",
+    "selective_policy": "--selective-policy",
+    "moe_dispatcher": "--moe-dispatcher",
+    "fused_elementwise": "--fused-elementwise",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -325,10 +330,17 @@ SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "draft_model": "--draft-model",
     "prefill_chips": "--prefill-chips",
 }
-MFU_CONVENTION = (
-    "PaLM's count, 6 N + 12 L H Q T FLOP per token with N the active parameters: "
-    "attention counted in full (not causal), recomputation not counted (HFU counts it)"
-)
+MFU_CONVENTIONS = {  # --attention-flops -> the FLOP count the printed MFU uses
+    "causal": (
+        "PaLM's count with the attention term halved for the causal mask, 6 N + 6 L H Q T FLOP "
+        "per token with N the active parameters; recomputation not counted (HFU counts it)"
+    ),
+    "full": (
+        "PaLM's count, 6 N + 12 L H Q T FLOP per token with N the active parameters: "
+        "attention counted in full (not causal), recomputation not counted (HFU counts it)"
+    ),
+}
+MFU_CONVENTION = MFU_CONVENTIONS["full"]  # PaLM's own count (Chowdhery et al. 2022, app. B)
 GRAD_DTYPES = {"bf16": 2.0, "fp32": 4.0}  # bytes per gradient element the DP group reduces
 
 
@@ -438,7 +450,7 @@ def train_report(
     return {
         **_names(model, chip),
         "layout": {k: v for k, v in layout.items()},
-        "mfu_convention": MFU_CONVENTION,
+        "mfu_convention": MFU_CONVENTIONS[s.attention_flops],
         "step_time_s": s.step_time_s,
         "mfu": s.mfu,
         "hfu": s.hfu,
@@ -527,6 +539,16 @@ def _format_train(r: dict) -> str:
         f"pp {lay['pp']} cp {lay['cp']} ep {lay['ep']} dp {r['dp']}, ZeRO {lay['zero_stage']}, "
         f"recompute {lay['recompute']}, {lay['dtype']} matmuls"
     )
+    for key, default, text in (  # the options a reader set away from the default, named
+        ("selective_policy", "attention", "selective policy {}"),
+        ("moe_dispatcher", "alltoall", "{} dispatch"),
+        ("fused_elementwise", True, "eager elementwise"),
+        ("fp8_recipe", "delayed", "{} FP8 scaling"),
+        ("sequence_parallel", True, "no sequence parallelism"),
+        ("flash_attention", True, "no flash attention"),
+    ):
+        if lay.get(key, default) != default:
+            head += ", " + text.format(lay[key])
     lines = [
         *textwrap.wrap(head, WIDTH),
         "step budget, one chip's critical path:",
@@ -814,6 +836,7 @@ def _plan_train_args(c: argparse.ArgumentParser) -> None:
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",
     )
+    _step_options(c)
     c.add_argument(
         "--memory-margin",
         type=_fraction,
@@ -864,9 +887,54 @@ def _plan_serve_args(c: argparse.ArgumentParser) -> None:
     c.add_argument("--top", type=_positive_int, default=10, help="deployments shown")
 
 
+def _step_options(c: argparse.ArgumentParser) -> None:
+    """The step model's kernel and dispatch options, flags of ``train`` and ``plan train``."""
+    from . import predict
+    from .predict import terms as predict_terms
+
+    c.add_argument(
+        "--no-sequence-parallel",
+        action="store_true",
+        help="every TP rank repeats the norms and dropout on the whole sequence (2021 Megatron)",
+    )
+    c.add_argument(
+        "--selective-policy",
+        choices=predict_terms.SELECTIVE_POLICIES,
+        default="attention",
+        help="what --recompute selective recomputes: attention = Megatron's, the attention "
+        "core only (free under a flash kernel); op = torchtitan's op-level policy, every "
+        "second matmul of a block and its norms, activation and rotary run again; layer = "
+        "torchtitan's every-other-layer checkpointing",
+    )
+    c.add_argument(
+        "--moe-dispatcher",
+        choices=predict_terms.MOE_DISPATCHERS,
+        default="alltoall",
+        help="how expert parallelism moves tokens: alltoall = NCCL's all-to-all, every remote "
+        "copy of a token sent on its own; deepep = DeepEP's node-deduplicated dispatch, a "
+        "token sent once to each other node holding one of its experts, then forwarded over "
+        "NVLink (the two differ only when --ep spans more than one scale-up domain)",
+    )
+    c.add_argument(
+        "--fused-elementwise",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fused norm, activation and rotary kernels; --no-fused-elementwise is eager "
+        "PyTorch, each elementwise op its own kernel and its own trip through HBM",
+    )
+    c.add_argument(
+        "--fp8-recipe",
+        choices=predict.FP8_RECIPES[1:],
+        default="delayed",
+        help="FP8 scaling recipe with --dtype fp8: delayed = per-tensor scales from an amax "
+        "history; tensorwise = current per-tensor scaling, which reads each input once more "
+        "for its amax; blockwise = per-block scales; mxfp8 = MX 32-element block scales",
+    )
+
+
 def _train_args(c: argparse.ArgumentParser) -> None:
-    """The flags of ``train`` and ``cost train``."""
-    from . import parallelism
+    """The flags of ``train`` and ``cost train``: every keyword of ``predict.train_step``."""
+    from . import parallelism, predict
 
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
@@ -918,10 +986,13 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",
     )
+    _step_options(c)
     c.add_argument(
-        "--no-sequence-parallel",
-        action="store_true",
-        help="every TP rank repeats the norms and dropout on the whole sequence (2021 Megatron)",
+        "--attention-flops",
+        choices=predict.ATTENTION_FLOPS,
+        default="causal",
+        help="the FLOP count the MFU uses: causal = 6 N + 6 L H Q T per token (the mask halves "
+        "the attention products); full = PaLM's 6 N + 12 L H Q T",
     )
     c.add_argument(
         "--memory-margin",
@@ -1062,6 +1133,11 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             grad_bytes=GRAD_DTYPES[args.grad_dtype],
             flash_attention=not args.no_flash_attention,
             sequence_parallel=not args.no_sequence_parallel,
+            selective_policy=args.selective_policy,
+            moe_dispatcher=args.moe_dispatcher,
+            fused_elementwise=args.fused_elementwise,
+            fp8_recipe=args.fp8_recipe,
+            attention_flops=args.attention_flops,
         )
         if not r["fits"]:
             raise DoesNotFit(_does_not_fit(r, "train"), r)
@@ -1141,6 +1217,11 @@ def _run_plan(args: argparse.Namespace) -> tuple[object, str]:
                 grad_bytes=GRAD_DTYPES[args.grad_dtype],
                 fsdp_weight_gathers=args.fsdp_weight_gathers,
                 flash_attention=not args.no_flash_attention,
+                sequence_parallel=not args.no_sequence_parallel,
+                selective_policy=args.selective_policy,
+                moe_dispatcher=args.moe_dispatcher,
+                fused_elementwise=args.fused_elementwise,
+                fp8_recipe=args.fp8_recipe,
             )
             return r, cli_plan.format_plan_train(r)
         for z in getattr(args, "zero_stages", ()):

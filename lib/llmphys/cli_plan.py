@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from . import predict, specs, units
 from .predict import plan_serve
 
-MFU_NOTE = "MFU: PaLM's count (6 N + 12 L H Q T per token, full attention, no recomputation)"
+MFU_NOTE = "MFU: PaLM's count with causal attention (6 N + 6 L H Q T per token, no recomputation)"
 SERVE_NOTE = (
     "TPOT p90 and TTFT p90: one replica at its share of the load in the scheduler simulation "
     "(predict.simulate_serving, Poisson arrivals, fixed lengths); the batch cap is the steady-"

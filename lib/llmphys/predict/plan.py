@@ -43,6 +43,7 @@ from collections.abc import Iterator, Sequence
 
 from .. import parallelism, units
 from ..specs import Accelerator, Model
+from .layout import check_options
 from .train import (
     LayoutDoesNotFit,
     TrainingRun,
@@ -243,6 +244,11 @@ def plan_training(
     grad_bytes: float = 2.0,
     fsdp_weight_gathers: int = 2,
     flash_attention: bool = True,
+    sequence_parallel: bool = True,
+    selective_policy: str = "attention",
+    moe_dispatcher: str = "alltoall",
+    fused_elementwise: bool = True,
+    fp8_recipe: str = "delayed",
     top: int | None = None,
 ) -> list[TrainingPlan]:
     """The layouts that fit, fastest predicted step (s) first; ties: more headroom first.
@@ -250,7 +256,8 @@ def plan_training(
     Grid, legality and pruning: module docstring. ``memory_margin`` is the fraction of HBM
     held back (fragmentation, framework buffers); ``max_tp`` defaults to the chip's scale-up
     domain. Each row carries the step (``TrainStep``), the headroom in bytes and the step
-    budget's ``N_TERMS`` largest terms. Raises ``LayoutDoesNotFit`` naming the smallest
+    budget's ``N_TERMS`` largest terms. ``sequence_parallel`` to ``fp8_recipe`` are
+    ``train_step``'s, the same for every layout. Raises ``LayoutDoesNotFit`` naming the smallest
     layout's bytes over when no legal layout fits, ``ValueError`` when none is legal.
 
     >>> best = plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
@@ -261,6 +268,8 @@ def plan_training(
     mdl, acc = _model(model), _accelerator(accelerator)
     if not 0.0 <= memory_margin < 1.0:
         raise ValueError(f"memory_margin must be a fraction in [0, 1), got {memory_margin!r}")
+    # checked once here: the loop below skips a layout train_step refuses
+    check_options("none", 1, "causal", dtype, fp8_recipe, selective_policy, moe_dispatcher)
     for r in recomputes:
         if r not in parallelism.RECOMPUTE:
             raise ValueError(f"recomputes: {r!r} is not one of {parallelism.RECOMPUTE}")
@@ -294,6 +303,11 @@ def plan_training(
                 grad_bytes=grad_bytes,
                 fsdp_weight_gathers=fsdp_weight_gathers,
                 flash_attention=flash_attention,
+                sequence_parallel=sequence_parallel,
+                selective_policy=selective_policy,
+                moe_dispatcher=moe_dispatcher,
+                fused_elementwise=fused_elementwise,
+                fp8_recipe=fp8_recipe,
                 check_memory=False,
                 **lay.kwargs(),  # type: ignore[arg-type]
             )
