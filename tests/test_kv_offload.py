@@ -107,3 +107,16 @@ def test_crossover_rejects_a_fast_tier_that_is_not_dearer_to_hold(bad):
 def test_reuse_cost_rejects_a_negative_interval():
     with pytest.raises(ValueError, match="reuse_interval_s"):
         kv_offload.reuse_cost_usd(restore_usd=0.0, hold_usd_per_s=1.0, reuse_interval_s=-1.0)
+
+
+def test_hbm_gives_way_to_ddr5_after_one_gpus_hbm_streams_over_its_pcie_link():
+    # Both HBM's holding cost (rental / HBM bytes) and a copy's restore (rental x copy time) are
+    # the chip's rental, so the crossing is tau = hbm_bytes / link bandwidth, independent of the
+    # price, the model and the context, less DDR5's own holding cost (about 0.3% of HBM's at the
+    # recorded prices; the 1% tolerance covers it).
+    dgx = {k: r for k, r in ROWS.items() if not k.startswith("Grace")}
+    tau = kv_offload.tier_bands(dgx)["HBM"][1]
+    assert tau == pytest.approx(H100.hbm_bytes / 63e9, rel=0.01)
+    other = kv_offload.node_tiers(specs.model("llama3_8b"), H100, context_tokens=4096)
+    other = {k: r for k, r in other.items() if not k.startswith("Grace")}
+    assert kv_offload.tier_bands(other)["HBM"][1] == pytest.approx(tau, rel=0.01)

@@ -55,3 +55,15 @@ def test_pinned_ratios_of_llama3_70b_on_8_h100s():
 def test_deployment_price_rejects_zero_chips():
     with pytest.raises(ValueError, match="n_chips"):
         reasoning_cost.deployment_usd_per_s("h100_sxm", n_chips=0)
+
+
+def test_all_in_a_reasoning_request_costs_less_than_its_output_length_ratio_times_a_chat_turn():
+    # 16,000 / 500 = 32 times the output, but per request the ratio is lower at both batches:
+    # the chat turn's 2,000-token prefill is spread over 500 output tokens (4 prompt tokens
+    # each), the reasoning request's 1,000 over 16,000, which outweighs its longer context in
+    # the all-in cost per output token (ratio below 1). Chapter 6 states this.
+    for r in (EQUAL, MAX):
+        assert r["ratio"]["usd_per_output_token"] < 1.0
+        assert r["ratio"]["usd_per_request"] < 16000 / 500
+        # while a decode token alone, the prompt's prefill left out, costs more
+        assert r["ratio"]["usd_per_decode_token"] > 1.0

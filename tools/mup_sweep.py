@@ -1,8 +1,9 @@
 """Write data/mup_sweep.toml: final loss of the tiny decoder per width and learning rate, under
 the standard parametrisation and under muP (llmphys.mup.lr_sweep).
 
-Deterministic (every seed below is fixed); about ten CPU-minutes on one core. Chapter 1's section
-"Learning rates across widths (muP)" reads the file; tests/test_mup.py re-runs a slice of it.
+Deterministic (every seed below is fixed); about three CPU-minutes on one core (the file records
+the run's cpu_s). Chapter 1's section "Learning-rate transfer across widths" reads the file;
+tests/test_mup.py re-runs a slice of it. One seed: see the section for what that can claim.
 
     python tools/mup_sweep.py            # writes data/mup_sweep.toml
 """
