@@ -18,20 +18,27 @@ export PYTHONHASHSEED := 0
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: book test test-portable lint unit chromium refresh clean bench bench-roofline student pdf
+.PHONY: book test test-site-lane test-colab-lane test-portable lint unit chromium refresh clean bench bench-roofline student pdf
 
 book: $(STAMP)
 	rm -rf _build/html
 	$(BIN)/jupyter-book build . -W -n --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-# `make test` times every step (tools/steps.sh) and closes with a summary: each step's seconds,
-# its passed/skipped/failed counts (from pytest's JUnit reports in $(REPORTS)/) and the total.
-# The Colab bootstrap (a fresh venv, a pip install and every reader notebook: mostly one core)
-# runs in the background from step 2 on, beside the unit tests, nbval and the build, which
-# leave the second core of a 2-core machine mostly idle; its output is shown when it is
-# waited for, at the end. LLMPHYS_STRICT=1 makes a missing input (the built site, the source
-# documents in ../shared/seeds or $$LLMPHYS_SEEDS) fail a test instead of skipping it.
+# `make test` times every step (tools/steps.sh) and closes with a summary: each step's wall-clock
+# and CPU seconds, its passed/skipped/failed counts (from pytest's JUnit reports in $(REPORTS)/)
+# and the total. After the install, three lanes share the cores, since none needs another's
+# results (the site is built from the notebooks' stored outputs, which nbval only reads):
+#   - in the foreground: lint, the unit tests and doctests, nbval;
+#   - in the background: the strict site build and the PDF, then the browser, HTML and PDF
+#     tests of that build (its steps recorded one by one);
+#   - in the background: the Colab bootstrap (a fresh venv, a pip install and every reader
+#     notebook), then nbval of one chapter (NBVAL_BESIDE, below).
+# Each is mostly one process on one core and the site lane waits on the browser, so on a
+# 2-core machine the cores stay busy until the end. A background lane's output is shown when
+# it is waited for; one that fails is reported after the foreground step it finished beside.
+# LLMPHYS_STRICT=1 makes a missing input (the built site, the source documents in
+# ../shared/seeds or $$LLMPHYS_SEEDS) fail a test instead of skipping it.
 REPORTS := .test-reports
 STEPS := REPORTS=$(REPORTS) tools/steps.sh
 PYTEST := env LLMPHYS_STRICT=1 $(BIN)/python -m pytest -q -p no:cacheprovider -rs
@@ -39,22 +46,39 @@ test:
 	@$(STEPS) begin
 	@$(STEPS) run install "0/6 install: .venv, the book's packages, chromium, pdftotext" \
 		$(MAKE) --no-print-directory $(STAMP) chromium
+	@$(STEPS) start colab "6/6 and 3/6: the Colab bootstrap, and nbval of $(NBVAL_BESIDE)" \
+		$(MAKE) --no-print-directory test-colab-lane
+	@$(STEPS) start site "4/6 and 5/6: the site build, the PDF and their tests" \
+		$(MAKE) --no-print-directory test-site-lane
 	@$(STEPS) run lint "1/6 lint: ruff (library, tests, tools) and mypy (library)" \
 		$(MAKE) --no-print-directory lint
-	@$(STEPS) start bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
-		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml tests/bootstrap
 	@$(STEPS) run unit "2/6 unit tests, data schema tests and doctests" \
-		$(PYTEST) --junitxml=$(REPORTS)/unit.xml tests lib/llmphys \
+		$(PYTEST) --junitxml=$(REPORTS)/unit.xml --durations=10 tests lib/llmphys \
 		--ignore=tests/site --ignore=tests/bootstrap
-	@$(STEPS) run nbval "3/6 nbval: every chapter against its stored outputs" \
-		$(PYTEST) --junitxml=$(REPORTS)/nbval.xml --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg --durations=5 chapters/
-	@$(STEPS) run book "4/6 site build (warnings are errors) and the PDF" \
-		bash -c '$(MAKE) --no-print-directory book && $(BIN)/python tools/make_pdf.py'
-	@$(STEPS) run site "5/6 the built site in a browser, its HTML and the PDF" \
-		$(PYTEST) --junitxml=$(REPORTS)/site.xml tests/site
-	@$(STEPS) wait bootstrap
+	@$(STEPS) run nbval "3/6 nbval: every other chapter against its stored outputs" \
+		$(NBVAL) --junitxml=$(REPORTS)/nbval.xml chapters/ $(NBVAL_BESIDE:%=--ignore=%)
+	@$(STEPS) wait site
+	@$(STEPS) wait colab
 	@$(STEPS) summary
+
+# make test's third lane: the Colab lane is the shortest of the three (on two cores), so it also
+# runs nbval on NBVAL_BESIDE, which evens the lanes out; nbval on every chapter is the two nbval
+# steps together.
+NBVAL := $(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	--durations=5
+NBVAL_BESIDE := chapters/06_economics.ipynb
+test-colab-lane:
+	@$(STEPS) step bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
+		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml --durations=5 tests/bootstrap
+	@$(STEPS) step nbval-beside "3/6 nbval: $(NBVAL_BESIDE) against its stored outputs" \
+		$(NBVAL) --junitxml=$(REPORTS)/nbval-beside.xml $(NBVAL_BESIDE)
+
+# make test's second lane (run it through `make test`, which starts it in the background).
+test-site-lane:
+	@$(STEPS) step book "4/6 site build (warnings are errors) and the PDF" \
+		bash -c '$(MAKE) --no-print-directory book && $(BIN)/python tools/make_pdf.py'
+	@$(STEPS) step site "5/6 the built site in a browser, its HTML and the PDF" \
+		$(PYTEST) --junitxml=$(REPORTS)/site.xml --durations=5 tests/site
 
 # The student edition: every chapter as a Colab/JupyterLab notebook without the solutions (the
 # exercises and the Implement exercises' check cells stay), into student/chapters/ (not
@@ -100,14 +124,17 @@ test-portable: $(STAMP)
 	$(PORTABLE_ENV) $(BIN)/python -m pytest -q -p no:cacheprovider --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg chapters/
 
+# --no-compile: pip would byte-compile every module of every package (half the install's CPU,
+# on one core, before anything else can start); Python compiles, and caches, only the modules
+# that are imported, the first time they are.
 $(STAMP): requirements.txt lib/pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "== installing the book's Python packages into $(VENV) (log: $(VENV)/pip.log)"
 	$(BIN)/python -m pip install -q --upgrade pip > $(VENV)/pip.log 2>&1
-	$(BIN)/python -m pip install -q -r requirements.txt >> $(VENV)/pip.log 2>&1 \
+	$(BIN)/python -m pip install -q --no-compile -r requirements.txt >> $(VENV)/pip.log 2>&1 \
 		|| { tail -30 $(VENV)/pip.log; exit 1; }
-	$(BIN)/python -m pip install -q -e ./lib >> $(VENV)/pip.log 2>&1 \
+	$(BIN)/python -m pip install -q --no-compile -e ./lib >> $(VENV)/pip.log 2>&1 \
 		|| { tail -30 $(VENV)/pip.log; exit 1; }
 	touch $(STAMP)
 

@@ -1,11 +1,22 @@
-"""The llmphys command line, run as a subprocess the way a reader runs it."""
+"""The llmphys command line: its exit codes, stdout and stderr.
 
+Most tests run ``cli.main`` in this process with stdout and stderr captured (``llmphys``
+below): what a reader sees is what ``main`` prints and returns, and argparse's own exits
+(bad flags, ``--help``, ``--version``) are caught as the exit code they carry. Starting a
+Python and importing the library for each of 60-odd calls cost about half a minute of CPU.
+The tests of what only a separate process shows run ``python -m llmphys`` as a reader's
+terminal does: the module entry point, its exit codes and a closed pipe.
+"""
+
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,10 +27,57 @@ QWEN = str(ROOT / "data" / "hf_configs" / "Qwen2.5-0.5B")
 L40S = str(ROOT / "data" / "examples" / "nvidia_l40s.toml")
 
 
-def llmphys(*args: str) -> subprocess.CompletedProcess:
+@contextlib.contextmanager
+def _environ(extra: dict):
+    """os.environ with ``extra`` set for the duration (the library reads it at call time)."""
+    saved = {k: os.environ.get(k) for k in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def llmphys_env(extra: dict, *args: str) -> SimpleNamespace:
+    """``llmphys args...`` run in this process: returncode, stdout and stderr, as a process's.
+
+    COLUMNS is held at 80, the width argparse uses when its output is a pipe, as it was for
+    the subprocess these calls replace."""
+    out, err = io.StringIO(), io.StringIO()
+    with _environ({"COLUMNS": os.environ.get("COLUMNS", "80"), **extra}), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(list(args))
+        except SystemExit as e:  # argparse: a usage error (2), --help or --version (0)
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def llmphys(*args: str) -> SimpleNamespace:
+    return llmphys_env({}, *args)
+
+
+def llmphys_process(*args: str) -> subprocess.CompletedProcess:
+    """``python -m llmphys args...`` as a separate process, the way a reader runs it."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
     return subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=120, check=False)
+
+
+def test_python_m_llmphys_runs_the_command_line_in_its_own_process():
+    # the module entry point (__main__.py) exits with main's code: 0, 2 on bad input, 3
+    ok = llmphys_process("params", QWEN)
+    assert ok.returncode == 0 and "494,032,768" in ok.stdout, ok.stderr
+    bad = llmphys_process("params", "llama5")
+    assert bad.returncode == 2 and bad.stdout == "" and "llama5" in bad.stderr
+    over = llmphys_process("train", "llama3_70b", "h100_sxm", "--chips", "8", "--seq-len",
+                           "4096", "--batch-tokens", str(64 * 4096))
+    assert over.returncode == 3 and over.stdout == "" and "does not fit" in over.stderr
+    assert "Traceback" not in bad.stderr + over.stderr
 
 
 def test_params_of_a_shipped_config_prints_the_exact_total_and_components():
@@ -181,12 +239,6 @@ def test_layouts_and_inputs_that_cannot_run_exit_2_naming_the_flag(args, message
     assert out.returncode == 2 and out.stdout == "", out.stderr
     assert __import__("re").search(message, text), out.stderr
     assert "global_batch_tokens" not in text and "Traceback" not in text
-
-
-def llmphys_env(extra: dict, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), **extra}
-    return subprocess.run([sys.executable, "-m", "llmphys", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120, check=False)
 
 
 def test_exit_0_train_on_a_geglu_config_names_model_chip_and_mfu_convention():

@@ -2,10 +2,14 @@
 
     python tools/test_summary.py .test-reports
 
-Reads what tools/steps.sh recorded (steps.tsv: name, title, seconds, exit status, how it ran)
-and the pytest JUnit reports beside it (NAME.xml, one per pytest step). Prints one line per
-step, the wall-clock total since `steps.sh begin`, the passed/skipped/failed counts over every
-pytest step, and the reason of every skipped test. Exit status 0: it only reports.
+Reads what tools/steps.sh recorded (steps.tsv: name, title, wall seconds, exit status, how it
+ran, CPU seconds) and the pytest JUnit reports beside it (NAME.xml, one per pytest step). Prints
+one line per step, the wall-clock total since `steps.sh begin` and the CPU seconds of every
+step together, the passed/skipped/failed counts over every pytest step, and the reason of every
+skipped test. Steps that ran side by side overlap in wall-clock time; their CPU seconds add up.
+A step's CPU seconds are those of the processes it waited for: a browser's renderers, which
+its own launcher reaps or not, may be missing from them (the site and PDF steps).
+Exit status 0: it only reports.
 """
 
 from __future__ import annotations
@@ -39,8 +43,12 @@ def main(reports: Path) -> int:
     total: dict[str, int] = {"passed": 0, "skipped": 0, "failed": 0}
     reasons: list[str] = []
     print("\n== make test: summary")
-    print(f"{'step':60} {'seconds':>7}  tests")
-    for name, title, seconds, rc, how in rows:
+    print(f"{'step':60} {'seconds':>7} {'CPU s':>6}  tests")
+    cpu_total = 0
+    for row in rows:
+        name, title, seconds, rc, how = row[:5]
+        cpu = row[5] if len(row) > 5 else ""
+        cpu_total += int(cpu or 0)
         xml = reports / f"{name}.xml"
         tests = ""
         if xml.exists():
@@ -50,12 +58,13 @@ def main(reports: Path) -> int:
                 total[k] += c[k]  # type: ignore[operator]
             reasons += c["reasons"]  # type: ignore[arg-type]
         if how == "background":
-            tests = f"{tests} (in the background)".lstrip()
+            tests = f"{tests} (beside the others)".lstrip()
         status = "" if rc == "0" else f"  FAILED (exit {rc})"
-        print(f"{title[:60]:60} {seconds:>7}  {tests}{status}")
+        print(f"{title[:60]:60} {seconds:>7} {cpu:>6}  {tests}{status}")
     t0 = reports / "t0"
     if t0.exists():
-        print(f"{'total, wall clock':60} {time.time() - float(t0.read_text()):7.0f}")
+        wall = time.time() - float(t0.read_text())
+        print(f"{'total: wall clock, CPU of every step':60} {wall:7.0f} {cpu_total:6}")
     print(f"all pytest steps: {total['passed']:,} passed, {total['skipped']} skipped, "
           f"{total['failed']} failed")
     for r in reasons:

@@ -61,8 +61,12 @@ def colab(tmp_path_factory):
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "LLMPHYS_DATA", "VIRTUAL_ENV", "JUPYTER_PATH",
                         "JUPYTER_CONFIG_DIR", "MPLBACKEND")}
+    # PIP_COMPILE=0 (pip's --no-compile, for this install and the setup cell's): pip would
+    # byte-compile every module of scipy, matplotlib and Jupyter, half this install's CPU;
+    # Python compiles the modules a notebook imports when it imports them. What a notebook
+    # can import, and so what this test can catch, is the same.
     env.update(PATH=f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_COMPILE="0")
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", *COLAB_STACK],
                              env=env, capture_output=True, text=True, timeout=900, check=False)
     assert install.returncode == 0, install.stderr[-3000:]

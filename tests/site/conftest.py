@@ -8,6 +8,8 @@ checks pages in a browser uses these fixtures instead of starting its own:
                  `make test` sets after building, and skips a plain `pytest` otherwise);
 ``site_url``     ``http://127.0.0.1:PORT``, a quiet local server over that folder;
 ``browser``      the session's Playwright ``Browser``;
+``phone``        the session's phone: a context of that browser at PHONE (390 x 844 CSS px, 3
+                 device pixels per CSS pixel, touch, mobile), where every 390-px page opens;
 ``loaded_page``  ``loaded_page(path, width=1280)``: a ``Loaded`` (``.page``, ``.failures``,
                  ``.errors``) for ``path`` relative to the site root, loaded once: the page has
                  reached "networkidle", been scrolled to its end (so lazy resources are in) and
@@ -21,7 +23,9 @@ checks pages in a browser uses these fixtures instead of starting its own:
 Every request that is not to the local server is aborted (the site must work offline).
 Browser tests parametrised by ``path`` (a page, ``chapters/x.html``) or ``chapter`` (a
 notebook stem) run grouped by page, so that a page's checks follow one another and its one
-load serves them all while only the last few pages stay open.
+load serves them all while only the last few pages stay open: a test of one page takes it as
+a one-value ``path`` parameter for that reason. Tests marked ``after_pages`` run after all of
+them.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 OPEN_PAGES = 6  # loaded pages kept open at once (each holds its images and MathJax)
+PHONE = {"width": 390, "height": 844}  # an iPhone 12-15 in portrait, in CSS pixels
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -68,7 +73,8 @@ def pytest_collection_modifyitems(session, config, items):
         return
     first, chosen = items.index(mine[0]), set(mine)
     rest = [i for i in items if i not in chosen]
-    mine.sort(key=_page_of)
+    # a test marked after_pages reads what the page tests found: it goes last
+    mine.sort(key=lambda i: (i.get_closest_marker("after_pages") is not None, _page_of(i)))
     items[:] = rest[:first] + mine + rest[first:]
 
 
@@ -117,8 +123,20 @@ def _local(url: str) -> bool:
     return url.startswith("http://127.0.0.1")
 
 
-def _open(browser, url: str, width: int) -> Loaded:
-    page = browser.new_page(viewport={"width": width, "height": 900})
+@pytest.fixture(scope="session")
+def phone(browser):
+    """The phone's context in the session's browser: every page at PHONE's width opens here."""
+    context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True,
+                                  has_touch=True)
+    yield context
+    context.close()
+
+
+def _open(browser, phone, url: str, width: int) -> Loaded:
+    if width == PHONE["width"]:
+        page = phone.new_page()
+    else:
+        page = browser.new_page(viewport={"width": width, "height": 900})
     out = Loaded(page, [], [])
     page.route("**/*", lambda route: route.continue_() if _local(route.request.url)
                else route.abort())
@@ -131,13 +149,13 @@ def _open(browser, url: str, width: int) -> Loaded:
 
 
 @pytest.fixture(scope="session")
-def open_page(browser, site_url):
+def open_page(browser, phone, site_url):
     """``open_page(path, width=1280)``: a fresh page of its own; the caller closes it."""
-    return lambda path, width=1280: _open(browser, f"{site_url}/{path}", width)
+    return lambda path, width=1280: _open(browser, phone, f"{site_url}/{path}", width)
 
 
 @pytest.fixture(scope="session")
-def loaded_page(browser, site_url):
+def loaded_page(browser, phone, site_url):
     """``loaded_page(path, width=1280)``: the session's one load of ``path`` at ``width``."""
     cache: collections.OrderedDict[tuple[str, int], Loaded] = collections.OrderedDict()
 
@@ -146,7 +164,7 @@ def loaded_page(browser, site_url):
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-        loaded = _open(browser, f"{site_url}/{path}", width)
+        loaded = _open(browser, phone, f"{site_url}/{path}", width)
         loaded.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         loaded.page.wait_for_load_state("networkidle")
         cache[key] = loaded

@@ -10,7 +10,6 @@ line, which only makes sense on the web, is hidden when a page is printed.
 import html.parser
 import json
 import re
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -25,9 +24,6 @@ HTML = ROOT / "_build" / "html"
 CHAPTERS = sorted(p.stem for p in (ROOT / "reader" / "chapters").glob("*.ipynb"))
 PAGES = sorted(p.relative_to(HTML).as_posix() for p in (HTML / "chapters").glob("*.html")
                if p.name != "_print_book.html") if HTML.is_dir() else []
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 class _Menu(html.parser.HTMLParser):
@@ -128,18 +124,15 @@ def test_the_run_this_chapter_line_is_marked_web_only(built):
         assert len(marked) == 1, stem
 
 
-def test_web_only_lines_do_not_print(site_url):
-    if CHROMIUM is None:
-        pytest.fail("Debian's chromium is not installed: `make test` installs it with apt-get")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page()
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-            "http://127.0.0.1") else route.abort())
-        page.goto(f"{site_url}/chapters/04_memory_wall.html", wait_until="networkidle")
-        line = page.locator("p.llmphys-web-only")
-        assert line.is_visible()
-        page.emulate_media(media="print")
+@pytest.mark.parametrize("path", ["chapters/04_memory_wall.html"])  # grouped with its load
+def test_web_only_lines_do_not_print(loaded_page, path):
+    # the page's one load in the session's browser (tests/site/conftest.py), put back on screen
+    page = loaded_page(path).page
+    line = page.locator("p.llmphys-web-only")
+    assert line.is_visible()
+    page.emulate_media(media="print")
+    try:
         assert not line.is_visible()
-        browser.close()
+    finally:
+        page.emulate_media(media="screen")
+    assert line.is_visible()

@@ -9,7 +9,6 @@ scrolled to its end, the fade moves to the other edge. Screenshots go to tests/s
 for a person to look at.
 """
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 CHAPTER_PAGES = sorted(f"chapters/{p.stem}.html" for p in (ROOT / "chapters").glob("*.ipynb"))
 PHONE = {"width": 390, "height": 844}
 
@@ -29,38 +25,25 @@ WIDE = ("article.bd-article table, "
         "article.bd-article mjx-container[display='true']")
 
 
-@pytest.fixture(scope="module")
-def phone():
-    if CHROMIUM is None:
-        pytest.fail("Debian's chromium is not installed: `make test` installs it with apt-get")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True,
-                                      has_touch=True)
-        yield context
-        context.close()
-        browser.close()
+MEMORY_WALL = ["chapters/04_memory_wall.html"]  # a parameter: grouped with that page's load
 
 
-def _open(phone, url):
-    page = phone.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
-        "http://127.0.0.1") else route.abort())
-    page.goto(url, wait_until="networkidle")
+def _ready(loaded_page, path):
+    """The session's one load of ``path`` on the phone (tests/site/conftest.py), typeset."""
+    loaded = loaded_page(path, width=PHONE["width"])
+    page = loaded.page
     # MathJax typesets after load, and reading.js marks the equations once it has
     page.evaluate("async () => { const s = window.MathJax && window.MathJax.startup;"
                   " if (s && s.promise) await s.promise; }")
     page.wait_for_function("() => [...document.querySelectorAll('article img')]"
                            ".every(e => e.complete)", timeout=30000)
     page.wait_for_timeout(200)
-    return page, errors
+    return page, loaded.errors
 
 
-def test_a_tap_on_a_figure_opens_it_at_full_size(phone, site_url):
-    page, errors = _open(phone, f"{site_url}/chapters/04_memory_wall.html")
+@pytest.mark.parametrize("path", MEMORY_WALL)
+def test_a_tap_on_a_figure_opens_it_at_full_size(loaded_page, path):
+    page, errors = _ready(loaded_page, path)
     img = page.locator(FIGURES).first
     img.scroll_into_view_if_needed()
     shown, natural = img.evaluate("e => [e.clientWidth, e.naturalWidth]")
@@ -86,7 +69,6 @@ def test_a_tap_on_a_figure_opens_it_at_full_size(phone, site_url):
     page.keyboard.press("Escape")
     overlay.wait_for(state="detached", timeout=5000)
     assert not errors, errors
-    page.close()
 
 
 def _boxes(page):
@@ -108,30 +90,48 @@ def _boxes(page):
     })""", WIDE)
 
 
-def test_wide_tables_and_equations_scroll_sideways_with_a_visible_cue(phone, site_url):
+WIDE_FOUND: dict[str, dict[str, int]] = {}  # {page: {tag: wide boxes}}, filled by the test below
+
+
+def _check_wide(loaded_page, path):
+    page, errors = _ready(loaded_page, path)
     wide = {"TABLE": 0, "MJX-CONTAINER": 0}
+    # the page itself never scrolls sideways: what is wider scrolls in its own box
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
+    for b in _boxes(page):
+        if b["width"] <= b["col"] + 1:
+            continue
+        wide[b["tag"]] += 1
+        where = f"{path}: {b['tag']} {b['width']} px in a {b['col']} px column ({b['text']!r})"
+        assert b["scrolls"] and b["overflow"] in ("auto", "scroll"), where
+        assert "llmphys-more-right" in b["classes"], where
+        assert b["mask"] not in ("", "none"), where  # the faded right edge
+    assert not errors, (path, errors)
+    WIDE_FOUND[path] = wide
+
+
+@pytest.mark.parametrize("path", CHAPTER_PAGES)
+def test_wide_tables_and_equations_scroll_sideways_with_a_visible_cue(loaded_page, path):
+    _check_wide(loaded_page, path)
+
+
+@pytest.mark.after_pages
+def test_the_wide_boxes_checked_include_tables_and_equations(loaded_page):
+    # the book has both at 390 px (chapter 4's tables, chapter 3's equations): the checks ran.
+    # Runs after every page's tests (conftest.py), so it reads what they found; a page they
+    # did not check (a run of this test alone) is checked here.
     for path in CHAPTER_PAGES:
-        page, errors = _open(phone, f"{site_url}/{path}")
-        # the page itself never scrolls sideways: what is wider scrolls in its own box
-        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
-        for b in _boxes(page):
-            if b["width"] <= b["col"] + 1:
-                continue
-            wide[b["tag"]] += 1
-            where = f"{path}: {b['tag']} {b['width']} px in a {b['col']} px column ({b['text']!r})"
-            assert b["scrolls"] and b["overflow"] in ("auto", "scroll"), where
-            assert "llmphys-more-right" in b["classes"], where
-            assert b["mask"] not in ("", "none"), where  # the faded right edge
-        assert not errors, (path, errors)
-        page.close()
-    # the book has both at 390 px (chapter 4's tables, chapter 3's equations): the checks ran
+        if path not in WIDE_FOUND:
+            _check_wide(loaded_page, path)
+    wide = {tag: sum(w[tag] for w in WIDE_FOUND.values()) for tag in ("TABLE", "MJX-CONTAINER")}
     assert wide["TABLE"] >= 3 and wide["MJX-CONTAINER"] >= 3, wide
 
 
+@pytest.mark.parametrize("path", MEMORY_WALL)
 @pytest.mark.parametrize("kind, selector", [
     ("table", ".pst-scrollable-table-container"), ("equation", "mjx-container")])
-def test_the_cue_follows_the_scroll_and_is_photographed(phone, site_url, kind, selector):
-    page, _ = _open(phone, f"{site_url}/chapters/04_memory_wall.html")
+def test_the_cue_follows_the_scroll_and_is_photographed(loaded_page, path, kind, selector):
+    page, _ = _ready(loaded_page, path)
     box = page.locator(f"article.bd-article {selector}.llmphys-more-right").first.element_handle()
     box.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -142,4 +142,7 @@ def test_the_cue_follows_the_scroll_and_is_photographed(phone, site_url, kind, s
     page.wait_for_function("e => e.classList.contains('llmphys-more-left') && "
                            "!e.classList.contains('llmphys-more-right')", arg=box, timeout=5000)
     page.screenshot(path=str(ARTIFACTS / f"wide_{kind}_scrolled_390px.png"))
-    page.close()
+    # and back, leaving the shared page as it was
+    box.evaluate("e => { e.scrollLeft = 0; e.dispatchEvent(new Event('scroll')); }")
+    page.wait_for_function("e => e.classList.contains('llmphys-more-right') && "
+                           "!e.classList.contains('llmphys-more-left')", arg=box, timeout=5000)

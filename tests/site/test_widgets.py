@@ -46,12 +46,42 @@ def _expected(data, setting):
     return data["texts"][data["index"][k]]
 
 
-def _move(control, i):
-    if control.evaluate("e => e.tagName") == "SELECT":
-        control.select_option(index=i)  # our option values are indices; labels can look alike
-    else:  # a range input: set it as a drag would, then fire the event a drag fires
-        control.evaluate("(e, i) => { e.value = String(i);"
-                         " e.dispatchEvent(new Event('input', {bubbles: true})); }", i)
+# Moves every control of one widget through every option inside the page, one control at a
+# time from the stored setting and back, as a person would (a select: the option at index i,
+# then the input and change events select_option fires; a range: the value, then the input
+# event a drag fires), and reads the output after each move. One call per widget: a Playwright
+# round trip per move cost most of this file's time.
+_SWEEP = """(block) => {
+    const controls = [...block.querySelectorAll('[data-control]')];
+    const out = block.querySelector('.llmphys-explore-output');
+    const move = (c, i) => {
+        if (c.tagName === 'SELECT') {
+            c.selectedIndex = i;
+            c.dispatchEvent(new Event('input', {bubbles: true}));
+            c.dispatchEvent(new Event('change', {bubbles: true}));
+        } else {
+            c.value = String(i);
+            c.dispatchEvent(new Event('input', {bubbles: true}));
+        }
+    };
+    const setting = controls.map(c => parseInt(c.value, 10));
+    const first = out.textContent;
+    const swept = controls.map((c, j) => {
+        const n = c.tagName === 'SELECT' ? c.options.length : Number(c.max) + 1;
+        const r = {enabled: !c.disabled,
+                   visible: c.tagName !== 'SELECT' || c.checkVisibility(),
+                   before: out.textContent, n: n, shown: []};
+        for (let i = 0; i < n; i++) {
+            if (i === setting[j]) continue;
+            move(c, i);
+            r.shown.push([i, out.textContent]);
+        }
+        move(c, setting[j]);
+        r.after = out.textContent;
+        return r;
+    });
+    return {setting: setting, first: first, swept: swept};
+}"""
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -66,23 +96,20 @@ def test_every_widget_control_changes_the_output_to_the_librarys(loaded_page, ch
         page.wait_for_function("b => b.classList.contains('llmphys-explore-live')",
                                arg=block.element_handle(), timeout=10000)
         data = _stored(block)
-        controls = block.locator("[data-control]")
-        setting = [int(controls.nth(j).input_value()) for j in range(controls.count())]
-        out = block.locator(".llmphys-explore-output")
-        assert out.text_content() == _expected(data, setting)
-        for j in range(controls.count()):
-            c = controls.nth(j)
-            assert c.is_enabled(), f"{chapter}: control {j} is still disabled"
-            before = out.text_content()
+        r = block.evaluate(_SWEEP)
+        setting = r["setting"]
+        assert r["first"] == _expected(data, setting)
+        assert len(r["swept"]) == len(data["shape"]), (chapter, b)
+        for j, c in enumerate(r["swept"]):
+            assert c["enabled"], f"{chapter}: control {j} is still disabled"
+            assert c["visible"], f"{chapter}: control {j} cannot be seen to be chosen"
+            assert c["n"] == data["shape"][j], (chapter, j, c["n"])
+            before = c["before"]
+            assert before == _expected(data, setting), (chapter, j)
             changed = False
-            for i in range(data["shape"][j]):
-                if i == setting[j]:
-                    continue
-                _move(c, i)
+            for i, shown in c["shown"]:
                 trial = [*setting[:j], i, *setting[j + 1:]]
-                shown = out.text_content()  # one read per move: each is a round trip
                 assert shown == _expected(data, trial), (chapter, j, i)
                 changed = changed or shown != before
             assert changed, f"{chapter}: moving control {j} never changes the output"
-            _move(c, setting[j])
-            assert out.text_content() == before
+            assert c["after"] == before
