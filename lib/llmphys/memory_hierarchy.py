@@ -69,16 +69,12 @@ def hierarchies() -> dict[str, Hierarchy]:
     >>> [lv.name for lv in hierarchies()["h100_sxm"].levels]
     ['registers', 'shared memory', 'L2', 'HBM']
     """
-    raw = specs.registry_table("memory_hierarchy.toml")
-    out = {}
-    for key, entry in raw.items():
+    out = specs.load_nested_registry(
+        "memory_hierarchy.toml", Hierarchy, list_field="levels", item_cls=Level
+    )
+    for key, h in out.items():
         where = f"memory_hierarchy.toml[{key}]"
-        entry = dict(entry)
-        levels = tuple(
-            specs.build_spec(Level, lv, f"{where}.levels[{i}]")
-            for i, lv in enumerate(entry.pop("levels", []))
-        )
-        h = specs.build_spec(Hierarchy, entry, where, key=key, levels=levels)
+        levels = h.levels
         specs.accelerator(h.chip)  # a KeyError naming the known chips if unknown
         for i, lv in enumerate(levels):
             for field in ("capacity_kind", "bandwidth_kind"):
@@ -89,7 +85,6 @@ def hierarchies() -> dict[str, Hierarchy]:
         bw = [lv.bytes_per_s for lv in levels]
         if len(levels) < 2 or bw != sorted(bw, reverse=True):
             raise ValueError(f"{where}: needs two or more levels, fastest first")
-        out[key] = h
     return out
 
 

@@ -70,20 +70,13 @@ def chip_clocks() -> dict[str, ChipClocks]:
     >>> c.peak_clock_hz / 1e6, c.max_clock_hz / 1e6, c.power_cap_w
     (1830.0, 1980.0, 700.0)
     """
-    raw = specs.registry_table("power_clocks.toml")
-    out = {}
-    for key, entry in raw.items():
-        where = f"power_clocks.toml[{key}]"
-        entry = dict(entry)
-        obs = tuple(
-            specs.build_spec(ClockObservation, o, f"{where}.observations[{i}]")
-            for i, o in enumerate(entry.pop("observations", []))
-        )
-        c = specs.build_spec(ChipClocks, entry, where, key=key, observations=obs)
+    out = specs.load_nested_registry(
+        "power_clocks.toml", ChipClocks, list_field="observations", item_cls=ClockObservation
+    )
+    for key, c in out.items():
         specs.accelerator(c.chip)  # a KeyError naming the known chips if unknown
         if not 0 < c.peak_clock_hz <= c.max_clock_hz:
-            raise ValueError(f"{where}: need 0 < peak_clock_hz <= max_clock_hz")
-        out[key] = c
+            raise ValueError(f"power_clocks.toml[{key}]: need 0 < peak_clock_hz <= max_clock_hz")
     return out
 
 

@@ -538,6 +538,26 @@ def registry_csv(filename: str) -> tuple[tuple[str, ...], list[dict[str, str]]]:
         return tuple(reader.fieldnames or ()), list(reader)
 
 
+def load_nested_registry(filename: str, cls: type, *, list_field: str, item_cls: type) -> dict:
+    """Every entry of ``data/<filename>`` as ``cls``, with its array of tables ``list_field``
+    built item by item as ``item_cls`` (a tuple), keyed by the entry's key.
+
+    Each entry and item is checked field by field (:func:`build_spec`); errors name the file,
+    the entry and the item (``file[key].list_field[i]``). What the values must satisfy beyond
+    their types is the calling module's to check.
+    """
+    out = {}
+    for key, entry in registry_table(filename).items():
+        where = f"{filename}[{key}]"
+        entry = dict(entry)
+        items = tuple(
+            build_spec(item_cls, item, f"{where}.{list_field}[{i}]")
+            for i, item in enumerate(entry.pop(list_field, []))
+        )
+        out[key] = build_spec(cls, entry, where, key=key, **{list_field: items})
+    return out
+
+
 def load_registry(filename: str, cls: type) -> dict:
     """Every entry of ``data/<filename>`` as the frozen dataclass ``cls``, keyed by its key.
 
