@@ -66,7 +66,7 @@ test:
 # steps together.
 NBVAL := $(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	--durations=5
-NBVAL_BESIDE := chapters/06_economics.ipynb
+NBVAL_BESIDE := chapters/06_economics.ipynb chapters/05_scaling_laws.ipynb chapters/hardware_tour.ipynb
 test-colab-lane:
 	@$(STEPS) step bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
 		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml --durations=5 tests/bootstrap
