@@ -392,6 +392,7 @@ class DataParallelCase(_Case):
     n_params: float
     global_batch_tokens: float
     mfu: float
+    n_ranks: tuple[int, ...] = ()  # the data-parallel GPU counts the source evaluates
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

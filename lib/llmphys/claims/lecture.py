@@ -140,7 +140,9 @@ def l05() -> Check:
 def l06() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
-    step = inference.decode_step(llama70, h100, batch_size=32, context_tokens=0, n_chips=8)
+    step = inference.decode_step(
+        llama70, h100, batch_size=32, context_tokens=0, n_chips=h100.scale_up_domain_size
+    )
     return Check(
         value=step["memory_time_s"] / step["step_time_s"],
         numbers={
@@ -216,7 +218,7 @@ def l10() -> Check:
             "gb200_scale_up_domain_size": gb200.scale_up_domain_size / h100.scale_up_domain_size,
             "gb200_hbm_bytes_per_s": specs.scenario("nvl72").n_chips
             * gb200.hbm_bytes_per_s
-            / (8 * h100.hbm_bytes_per_s),
+            / (h100.scale_up_domain_size * h100.hbm_bytes_per_s),
         },
     )
 
@@ -319,7 +321,9 @@ def l17() -> Check:
 def l18() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
-    prefill_llama70_h100 = inference.prefill(llama70, h100, prompt_tokens=64, n_chips=8)
+    prefill_llama70_h100 = inference.prefill(
+        llama70, h100, prompt_tokens=64, n_chips=h100.scale_up_domain_size
+    )
     return Check(
         value=study_serving.output_over_input("llama3_70b", "h100_sxm"),
         numbers={
@@ -357,7 +361,7 @@ def l20() -> Check:
         ),
         numbers={
             "h100_node_max_params_billion": scale_up.max_total_params(
-                h100, n_chips=8, weight_bytes_per_param=1.0
+                h100, n_chips=h100.scale_up_domain_size, weight_bytes_per_param=1.0
             )
             / units.GIGA,
             "price_deployment_n_gpus_deepseek_v3_decode": economics.price(

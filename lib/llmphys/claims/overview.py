@@ -300,8 +300,9 @@ def o24() -> Check:
 
 @check
 def o25() -> Check:
+    n_gpus = memory_wall.layout(specs.scenario("llama3_405b")).n_chips  # Llama 3's 16,384
     return Check(
-        value=reliability.llama3_job_mtbf_s(16384) / units.HOUR,
+        value=reliability.llama3_job_mtbf_s(n_gpus) / units.HOUR,
         numbers={
             "job_mtbf_2048_gpus_hours": reliability.llama3_job_mtbf_s(2048) / units.HOUR,
             "job_mtbf_100k_gpus_minutes": 60 * (reliability.llama3_job_mtbf_s(100000) / units.HOUR),
@@ -356,12 +357,13 @@ def o28() -> Check:
         "training_gpu_hours.deepseek_v3_total", usd_per_gpu_hour="gpu_hour_usd.h800_deepseek"
     )
     low_usd, high_usd = h100_capex.range
+    n_gpus = specs.scenario("deepseek_v3_cluster").n_chips  # DeepSeek-V3's 2,048 H800s
     return Check(
-        value=(2048 * low_usd / headline_usd, 2048 * high_usd / headline_usd),
+        value=(n_gpus * low_usd / headline_usd, n_gpus * high_usd / headline_usd),
         numbers={
             "h100_capex_low_usd": low_usd,
             "h100_capex_high_usd": high_usd,
-            "capex_2048_gpus_musd": 2048 * h100_capex.value / units.MEGA,
+            "capex_2048_gpus_musd": n_gpus * h100_capex.value / units.MEGA,
         },
     )
 
@@ -404,12 +406,14 @@ def o32() -> Check:
 def o33() -> Check:
     hoffmann = scaling_laws.parametric_law("hoffmann2022")
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
+    # Chinchilla was trained at Gopher's budget; models.toml records it with Gopher
+    budget_flop = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return Check(
-        value=scaling_laws.compute_optimal(besiroglu, train_flop=5.76e23)["tokens_per_param"],
+        value=scaling_laws.compute_optimal(besiroglu, train_flop=budget_flop)["tokens_per_param"],
         numbers={
-            "hoffmann_tokens_per_param": scaling_laws.compute_optimal(hoffmann, train_flop=5.76e23)[
-                "tokens_per_param"
-            ],
+            "hoffmann_tokens_per_param": scaling_laws.compute_optimal(
+                hoffmann, train_flop=budget_flop
+            )["tokens_per_param"],
             "besiroglu_1e25_tokens_per_param": scaling_laws.compute_optimal(
                 besiroglu, train_flop=1e25
             )["tokens_per_param"],
@@ -420,14 +424,16 @@ def o33() -> Check:
 @check
 def o34() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
+    # Chinchilla was trained at Gopher's budget; models.toml records it with Gopher
+    budget_flop = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return Check(
         value=(
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=2.0, train_flop=5.76e23),
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=5.76e23),
+            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=2.0, train_flop=budget_flop),
+            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=budget_flop),
         ),
         numbers={
             "waste_4x_too_large_pct": scaling_laws.isoflop_waste_pct(
-                besiroglu, size_factor=4.0, train_flop=5.76e23
+                besiroglu, size_factor=4.0, train_flop=budget_flop
             )
         },
     )

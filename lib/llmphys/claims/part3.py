@@ -406,19 +406,20 @@ def m27() -> Check:
 @check
 def m28() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    few, _, many = specs.scenario("series_dp").n_ranks  # the essay's 64 and 16,384 GPUs
     grad_bytes = 2.0 * specs.scenario("series_dp").n_params  # the 70B case's BF16 gradients
     all_reduce_16384_ranks_s = comms.ring_all_reduce_time_s(
-        grad_bytes, 16384, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+        grad_bytes, many, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
     )
     return Check(
         value=all_reduce_16384_ranks_s
         / comms.ring_all_reduce_time_s(
-            grad_bytes, 64, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
+            grad_bytes, few, link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction
         ),
         numbers={
             "all_reduce_latency_term_s": comms.ring_all_reduce_time_s(
                 grad_bytes,
-                16384,
+                many,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 latency_s=5e-06,
             )
@@ -431,17 +432,18 @@ def m28() -> Check:
 @check
 def m29() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    _, some, many = specs.scenario("series_dp").n_ranks  # the essay's 512 and 16,384 GPUs
     return Check(
         value=100
         * comms.dp_comm_share(
-            16384,
+            many,
             link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
             **memory_wall.step_inputs(specs.scenario("series_dp")),
         ),
         numbers={
             "dp_8_ranks_pct": 100
             * comms.dp_comm_share(
-                8,
+                h100.scale_up_domain_size,  # one node
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
@@ -453,7 +455,7 @@ def m29() -> Check:
             ),
             "dp_512_ranks_pct": 100
             * comms.dp_comm_share(
-                512,
+                some,
                 link_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 **memory_wall.step_inputs(specs.scenario("series_dp")),
             ),
@@ -464,11 +466,12 @@ def m29() -> Check:
 @check
 def m30() -> Check:
     h100 = specs.accelerator("h100_sxm")
+    few, some, many = specs.scenario("series_dp").n_ranks  # the essay's 64, 512, 16,384 GPUs
     return Check(
         value=np.asarray(
             100
             * comms.dp_comm_share(
-                np.array([64, 512, 16384]),
+                np.array([few, some, many]),
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 **memory_wall.step_inputs(specs.scenario("series_dp")),
             )
@@ -476,7 +479,7 @@ def m30() -> Check:
         numbers={
             "implied_mfu_64_ranks": comms.implied_mfu(
                 0.09,
-                64,
+                few,
                 n_params=specs.scenario("series_dp").n_params,
                 tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
@@ -484,7 +487,7 @@ def m30() -> Check:
             ),
             "implied_mfu_512_ranks": comms.implied_mfu(
                 0.43,
-                512,
+                some,
                 n_params=specs.scenario("series_dp").n_params,
                 tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
@@ -492,7 +495,7 @@ def m30() -> Check:
             ),
             "implied_mfu_16384_ranks": comms.implied_mfu(
                 0.96,
-                16384,
+                many,
                 n_params=specs.scenario("series_dp").n_params,
                 tokens_per_step=specs.scenario("series_dp").global_batch_tokens,
                 peak_flop_per_s=h100.peak_bf16_flop_per_s,
@@ -500,7 +503,7 @@ def m30() -> Check:
             ),
             "dp_512_ranks_pct": 100
             * comms.dp_comm_share(
-                512,
+                some,
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 intra_node_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 **memory_wall.step_inputs(specs.scenario("series_dp")),
@@ -549,7 +552,7 @@ def m32() -> Check:
             ),
             "dp_16384_ranks_pct": 100
             * comms.dp_comm_share(
-                16384,
+                specs.scenario("series_dp").n_ranks[-1],  # the essay's 16,384
                 link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
                 intra_node_bytes_per_s=h100.scale_up_bytes_per_s_per_direction,
                 overlap=2 / 3,

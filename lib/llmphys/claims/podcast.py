@@ -374,7 +374,7 @@ def p19() -> Check:
         numbers={
             "gb200_rack_max_params_trillion": gb200_rack_max_params / units.TERA,
             "h100_node_max_params_billion": scale_up.max_total_params(
-                h100, n_chips=8, weight_bytes_per_param=1.0
+                h100, n_chips=h100.scale_up_domain_size, weight_bytes_per_param=1.0
             )
             / units.GIGA,
             "dsv3_params_billion": accounting.n_params(dsv3) / units.GIGA,
@@ -427,7 +427,12 @@ def p22() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
     pipelined_decode_llama70_h100 = scale_up.pipelined_decode(
-        llama70, h100, n_stages=4, chips_per_stage=8, batch_size=32, context_tokens=8192
+        llama70,
+        h100,
+        n_stages=4,
+        chips_per_stage=h100.scale_up_domain_size,
+        batch_size=32,
+        context_tokens=8192,
     )
     return Check(
         value=study_scale_up.pipelining_ratio(
@@ -582,7 +587,9 @@ def p31() -> Check:
 def p32() -> Check:
     llama70 = specs.model("llama3_70b")
     h100 = specs.accelerator("h100_sxm")
-    prefill_llama70_h100 = inference.prefill(llama70, h100, prompt_tokens=64, n_chips=8)
+    prefill_llama70_h100 = inference.prefill(
+        llama70, h100, prompt_tokens=64, n_chips=h100.scale_up_domain_size
+    )
     return Check(
         value=study_serving.prefill_decode_bounds("llama3_70b", "h100_sxm"),
         numbers={
