@@ -172,8 +172,10 @@ def test_notes_hold_no_expressions():
 # listed here declares the library function whose call produces its graded value; the test below
 # checks that the check's ``value=`` calls it, and that every chapter cell gluing one of the
 # claim's names makes the same call with the same arguments (names bound by a plain assignment in
-# the same function or cell are replaced by their expressions, keyword order ignored). Then the
-# two numbers are one computation and no equality test is needed.
+# the same function, cell or an earlier cell are replaced by their expressions, keyword order
+# ignored), and that the value makes no other call outside those calls' arguments. Then the two
+# numbers are one computation and no equality test is needed. A tuple names several functions
+# whose calls together make the value.
 ONE_CALL = {
     "L01": "studies.serving.batch1_penalty_range",
     "L17": "studies.economics.cached_input_pct",
@@ -183,6 +185,16 @@ ONE_CALL = {
     "O11": "data_constrained.effective_tokens",
     "O36": "studies.scaling_laws.lifetime_saving",
     "P28": "inference_optimal.cost_ratio_for_overtraining",
+    "L18": "studies.serving.output_over_input",
+    "M37": "studies.economics.value_left",
+    "M38": "economics.earning_power_fraction",
+    "O17": "accounting.matmul_flop_share",
+    "O35": "inference_optimal.training_share_at_optimum",
+    "L23": ("accounting.n_active_params", "accounting.embedding_params", "accounting.n_params"),
+    "O18": ("accounting.n_active_params", "accounting.embedding_params", "accounting.n_params"),
+    "M02": "roofline.fraction_of_peak",
+    "M03": "roofline.matmul_intensity",
+    "O16": "accounting.modern_feature_counts",
 }
 
 # Why each other glued claim still needs its equality test. The lead's merge or a later round can
@@ -199,9 +211,9 @@ KEPT_EQUAL = {
         _OTHER,
     ),
     **dict.fromkeys(
-        ["M02", "M03", "M10", "M11", "M12", "M14", "M15", "M16", "M17", "M29", "M30", "M32",
-         "M37", "M38", "O16", "O17", "O18", "O25", "O33", "O35", "P03", "P05", "P09", "P30",
-         "P33", "L02", "L05", "L07", "L18", "L19", "L23"],
+        ["M10", "M11", "M12", "M14", "M15", "M16", "M17", "M29", "M30", "M32",
+         "O25", "O33", "P05", "P09", "P30",
+         "P03", "P33", "L02", "L05", "L07", "L19"],
         _ARGS,
     ),
 }  # fmt: skip
@@ -232,16 +244,48 @@ def _glues(source: str, name: str) -> bool:
     return False
 
 
+def _bind(n: ast.stmt, env: dict[str, ast.expr]) -> None:
+    """Record what a plain assignment binds: ``x = e``; ``a, b = e1, e2``; and
+    ``a, b = (f(k) for k in ("k1", "k2"))``, element by element."""
+    if not (isinstance(n, ast.Assign) and len(n.targets) == 1):
+        return
+    target, value = n.targets[0], n.value
+    if isinstance(target, ast.Name):
+        env[target.id] = value
+        return
+    if not (isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts)):
+        return
+    values: list[ast.expr] = []
+    if isinstance(value, ast.Tuple):
+        values = list(value.elts)
+    elif (isinstance(value, ast.GeneratorExp) and len(value.generators) == 1
+          and isinstance(value.generators[0].target, ast.Name)
+          and isinstance(value.generators[0].iter, ast.Tuple) and not value.generators[0].ifs):
+        var, items = value.generators[0].target.id, value.generators[0].iter.elts
+        values = [_substitute(value.elt, var, item) for item in items]
+    if len(values) == len(target.elts):
+        for name, v in zip(target.elts, values, strict=True):
+            env[name.id] = v
+
+
+def _substitute(expr: ast.expr, var: str, item: ast.expr) -> ast.expr:
+    class Sub(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            return item if n.id == var else n
+
+    return Sub().visit(ast.parse(ast.unparse(expr), mode="eval").body)
+
+
 def calls_of(source: str | ast.AST, function: str, aliases: dict[str, str],
-             env: dict[str, ast.expr] | None = None) -> set[str]:
+             env: dict[str, ast.expr] | None = None, *, resolved_tree: bool = False):
     """Each call of the library ``function`` ("module.name") in ``source``, written out with its
     module resolved, names bound by a plain assignment in ``source`` (or ``env``) replaced by
     their expressions, and keywords sorted: two equal strings are one computation."""
     tree = ast.parse(source) if isinstance(source, str) else source
     env = dict(env or {})
     for n in ast.walk(tree):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            env[n.targets[0].id] = n.value
+        if isinstance(n, ast.Assign):
+            _bind(n, env)
 
     class Resolve(ast.NodeTransformer):
         depth = 0
@@ -254,8 +298,29 @@ def calls_of(source: str | ast.AST, function: str, aliases: dict[str, str],
                 return out
             return ast.Name(id=aliases.get(n.id, n.id))
 
+        def visit_Call(self, n: ast.Call) -> ast.AST:
+            # specs.recorded(entry, "field") is entry.field, checked for absence
+            out = self.generic_visit(n)
+            if (isinstance(out, ast.Call) and ast.unparse(out.func) == "specs.recorded"
+                    and len(out.args) == 2 and isinstance(out.args[1], ast.Constant)):
+                return ast.Attribute(value=out.args[0], attr=out.args[1].value, ctx=ast.Load())
+            return out
+
+        def visit_Attribute(self, n: ast.Attribute) -> ast.AST:
+            # specs.model("k").key is "k": a registry entry's key names the entry
+            out = self.generic_visit(n)
+            if (isinstance(out, ast.Attribute) and out.attr == "key"
+                    and isinstance(out.value, ast.Call) and len(out.value.args) == 1
+                    and isinstance(out.value.args[0], ast.Constant)
+                    and ast.unparse(out.value.func).startswith("specs.")):
+                return out.value.args[0]
+            return out
+
+    resolved = Resolve().visit(ast.parse(ast.unparse(tree)))
+    if resolved_tree:  # the whole source, resolved, for the caller to inspect
+        return resolved
     found = set()
-    for call in ast.walk(Resolve().visit(ast.parse(ast.unparse(tree)))):
+    for call in ast.walk(resolved):
         if isinstance(call, ast.Call) and ast.unparse(call.func) in (
             function, "llmphys." + function):
             call.keywords = sorted(call.keywords, key=lambda k: k.arg or "")
@@ -270,44 +335,76 @@ def _bound_before(cells: list[str], i: int) -> dict[str, ast.expr]:
     for src in cells[:i]:
         with contextlib.suppress(SyntaxError):
             for n in ast.parse(src).body:
-                if (isinstance(n, ast.Assign) and len(n.targets) == 1
-                        and isinstance(n.targets[0], ast.Name)):
-                    env[n.targets[0].id] = n.value
+                _bind(n, env)
     return env
 
 
-def _value_calls(c: Claim) -> set[str]:
-    """The calls of ONE_CALL[c.id] inside the check's ``value=`` (names resolved in the check)."""
+_TRANSPARENT = {"tuple", "list", "int", "float", "round", "abs"}
+
+
+def _top_calls(node: ast.AST) -> list[ast.Call]:
+    """The calls in ``node`` not inside another call's arguments (builtins looked through)."""
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id in _TRANSPARENT:
+            return [c for a in [*node.args, *(k.value for k in node.keywords)]
+                    for c in _top_calls(a)]
+        return [node]
+    return [c for child in ast.iter_child_nodes(node) for c in _top_calls(child)]
+
+
+def _one_call(c: Claim) -> tuple[str, ...]:
+    f = ONE_CALL[c.id]
+    return (f,) if isinstance(f, str) else f
+
+
+def _value_calls(c: Claim) -> tuple[set[str], list[str]]:
+    """The calls of ONE_CALL[c.id] inside the check's ``value=`` (names resolved in the check),
+    and the other calls the value makes outside their arguments (there must be none: the value
+    is then those calls' results and arithmetic on constants)."""
     module = ast.parse(inspect.getsource(inspect.getmodule(c.checker)))
     fn = ast.parse(textwrap.dedent(inspect.getsource(c.checker)))
-    env = {n.targets[0].id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
-           and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+    env: dict[str, ast.expr] = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign):
+            _bind(n, env)
     values = [k.value for n in ast.walk(fn) if isinstance(n, ast.Call)
               and isinstance(n.func, ast.Name) and n.func.id == "Check"
               for k in n.keywords if k.arg == "value"]
-    return set().union(*(calls_of(ast.Module(body=[ast.Expr(v)], type_ignores=[]),
-                                  ONE_CALL[c.id], _aliases(module), env) for v in values))
+    found: set[str] = set()
+    others: list[str] = []
+    for v in values:
+        tree = ast.Module(body=[ast.Expr(v)], type_ignores=[])
+        for f in _one_call(c):
+            found |= calls_of(tree, f, _aliases(module), env)
+        resolved = calls_of(tree, "", _aliases(module), env, resolved_tree=True)
+        others += [ast.unparse(t.func) for t in _top_calls(resolved)
+                   if ast.unparse(t.func) not in _one_call(c)]
+    return found, others
 
 
 @pytest.mark.parametrize("c", [c for c in GLUED if c.id in ONE_CALL],
                          ids=[c.id for c in GLUED if c.id in ONE_CALL])
 def test_the_glued_cell_makes_the_checks_call(c: Claim):
     stem, names = c.glue
-    claim_calls = _value_calls(c)
+    claim_calls, others = _value_calls(c)
     assert claim_calls, f"{c.id}: its value= does not call {ONE_CALL[c.id]}"
+    assert not others, f"{c.id}: its value= also calls {others}, so it is not one call"
     cells = _code_cells(stem)
     aliases: dict[str, str] = {}
     for src in cells:
         with contextlib.suppress(SyntaxError):
             aliases |= _aliases(ast.parse(src))
+    made: set[str] = set()
     for name in names:
         gluing = [i for i, src in enumerate(cells) if _glues(src, name)]
         assert gluing, f"{c.id}: {stem} glues no {name!r}"
-        chapter_calls = set().union(
-            *(calls_of(cells[i], ONE_CALL[c.id], aliases, _bound_before(cells, i)) for i in gluing))
+        chapter_calls = set().union(*(calls_of(cells[i], f, aliases, _bound_before(cells, i))
+                                      for i in gluing for f in _one_call(c)))
         assert claim_calls & chapter_calls, (
             f"{c.id}: {stem}'s cell gluing {name!r} does not make the check's call "
             f"{sorted(claim_calls)}; it makes {sorted(chapter_calls)}")
+        made |= chapter_calls
+    assert claim_calls <= made, f"{c.id}: no glued cell makes {sorted(claim_calls - made)}"
 
 
 def test_the_one_call_finder_tells_arguments_apart():
@@ -319,6 +416,20 @@ def test_the_one_call_finder_tells_arguments_apart():
         "inference_optimal.overtraining_at_cost_ratio("
         "scaling_laws.parametric_law('b'), cost_ratio=1.0)"}
     assert not calls_of(same, f, al) & calls_of(other, f, al)
+    # a chapter's shapes of the same call: tuple bindings, generator bindings, .key, recorded
+    cell = ("a, b = specs.model('x'), specs.model('y')\n"
+            "h, g = (specs.accelerator(k) for k in ('h100', 'h200'))\n"
+            "s.output_over_input(a.key, h.key); s.share(b, n=specs.recorded(b, 'n_tokens'))")
+    al = {"s": "studies.serving"}
+    assert calls_of(cell, "studies.serving.output_over_input", al) == {
+        "studies.serving.output_over_input('x', 'h100')"}
+    assert calls_of(cell, "studies.serving.share", al) == {
+        "studies.serving.share(specs.model('y'), n=specs.model('y').n_tokens)"}
+    # a value that also calls something else is not one call
+    value = ast.parse("100 * f(x) / g(y)").body[0].value
+    assert [ast.unparse(c.func) for c in _top_calls(value)] == ["f", "g"]
+    assert [ast.unparse(c.func) for c in _top_calls(ast.parse("tuple(f(x)[k] for k in 'ab')"))
+            ] == ["f"]
 
 
 def test_every_glued_claim_is_one_call_or_says_why_it_is_compared():

@@ -196,7 +196,7 @@ def o15() -> Check:
 
 @check
 def o16() -> Check:
-    modern_feature_counts = accounting.modern_feature_counts()
+    modern_feature_counts = accounting.modern_feature_counts(since_year=2023)
     return Check(
         value=tuple(modern_feature_counts[k] for k in ("rope", "rmsnorm", "swiglu", "shared_kv")),
         numbers={

@@ -60,7 +60,9 @@ def m01() -> Check:
 @check
 def m02() -> Check:
     h100 = specs.accelerator("h100_sxm")
-    decode_intensity_flop_per_byte = roofline.matmul_intensity(1, 8192, 8192, bytes_per_element=2)
+    decode_intensity_flop_per_byte = roofline.matmul_intensity(
+        1, 8192, 8192, bytes_per_element=units.bytes_per_element("bf16")
+    )
     return Check(
         value=100 * roofline.fraction_of_peak(h100, decode_intensity_flop_per_byte),
         numbers={"decode_intensity_flop_per_byte": decode_intensity_flop_per_byte},
@@ -74,7 +76,7 @@ def m03() -> Check:
             16384,
             specs.model("llama31_405b").d_ff,
             specs.model("llama31_405b").d_model,
-            bytes_per_element=2,
+            bytes_per_element=units.bytes_per_element("bf16"),
         ),
         numbers={
             "narrow_intensity_flop_per_byte": roofline.matmul_intensity(
