@@ -50,8 +50,8 @@ check = CHECKS.register
 def o02() -> Check:
     return Check(
         value=(
-            objective.perplexity(objective.loss_nats_from_bits_per_byte(1.0, bytes_per_token=1.0)),
-            objective.perplexity(objective.loss_nats_from_bits_per_byte(1.0, bytes_per_token=4.0)),
+            objective.perplexity_from_bits_per_byte(1.0, bytes_per_token=1.0),
+            objective.perplexity_from_bits_per_byte(1.0, bytes_per_token=4.0),
         )
     )
 
@@ -258,10 +258,12 @@ def o20() -> Check:
 
 @check
 def o21() -> Check:
+    run = memory_wall.layout(specs.scenario("llama3_405b"))  # PP 16, DP 128, 16M-token batch
+    n_micro = int(run.global_batch_tokens) // (run.dp * run.seq_len * run.micro_batch_size)
     return Check(
         value=(
-            parallelism.pipeline_bubble_fraction(16, 16),
-            parallelism.pipeline_bubble_fraction(16, 16, n_chunks=4),
+            parallelism.pipeline_bubble_fraction(run.pp, n_micro),
+            parallelism.pipeline_bubble_fraction(run.pp, n_micro, n_chunks=4),
         )
     )
 
@@ -566,16 +568,17 @@ def o44() -> Check:
     )
     runs = predict.training_runs()
     largest = max(runs, key=lambda k: runs[k].n_chips)
+    mfu = specs.scenario("llama3_405b").mfu  # the round 40% of the book's Llama 3 step
     return Check(
         value=None,
         numbers={
             "largest_run_chips": runs[largest].n_chips,
             "training_on_100_gpus_years": training.training_time_s(
-                train_flop, n_chips=100, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
+                train_flop, n_chips=100, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=mfu
             )
             / units.YEAR,
             "training_on_100k_gpus_days": training.training_time_s(
-                train_flop, n_chips=100000, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=0.4
+                train_flop, n_chips=100000, peak_flop_per_s=h100.peak_bf16_flop_per_s, mfu=mfu
             )
             / units.DAY,
         },
