@@ -168,11 +168,6 @@ LOADERS_KNOWN = {
     "predict/efficiency.py",
     "predict/serving_data.py",
     "predict/runs.py",
-    "achieved.py",
-    "scaling_fit.py",
-    "scaling_laws.py",
-    "benchmark.py",
-    "gpu_record.py",
 }
 
 

@@ -52,7 +52,6 @@ import functools
 import importlib.util
 import os
 import time
-import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -564,8 +563,7 @@ def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
     ['GEMM 1024x1024x1024', 'GEMM 4096x512x1024', 'GEMV']
     """
     path = Path(path) if path is not None else record_file()
-    with open(path, "rb") as f:
-        t = tomllib.load(f)
+    t = specs.read_toml(path)
     _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "in_cache", "runs"})
     _check_keys(f"{path} [in_cache]", t["in_cache"], {"array_bytes", "dot_bytes_per_s"})
     _check_keys(f"{path} [machine]", t["machine"], _MACHINE_KEYS, {"l2_cache_per_core",

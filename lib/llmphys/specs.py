@@ -558,12 +558,19 @@ def load_nested_registry(filename: str, cls: type, *, list_field: str, item_cls:
     return out
 
 
-def load_registry(filename: str, cls: type) -> dict:
+def load_registry(filename: str, cls: type, *, section: str | None = None) -> dict:
     """Every entry of ``data/<filename>`` as the frozen dataclass ``cls``, keyed by its key.
 
-    Each entry is checked field by field (:func:`build_spec`); the result is cached.
+    ``section`` reads the entries of one top-level table instead (``[section.<key>]``, as in
+    ``scaling_laws.toml``). Each entry is checked field by field (:func:`build_spec`); errors
+    name the file, the entry and the field; the result is cached.
+
+    >>> load_registry("models.toml", Model)["llama3_8b"].n_layers
+    32
     """
-    return _load(filename, cls)
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"cls must be a dataclass, got {getattr(cls, '__name__', cls)}")
+    return _load(filename, cls, section)
 
 
 def _raw(filename: str) -> dict:
@@ -578,9 +585,16 @@ def _lookup(table: dict, key: str, kind: str):
 
 
 @functools.cache
-def _load(filename: str, cls: type) -> dict:
+def _load(filename: str, cls: type, section: str | None = None) -> dict:
     raw = registry_table(filename)
-    return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
+    prefix = ""
+    if section is not None:
+        if not isinstance(raw.get(section), dict):
+            raise KeyError(f"{filename}: no section {section!r}; known: {', '.join(sorted(raw))}")
+        raw, prefix = raw[section], f"{section}."
+    return {
+        key: _build(cls, entry, f"{filename}[{prefix}{key}]", key=key) for key, entry in raw.items()
+    }
 
 
 def build_spec(cls: type, entry: dict, where: str, **extra):
