@@ -67,11 +67,9 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
 
 # Modules of other engineers' issues that still name a key (the lead removes each entry as
 # its module is cleaned; a stale entry fails below): hf_config's DeepSeek-V3 checkpoint
-# layout, predict's calibration rows and registries, scale_up's expert all-to-all study
-# (issue 26 leaves the all-to-all consolidation to the serving issue).
+# layout, predict's calibration rows and registries.
 KNOWN = {
     "hf_config": {"deepseek_v3"},
-    "scale_up": {"deepseek_v3", "h100_sxm"},
     "predict.serving_data": {
         "gpustack_qwen3_8b_h100_vllm_bf16_c4",
         "sglang_deepseek_v3_h100_decode_ep72",
