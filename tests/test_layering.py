@@ -31,7 +31,7 @@ LAYERS = {
         "kv_paging", "kv_quant", "moe_capacity", "linear_recurrence", "mixer_costs",
         "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
         "init_scale", "memory_hierarchy", "power_clock", "batch_scaling", "downstream",
-        "moe_scaling", "mfu",
+        "moe_scaling", "mfu", "streamed_weights", "tinylm_source",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",

@@ -134,8 +134,6 @@ LONG_KNOWN = {
     "benchmark.py",
     "cli.py",
     "hf_config.py",
-    "inference.py",
-    "tinylm_train.py",
     "predict/plan.py",
 }
 

@@ -30,6 +30,7 @@ Modules (one concept each; import modules, not names)::
     zero_memory       training memory per GPU under ZeRO stages 0-3 and their DP traffic
     markov      a token source with an exactly known entropy rate; n-gram baselines
     inference   decode-step and prefill time and cost vs batch; decode ceilings; balance batch
+    streamed_weights  weights a step streams: dense part, routed experts touched by B tokens
     decoding    greedy, temperature, top-k, top-p and beam search
     kv_paging   KV-cache allocation: contiguous reservation against blocks on demand
     kv_quant    quantised KV caches: bytes per element with scales, and the error they add
@@ -74,7 +75,8 @@ Modules (one concept each; import modules, not names)::
     mfu         model FLOP utilisation (PaLM's definition): one ratio, per second or per run
     objective   cross-entropy, perplexity, bits per token and bits per byte
     tinylm      a tiny transformer in numpy: forward, hand-written backward, AdamW
-    tinylm_train  its corpus (an order-2 source), training loop and probes
+    tinylm_train  its training loop and probes (re-exports its corpus from tinylm_source)
+    tinylm_source  its corpus: an order-2 Markov source of known entropy
     mup         muP against the standard parametrisation: per-tensor rates, the LR sweep
     compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters
