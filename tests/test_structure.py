@@ -66,10 +66,8 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
 
 
 # Modules of other engineers' issues that still name a key (the lead removes each entry as
-# its module is cleaned; a stale entry fails below): hf_config's DeepSeek-V3 checkpoint
-# layout, predict's calibration rows and registries.
+# its module is cleaned; a stale entry fails below): predict's calibration rows and registries.
 KNOWN = {
-    "hf_config": {"deepseek_v3"},
     "predict.serving_data": {
         "gpustack_qwen3_8b_h100_vllm_bf16_c4",
         "sglang_deepseek_v3_h100_decode_ep72",
@@ -133,7 +131,6 @@ def long_files_without_a_reason(limit: int = 400) -> list[str]:
 LONG_KNOWN = {
     "benchmark.py",
     "cli.py",
-    "hf_config.py",
     "predict/plan.py",
 }
 

@@ -40,6 +40,9 @@ Modules (one concept each; import modules, not names)::
                 search (plan_training, fewest_chips), the cheapest deployment for a target
                 (plan_serving) and cost (serving_cost, training_cost)
     hf_config   a Hugging Face config.json (a file, a folder, a cached repo id) as a Model
+    hf_hub      finding and reading a config.json: a file, a folder, the local hub cache
+    hf_blocks   a config's typed fields and its family blocks (MoE, MLA, GPT-2)
+    hf_checkpoint  what a checkpoint stores beside the model: MTP layers, FP8 scales, masks
     cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
     cli_plan    the command line's plan and cost tables
     batching    the "train departs every T" batch schedule, simulated and in closed form

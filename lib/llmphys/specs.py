@@ -500,6 +500,39 @@ def scenario(key: str):
     return _lookup(scenarios(), key, "scenario")
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class HFModelType:
+    """What a Hugging Face ``model_type`` leaves to its transformers defaults and modeling code.
+
+    Field meanings: the header of ``data/hf_model_types.toml``.
+    """
+
+    key: str  # the config's model_type
+    module: str
+    source: str
+    as_of: datetime.date
+    tied_default: bool = False
+    head_dim_default: int = 0  # 0: d_model / n_heads
+    moe: bool = False
+    attention_bias_from_config: bool = False
+    sliding_window_default: int = 0
+    no_sliding_window: bool = False
+    activation_default: str = "silu"
+    qk_norm: str = "none"
+    n_norms_per_layer: int = 2
+    router_bias: bool = False
+    mtp_layers: bool = False
+
+
+def hf_model_types() -> dict[str, HFModelType]:
+    """Every Hugging Face model type ``hf_config`` reads, from ``data/hf_model_types.toml``.
+
+    >>> hf_model_types()["gemma2"].n_norms_per_layer
+    4
+    """
+    return _load("hf_model_types.toml", HFModelType)
+
+
 def read_toml(path: str | os.PathLike) -> dict:
     """A TOML file's tables as a dict: every file the library reads goes through here.
 
