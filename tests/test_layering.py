@@ -32,7 +32,7 @@ LAYERS = {
         "block_savings", "best_of_n", "xent_gradient", "decoding", "ridge_trend", "waves",
         "init_scale", "memory_hierarchy", "power_clock", "batch_scaling", "downstream",
         "moe_scaling", "mfu", "streamed_weights", "tinylm_source", "hf_hub", "hf_blocks",
-        "hf_checkpoint",
+        "hf_checkpoint", "bench_streams", "bench_record",
         "pipeline.quality", "pipeline.dedup", "pipeline.decontam", "pipeline.extract",
         "pipeline.pii", "pipeline.bpe", "pipeline.collapse", "pipeline.mixture",
         "pipeline.substring", "pipeline.sites", "pipeline.bloom", "pipeline.vocab",

@@ -70,6 +70,8 @@ Modules (one concept each; import modules, not names)::
     comm_roofline     FLOP per network byte of a layer's collectives against NVLink and scale-out
     power_clock       the clock a power cap allows (dynamic power against frequency)
     benchmark   this machine's roofline from a GEMM and a triad, tested on held-out kernels
+    bench_streams  its streaming kernels (bytes by kind, thread-sliced timing), best_time_s
+    bench_record  the record of `make bench` (data/bench/roofline.toml) and its checks
     gpu_record  a GPU measurement record (tools/gpu_check.py) against the book's predictions
     precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling
     comms       alpha-beta cost of collectives; data parallelism's all-reduce share of a step
