@@ -43,8 +43,12 @@ Modules (one concept each; import modules, not names)::
     hf_hub      finding and reading a config.json: a file, a folder, the local hub cache
     hf_blocks   a config's typed fields and its family blocks (MoE, MLA, GPT-2)
     hf_checkpoint  what a checkpoint stores beside the model: MTP layers, FP8 scales, masks
-    cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
+    cli         the ``llmphys`` command line: run and main (its parts in the cli_* modules)
     cli_plan    the command line's plan and cost tables
+    cli_reports  what params, kv, roofline, chips and models print; resolving a model or chip
+    cli_step    what train and serve print: a layout's step, memory, throughput; DoesNotFit
+    cli_args    the command line's parser: subcommands, flags, defaults
+    cli_step_args  train's and serve's flags, and the checks of every flag's value
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     kv_offload  a node's KV tiers priced: capacity, fetch time, the reuse intervals each wins
