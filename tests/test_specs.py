@@ -129,3 +129,16 @@ def test_recorded_gives_the_number_and_names_what_is_missing():
         specs.recorded(specs.accelerator("tpu_v4"), "tdp_w")
     with pytest.raises(TypeError, match="entry must be a Model or an Accelerator"):
         specs.recorded({"n_training_tokens": 1.0}, "n_training_tokens")  # type: ignore[arg-type]
+
+
+def test_a_table_of_integers_is_checked_value_by_value():
+    # hf_model_types.toml's field_defaults: Gemma 3's vocabulary is 262,208 entries
+    # (transformers' Gemma3TextConfig); a string or a bool in the table is refused by name.
+    gemma3 = specs.hf_model_types()["gemma3_text"]
+    assert gemma3.field_defaults["vocab_size"] == 262208
+    entry = {"module": "x", "source": "x", "as_of": datetime.date(2026, 12, 1)}
+    for bad in ("262208", True):
+        with pytest.raises(ValueError, match=r"field_defaults: expected a table of integers"):
+            specs.build_spec(
+                specs.HFModelType, {**entry, "field_defaults": {"vocab_size": bad}}, "t[x]", key="x"
+            )

@@ -55,16 +55,6 @@ def __getattr__(name: str):
 
 # RoPE variants change how positions rotate, never which weights exist.
 _ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "su")
-# Fields a type's configuration_<type>.py defaults, so that a checkpoint's config.json may
-# omit them (Gemma 3's multimodal configs carry a sparse text_config).
-_FIELD_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {
-        "vocab_size": 262_208,
-        "max_position_embeddings": 131_072,
-        "num_key_value_heads": 4,
-        "sliding_window": 4096,
-    },
-}
 # Wrappers of a text model inside a multimodal checkpoint: the text model is counted, the
 # vision tower (``vision_config``) and its projector are not.
 _WRAPPERS = ("gemma3", "llama4")
@@ -92,7 +82,7 @@ def model_from_hf_config(
     types = specs.hf_model_types()
     if t not in types:
         raise ValueError(f"model_type={t!r} is not supported; supported: {', '.join(types)}")
-    cfg = {**_FIELD_DEFAULTS.get(t, {}), **cfg}
+    cfg = {**types[t].field_defaults, **cfg}  # Gemma 3's multimodal configs are sparse
     fields = _gpt2(cfg) if t == "gpt2" else _decoder(cfg, t)
     notes = fields.pop("_notes", "")
     if cfg.get("_wrapped"):

@@ -522,6 +522,8 @@ class HFModelType:
     n_norms_per_layer: int = 2
     router_bias: bool = False
     mtp_layers: bool = False
+    # config fields the type's configuration file defaults, so a config.json may omit them
+    field_defaults: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def hf_model_types() -> dict[str, HFModelType]:
@@ -654,7 +656,8 @@ def _build(cls: type, entry: dict, where: str, **extra):
         if name in extra:
             continue
         if name not in entry:
-            if field.default is dataclasses.MISSING:
+            no_default = dataclasses.MISSING
+            if field.default is no_default and field.default_factory is no_default:
                 raise ValueError(f"{where}: missing required field {name!r}")
             continue
         kwargs[name] = _coerce(hints[name], entry[name], f"{where}.{name}")
@@ -677,8 +680,12 @@ def _coerce(hint, value, where: str):
             raise ValueError(f"{where}: expected a list, got {value!r}")
         return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin is dict:
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ValueError(f"{where}: expected a table of strings, got {value!r}")
+        item = typing.get_args(hint)[1]  # str or int
+        if not isinstance(value, dict) or not all(
+            isinstance(v, item) and not isinstance(v, bool) for v in value.values()
+        ):
+            kind = "strings" if item is str else "integers"
+            raise ValueError(f"{where}: expected a table of {kind}, got {value!r}")
         return dict(value)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

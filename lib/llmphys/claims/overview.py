@@ -404,10 +404,11 @@ def o32() -> Check:
 def o33() -> Check:
     hoffmann = scaling_laws.parametric_law("hoffmann2022")
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
+    budget = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return Check(
-        value=scaling_laws.compute_optimal(besiroglu, train_flop=5.76e23)["tokens_per_param"],
+        value=scaling_laws.compute_optimal(besiroglu, train_flop=budget)["tokens_per_param"],
         numbers={
-            "hoffmann_tokens_per_param": scaling_laws.compute_optimal(hoffmann, train_flop=5.76e23)[
+            "hoffmann_tokens_per_param": scaling_laws.compute_optimal(hoffmann, train_flop=budget)[
                 "tokens_per_param"
             ],
             "besiroglu_1e25_tokens_per_param": scaling_laws.compute_optimal(
@@ -420,14 +421,15 @@ def o33() -> Check:
 @check
 def o34() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
+    budget = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return Check(
         value=(
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=2.0, train_flop=5.76e23),
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=5.76e23),
+            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=2.0, train_flop=budget),
+            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=budget),
         ),
         numbers={
             "waste_4x_too_large_pct": scaling_laws.isoflop_waste_pct(
-                besiroglu, size_factor=4.0, train_flop=5.76e23
+                besiroglu, size_factor=4.0, train_flop=budget
             )
         },
     )
