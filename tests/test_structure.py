@@ -45,12 +45,9 @@ def registry_keys() -> set[str]:
     return keys
 
 
-def named_keys(source: str, keys: set[str]) -> set[str]:
-    """Registry keys that a string literal of ``source`` names (docstrings and their doctests
-    are examples, not code, and do not count): the literal itself, or one dotted segment of
-    it ("gpu_hour_usd.h100_sxm" names h100_sxm)."""
-    tree = ast.parse(source)
-    docs = {
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    """``id`` of every docstring node of ``tree`` (module, class and function docstrings)."""
+    return {
         id(n.body[0].value)
         for n in ast.walk(tree)
         if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
@@ -58,6 +55,14 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
         and isinstance(n.body[0], ast.Expr)
         and isinstance(n.body[0].value, ast.Constant)
     }
+
+
+def named_keys(source: str, keys: set[str]) -> set[str]:
+    """Registry keys that a string literal of ``source`` names (docstrings and their doctests
+    are examples, not code, and do not count): the literal itself, or one dotted segment of
+    it ("gpu_hour_usd.h100_sxm" names h100_sxm)."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
     found = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
@@ -242,14 +247,7 @@ def typed_registry_numbers(source: str, numbers: set[float]) -> list[str]:
     registry number: the largest expression folded, so 16 * 2**20 is one literal, not 16 and
     2**20. A bare ``2 ** k`` is a size the code chooses (a hash table, a buffer), not a copy."""
     tree = ast.parse(source)
-    docs = {
-        id(n.body[0].value)
-        for n in ast.walk(tree)
-        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-        and n.body
-        and isinstance(n.body[0], ast.Expr)
-        and isinstance(n.body[0].value, ast.Constant)
-    }
+    docs = _docstring_ids(tree)
     inside: set[int] = set()
     found = []
     for n in ast.walk(tree):  # breadth first: an expression before its operands
