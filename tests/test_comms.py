@@ -131,3 +131,16 @@ def test_a_one_shot_all_to_all_pays_one_latency_a_pairwise_one_p_minus_one():
     assert pair - shot == pytest.approx(6e-5, rel=1e-9)
     assert shot == pytest.approx(7 / 8 * 8e-3 + 1e-5, rel=1e-12)
     assert comms.all_to_all_time_s(8e6, 1, link_bytes_per_s=1e9, latency_s=1e-5) == 0.0
+
+
+def test_implied_mfu_inverts_dp_comm_share_through_the_one_mfu_formula():
+    # Closed form: dp_comm_share at MFU u gives f; implied_mfu(f) must return u (rel. 1e-12:
+    # two float divisions apart), and 0 or 1 has no finite compute time to invert.
+    f = comms.dp_comm_share(512, mfu=0.45, link_bytes_per_s=IB_400G, **SERIES)
+    assert comms.implied_mfu(float(f), 512, link_bytes_per_s=IB_400G, **SERIES) == pytest.approx(
+        0.45, rel=1e-12
+    )
+    with pytest.raises(ValueError, match="share must be a positive"):
+        comms.implied_mfu(0.0, 512, link_bytes_per_s=IB_400G, **SERIES)
+    with pytest.raises(ValueError, match="share must lie strictly between 0 and 1"):
+        comms.implied_mfu(1.0, 512, link_bytes_per_s=IB_400G, **SERIES)

@@ -328,3 +328,24 @@ def test_a_geglu_model_trains_with_the_same_bytes_as_its_swiglu_twin():
     geglu = predict.train_step(m, "h100_sxm", **kw)
     swiglu = predict.train_step(dataclasses.replace(m, mlp="swiglu"), "h100_sxm", **kw)
     assert m.mlp == "geglu" and geglu.parts == swiglu.parts
+
+
+def test_model_type_defaults_come_from_data_and_name_file_entry_and_field(tmp_path, monkeypatch):
+    # data/hf_model_types.toml: DeepSeek-V3's modeling file adds e_score_correction_bias and
+    # its checkpoint stores num_nextn_predict_layers MTP layers; Gemma 2 has 4 norms a layer.
+    types = specs.hf_model_types()
+    assert set(types) == set(hf_config.SUPPORTED_MODEL_TYPES)
+    assert types["deepseek_v3"].router_bias and types["deepseek_v3"].mtp_layers
+    assert not types["deepseek_v2"].router_bias and not types["deepseek_v2"].mtp_layers
+    assert types["gemma2"].n_norms_per_layer == 4
+    (tmp_path / "accelerators.toml").write_text("")
+    (tmp_path / "hf_model_types.toml").write_text(
+        '[llama]\nmodule = "llama"\nsource = "x"\nas_of = 2026-12-01\nqk_norm = "both"\n'
+    )
+    monkeypatch.setenv(specs.DATA_ENV_VAR, str(tmp_path))
+    specs._load.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"hf_model_types.toml\[llama\]\.qk_norm"):
+            specs.hf_model_types()
+    finally:
+        specs._load.cache_clear()

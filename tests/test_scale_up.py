@@ -105,3 +105,24 @@ def test_pipelining_against_one_wide_stage_is_the_weight_term_spread_four_ways()
     assert kv == pytest.approx(1.0)
     with pytest.raises(ValueError, match="n_stages"):
         study_scale_up.pipelining_against_wide(LLAMA, gb200, "token_latency_s", n_stages=0)
+
+
+def test_expert_all_to_all_over_compute_is_the_closed_form_ratio_at_any_batch():
+    # Closed form (module docstring): all-to-all time over compute time does not depend on the
+    # batch; at DeepSeek-V3's 320-GPU decode deployment (sec. 3.4.2), 8-GPU H100 nodes over
+    # InfiniBand, it is the mechanism's two times at batch 4,096 divided (rel. 1e-12: float
+    # order of operations).
+    dsv3, h100 = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    n = int(economics.price("deployment_n_gpus.deepseek_v3_decode").value)
+    comm = scale_up.expert_all_to_all(
+        dsv3, batch_size=4096, n_chips=n, chips_per_domain=8,
+        link_bytes_per_s=h100.scale_out_bytes_per_s_per_direction,
+    )["time_s"]
+    comp = inference.decode_step(
+        dsv3, h100, batch_size=4096, context_tokens=0, n_chips=n, weight_dtype="fp8"
+    )["compute_time_s"]
+    got = study_scale_up.expert_all_to_all_over_compute(dsv3, h100, n_chips=n, fabric="scale_out")
+    assert got == pytest.approx(comm / comp, rel=1e-12)
+    assert got > 1  # across InfiniBand the exchange outlasts the FP8 compute
+    with pytest.raises(ValueError, match="fabric must be"):
+        study_scale_up.expert_all_to_all_over_compute(dsv3, h100, n_chips=n, fabric="nvlink")

@@ -101,6 +101,24 @@ def test_build_spec_serves_other_loaders_with_the_same_checks():
     assert law.A == 406.0 and isinstance(law.A, float)
 
 
+def test_load_registry_reads_one_section_and_names_file_section_entry_and_field(
+    tmp_path, monkeypatch
+):
+    from llmphys import scaling_laws
+
+    # Hoffmann et al. 2022 eq. 10: E = 1.69 (data/scaling_laws.toml)
+    law = scaling_laws.ParametricLaw
+    laws = specs.load_registry("scaling_laws.toml", law, section="parametric")
+    assert laws["hoffmann2022"].E == 1.69
+    with pytest.raises(KeyError, match=r"scaling_laws.toml: no section 'nope'"):
+        specs.load_registry("scaling_laws.toml", law, section="nope")
+    (tmp_path / "accelerators.toml").write_text("")
+    (tmp_path / "laws.toml").write_text('[parametric.x]\nname = "x"\nE = "1.69"\n')
+    monkeypatch.setenv(specs.DATA_ENV_VAR, str(tmp_path))
+    with pytest.raises(ValueError, match=r"laws.toml\[parametric\.x\]"):
+        specs.load_registry("laws.toml", law, section="parametric")
+
+
 def test_recorded_gives_the_number_and_names_what_is_missing():
     # Meta's Llama 3 model card: "over 15T tokens", recorded as 15e12. Mistral AI has not
     # published Mistral 7B's training token count (data/models.toml notes).
@@ -111,3 +129,16 @@ def test_recorded_gives_the_number_and_names_what_is_missing():
         specs.recorded(specs.accelerator("tpu_v4"), "tdp_w")
     with pytest.raises(TypeError, match="entry must be a Model or an Accelerator"):
         specs.recorded({"n_training_tokens": 1.0}, "n_training_tokens")  # type: ignore[arg-type]
+
+
+def test_a_table_of_integers_is_checked_value_by_value():
+    # hf_model_types.toml's field_defaults: Gemma 3's vocabulary is 262,208 entries
+    # (transformers' Gemma3TextConfig); a string or a bool in the table is refused by name.
+    gemma3 = specs.hf_model_types()["gemma3_text"]
+    assert gemma3.field_defaults["vocab_size"] == 262208
+    entry = {"module": "x", "source": "x", "as_of": datetime.date(2026, 12, 1)}
+    for bad in ("262208", True):
+        with pytest.raises(ValueError, match=r"field_defaults: expected a table of integers"):
+            specs.build_spec(
+                specs.HFModelType, {**entry, "field_defaults": {"vocab_size": bad}}, "t[x]", key="x"
+            )

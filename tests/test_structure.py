@@ -45,12 +45,9 @@ def registry_keys() -> set[str]:
     return keys
 
 
-def named_keys(source: str, keys: set[str]) -> set[str]:
-    """Registry keys that a string literal of ``source`` names (docstrings and their doctests
-    are examples, not code, and do not count): the literal itself, or one dotted segment of
-    it ("gpu_hour_usd.h100_sxm" names h100_sxm)."""
-    tree = ast.parse(source)
-    docs = {
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    """``id`` of every docstring node of ``tree`` (module, class and function docstrings)."""
+    return {
         id(n.body[0].value)
         for n in ast.walk(tree)
         if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
@@ -58,6 +55,14 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
         and isinstance(n.body[0], ast.Expr)
         and isinstance(n.body[0].value, ast.Constant)
     }
+
+
+def named_keys(source: str, keys: set[str]) -> set[str]:
+    """Registry keys that a string literal of ``source`` names (docstrings and their doctests
+    are examples, not code, and do not count): the literal itself, or one dotted segment of
+    it ("gpu_hour_usd.h100_sxm" names h100_sxm)."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
     found = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
@@ -66,12 +71,8 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
 
 
 # Modules of other engineers' issues that still name a key (the lead removes each entry as
-# its module is cleaned; a stale entry fails below): hf_config's DeepSeek-V3 checkpoint
-# layout, predict's calibration rows and registries, scale_up's expert all-to-all study
-# (issue 26 leaves the all-to-all consolidation to the serving issue).
+# its module is cleaned; a stale entry fails below): predict's calibration rows and registries.
 KNOWN = {
-    "hf_config": {"deepseek_v3"},
-    "scale_up": {"deepseek_v3", "h100_sxm"},
     "predict.serving_data": {
         "gpustack_qwen3_8b_h100_vllm_bf16_c4",
         "sglang_deepseek_v3_h100_decode_ep72",
@@ -133,11 +134,6 @@ def long_files_without_a_reason(limit: int = 400) -> list[str]:
 # Files over 400 lines whose owners (other issues this round) split or justify them; the
 # lead removes an entry when its file is fixed. A file not listed here must comply now.
 LONG_KNOWN = {
-    "benchmark.py",
-    "cli.py",
-    "hf_config.py",
-    "inference.py",
-    "tinylm_train.py",
     "predict/plan.py",
 }
 
@@ -168,11 +164,6 @@ LOADERS_KNOWN = {
     "predict/efficiency.py",
     "predict/serving_data.py",
     "predict/runs.py",
-    "achieved.py",
-    "scaling_fit.py",
-    "scaling_laws.py",
-    "benchmark.py",
-    "gpu_record.py",
 }
 
 
@@ -186,6 +177,173 @@ def test_no_module_but_specs_loads_a_data_file():
     assert not new, f"load data through specs, not in these modules: {new}"
     stale = sorted(LOADERS_KNOWN - set(loaders))
     assert not stale, f"LOADERS_KNOWN lists modules that no longer load data; drop them: {stale}"
+
+
+# -- typed copies of registry facts ----------------------------------------------------------
+
+
+def _numbers(table):
+    if isinstance(table, dict):
+        for v in table.values():
+            yield from _numbers(v)
+    elif isinstance(table, list):
+        for v in table:
+            yield from _numbers(v)
+    elif isinstance(table, (int, float)) and not isinstance(table, bool):
+        yield float(table)
+
+
+def _significant_digits(x: float) -> int:
+    return len(f"{abs(x):.14e}".split("e")[0].replace(".", "").rstrip("0"))
+
+
+def distinctive(x: float) -> bool:
+    """Whether a registry number is distinctive enough that the same literal in code is a copy.
+
+    The rule: at least 1,000 in size; not a year (1900-2100); not a power of 1024 (KiB, MiB:
+    unit constants); a power of two only from 2**14 up (below that, 1024-8192 are tensor,
+    sequence and page sizes long before they are anyone's fact); any other number only with
+    three or more significant digits (4e6, 70e9 and 2,000 are round numbers anyone types;
+    3.35e12, 989.4e12 and 14,336 are a datasheet's or a model card's).
+    """
+    x = abs(float(x))
+    if x < 1000 or (x.is_integer() and 1900 <= x <= 2100):
+        return False
+    if x.is_integer() and int(x) & (int(x) - 1) == 0:  # a power of two
+        return x >= 2**14 and not any(x == 1024.0**k for k in range(1, 7))
+    return _significant_digits(x) >= 3
+
+
+def registry_numbers() -> set[float]:
+    out: set[float] = set()
+    for name in KEYED:
+        with open(DATA / name, "rb") as f:
+            out |= {v for v in _numbers(tomllib.load(f)) if distinctive(v)}
+    return out
+
+
+def _folded(node: ast.AST) -> float | None:
+    """The value of a numeric literal or of arithmetic on literals (16 * 2**20), else None."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _folded(node.operand)
+        return None if v is None else -v
+    ops = {ast.Mult: float.__mul__, ast.Pow: float.__pow__, ast.Div: float.__truediv__}
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        a, b = _folded(node.left), _folded(node.right)
+        if a is None or b is None or (isinstance(node.op, ast.Div) and b == 0):
+            return None
+        try:
+            return ops[type(node.op)](a, b)
+        except OverflowError:
+            return None
+    return None
+
+
+def typed_registry_numbers(source: str, numbers: set[float]) -> list[str]:
+    """Literals of ``source`` (outside docstrings, so doctests do not count) equal to a
+    registry number: the largest expression folded, so 16 * 2**20 is one literal, not 16 and
+    2**20. A bare ``2 ** k`` is a size the code chooses (a hash table, a buffer), not a copy."""
+    tree = ast.parse(source)
+    docs = _docstring_ids(tree)
+    inside: set[int] = set()
+    found = []
+    for n in ast.walk(tree):  # breadth first: an expression before its operands
+        if id(n) in inside or id(n) in docs:
+            continue
+        v = _folded(n)
+        if v is None:
+            continue
+        inside |= {id(c) for c in ast.walk(n)}
+        bare_power = isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)
+        if v in numbers and not bare_power:
+            found.append(f"{v:.15g}")
+    return sorted(found)
+
+
+# Literals equal to a registry number that are another quantity altogether (file, value): the
+# equality is a coincidence, and each says what the literal is. Add one only with its reason.
+COINCIDENCES = {
+    ("precision.py", "57344"): "E5M2's largest finite value (OCP FP8 spec), not a d_ff",
+    ("pipeline/dedup.py", "4194304"): "a 4 MiB hashing chunk, not a batch of tokens",
+    ("mup.py", "16384"): "the held-out sample's length in symbols, not a GPU count",
+    ("cli_args.py", "65536"): "the largest chip count --tokens-per-s tries, not a context",
+}
+
+# Literals in the library equal to a distinctive number of a keyed registry (the rule is
+# ``distinctive``'s docstring), by file and value with their count: each should be read from
+# the registry (or a scenario). The list may only shrink. predict/'s serving and training files
+# are other issues' this round.
+TYPED_KNOWN: dict[str, dict[str, int]] = {
+    "grading/architecture.py": {"14336": 4, "28672": 1, "3072": 1},
+    "grading/architecture_depth.py": {"12288": 1},
+    "grading/data_depth.py": {"128256": 1},
+    "grading/foundations.py": {"131072": 1, "32768": 1},
+    "grading/memory_wall.py": {"16384": 1},
+    "grading/scaling_laws.py": {"14800000000000": 1, "5.76e+23": 1},
+    "grading/tour.py": {"12288": 1, "1536": 1, "16384": 1, "3350000000000": 2},
+    "predict/plan.py": {"65536": 1},
+    "predict/runs.py": {"51200": 1},
+    "predict/simulate.py": {"131072": 1},
+    "reliability.py": {"16384": 1},
+    "studies/economics.py": {"32768": 1},
+}
+
+
+def _typed_copies() -> dict[str, dict[str, int]]:
+    numbers = registry_numbers()
+    out: dict[str, dict[str, int]] = {}
+    for p in sorted(PACKAGE.rglob("*.py")):
+        rel = str(p.relative_to(PACKAGE))
+        if rel.startswith("claims/"):  # tests/test_typed_facts.py holds the claims (and chapters)
+            continue
+        found = [
+            v
+            for v in typed_registry_numbers(p.read_text(), numbers)
+            if (rel, v) not in COINCIDENCES
+        ]
+        if found:
+            out[rel] = {v: found.count(v) for v in sorted(set(found))}
+    return out
+
+
+def test_no_library_code_types_a_registry_number():
+    found = _typed_copies()
+    new = {
+        f: {v: n for v, n in vals.items() if n > TYPED_KNOWN.get(f, {}).get(v, 0)}
+        for f, vals in found.items()
+    }
+    new = {f: v for f, v in new.items() if v}
+    assert not new, f"read these from data/ (a registry or a scenario), not typed in code: {new}"
+    stale = {
+        f: {v: n for v, n in vals.items() if found.get(f, {}).get(v, 0) < n}
+        for f, vals in TYPED_KNOWN.items()
+    }
+    stale = {f: v for f, v in stale.items() if v}
+    assert not stale, f"TYPED_KNOWN lists more copies than remain; lower them: {stale}"
+
+
+def test_every_listed_coincidence_is_still_in_its_file():
+    numbers = registry_numbers()
+    gone = sorted(
+        (f, v)
+        for f, v in COINCIDENCES
+        if v not in typed_registry_numbers((PACKAGE / f).read_text(), numbers)
+    )
+    assert not gone, f"COINCIDENCES lists literals no longer there; drop them: {gone}"
+
+
+def test_the_number_finder_sees_a_typed_fact_but_not_a_doctest_or_a_round_number():
+    src = '''def f(n_gpus=16_384):
+    """>>> f(3.35e12)"""
+    batch = 16 * 2**20
+    return 3.35e12 * n_gpus + 4e6 + 2**14 + 1024 * 1024
+'''
+    numbers = {v for v in (16384.0, 16 * 2.0**20, 3.35e12, 4e6, 1024.0**2) if distinctive(v)}
+    assert numbers == {16384.0, 16 * 2.0**20, 3.35e12}
+    assert typed_registry_numbers(src, numbers) == ["16384", "16777216", "3350000000000"]
 
 
 # -- one call, two callers -----------------------------------------------------------------------

@@ -30,6 +30,7 @@ Modules (one concept each; import modules, not names)::
     zero_memory       training memory per GPU under ZeRO stages 0-3 and their DP traffic
     markov      a token source with an exactly known entropy rate; n-gram baselines
     inference   decode-step and prefill time and cost vs batch; decode ceilings; balance batch
+    streamed_weights  weights a step streams: dense part, routed experts touched by B tokens
     decoding    greedy, temperature, top-k, top-p and beam search
     kv_paging   KV-cache allocation: contiguous reservation against blocks on demand
     kv_quant    quantised KV caches: bytes per element with scales, and the error they add
@@ -39,8 +40,15 @@ Modules (one concept each; import modules, not names)::
                 search (plan_training, fewest_chips), the cheapest deployment for a target
                 (plan_serving) and cost (serving_cost, training_cost)
     hf_config   a Hugging Face config.json (a file, a folder, a cached repo id) as a Model
-    cli         the ``llmphys`` command line (tables of plan and cost in cli_plan)
+    hf_hub      finding and reading a config.json: a file, a folder, the local hub cache
+    hf_blocks   a config's typed fields and its family blocks (MoE, MLA, GPT-2)
+    hf_checkpoint  what a checkpoint stores beside the model: MTP layers, FP8 scales, masks
+    cli         the ``llmphys`` command line: run and main (its parts in the cli_* modules)
     cli_plan    the command line's plan and cost tables
+    cli_reports  what params, kv, roofline, chips and models print; resolving a model or chip
+    cli_step    what train and serve print: a layout's step, memory, throughput; DoesNotFit
+    cli_args    the command line's parser: subcommands, flags, defaults
+    cli_step_args  train's and serve's flags, and the checks of every flag's value
     batching    the "train departs every T" batch schedule, simulated and in closed form
     kv_tiers    restoring a conversation's KV cache from HBM, DRAM, NVMe or by recompute
     kv_offload  a node's KV tiers priced: capacity, fetch time, the reuse intervals each wins
@@ -66,6 +74,8 @@ Modules (one concept each; import modules, not names)::
     comm_roofline     FLOP per network byte of a layer's collectives against NVLink and scale-out
     power_clock       the clock a power cap allows (dynamic power against frequency)
     benchmark   this machine's roofline from a GEMM and a triad, tested on held-out kernels
+    bench_streams  its streaming kernels (bytes by kind, thread-sliced timing), best_time_s
+    bench_record  the record of `make bench` (data/bench/roofline.toml) and its checks
     gpu_record  a GPU measurement record (tools/gpu_check.py) against the book's predictions
     precision   FP8 (E4M3, E5M2) and FP4 (E2M1) emulation, per-tensor and per-block scaling
     comms       alpha-beta cost of collectives; data parallelism's all-reduce share of a step
@@ -74,7 +84,8 @@ Modules (one concept each; import modules, not names)::
     mfu         model FLOP utilisation (PaLM's definition): one ratio, per second or per run
     objective   cross-entropy, perplexity, bits per token and bits per byte
     tinylm      a tiny transformer in numpy: forward, hand-written backward, AdamW
-    tinylm_train  its corpus (an order-2 source), training loop and probes
+    tinylm_train  its training loop and probes (re-exports its corpus from tinylm_source)
+    tinylm_source  its corpus: an order-2 Markov source of known entropy
     mup         muP against the standard parametrisation: per-tensor rates, the LR sweep
     compression code length under a model, arithmetic coding, zlib/bz2/lzma
     tables      registry tables as Markdown text for the chapters

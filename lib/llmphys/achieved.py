@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
-import tomllib
 
 from . import specs
 
@@ -46,12 +45,7 @@ def measurements() -> dict[str, AchievedRate]:
     >>> m.chip, m.measured / 1e12
     ('NVIDIA H100 SXM5', 740.0)
     """
-    with open(specs.data_dir() / "achieved_rates.toml", "rb") as fh:
-        raw = tomllib.load(fh)
-    out = {
-        k: specs.build_spec(AchievedRate, v, f"achieved_rates.toml[{k}]", key=k)
-        for k, v in raw.items()
-    }
+    out = specs.load_registry("achieved_rates.toml", AchievedRate)
     for m in out.values():
         specs.accelerator(m.ceiling_chip)  # a KeyError naming the known chips if unknown
         if not m.measured > 0:

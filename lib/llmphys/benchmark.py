@@ -39,44 +39,38 @@ numpy runs on the CPU. When PyTorch is importable and sees a CUDA GPU (e.g. in C
 the machine and its load: every function returns numbers, the chapter prints them in cells
 whose output is not compared, and `make bench` (tools/bench.py) records one run with its
 machine in data/bench/roofline.toml (``load_record``). Each measurement takes the best of a
-few repeats, the usual estimator of what the hardware can do.
+few repeats, the usual estimator of what the hardware can do. The streaming kernels and the
+timing helpers are :mod:`llmphys.bench_streams`, the record :mod:`llmphys.bench_record`; both
+are re-exported here.
 
 Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import functools
 import importlib.util
 import os
 import time
-import tomllib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from . import specs, units
-
-
-def best_time_s(fn: Callable[[], object], *, n_repeats: int = 5) -> float:
-    """Shortest wall-clock seconds of ``n_repeats`` calls of ``fn`` (after one warm-up call).
-
-    >>> best_time_s(lambda: None, n_repeats=3) < 1e-3
-    True
-    """
-    units.check_positive("n_repeats", n_repeats)
-    fn()
-    times = []
-    for _ in range(int(n_repeats)):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return max(min(times), 1e-9)
+from . import units
+from .bench_record import RooflineRecord as RooflineRecord
+from .bench_record import load_record as load_record
+from .bench_record import record_file as record_file
+from .bench_streams import STREAM_KERNELS as STREAM_KERNELS
+from .bench_streams import STREAM_MAX_ARRAY_BYTES as STREAM_MAX_ARRAY_BYTES
+from .bench_streams import WRITE_ALLOCATE_BYTES as WRITE_ALLOCATE_BYTES
+from .bench_streams import StreamKernel as StreamKernel
+from .bench_streams import _blas_threads as _blas_threads
+from .bench_streams import _check_stream, _default_stream_bytes
+from .bench_streams import _Streams as _Streams
+from .bench_streams import best_time_s as best_time_s
+from .bench_streams import last_level_cache_bytes as last_level_cache_bytes
+from .bench_streams import stream_point as stream_point
 
 
 def matmul_point(
@@ -139,179 +133,6 @@ def n_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
-
-
-def last_level_cache_bytes(default: float = 32 * units.MiB) -> float:
-    """Size in bytes of the largest CPU cache Linux reports (``default`` where it cannot tell).
-
-    >>> last_level_cache_bytes() > 0
-    True
-    """
-    best = 0.0
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        for entry in os.listdir(base):
-            if entry.startswith("index"):
-                with open(os.path.join(base, entry, "size")) as f:
-                    size = f.read().strip()
-                scale = {"K": units.KiB, "M": units.MiB, "G": units.GiB}.get(size[-1:], 1.0)
-                best = max(best, float(size.rstrip("KMG")) * scale)
-    except (OSError, ValueError):
-        pass
-    return best or float(default)
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class StreamKernel:
-    """What one element of a float64 streaming kernel costs: FLOP and bytes, by kind."""
-
-    flop: float
-    read_bytes: float  # loaded by the kernel
-    write_bytes: float  # stored by the kernel
-    allocate_bytes: float  # read for ownership before a store into a line not already cached
-
-    @property
-    def fill_bytes(self) -> float:
-        """Bytes brought into the cache: reads and write-allocate reads."""
-        return self.read_bytes + self.allocate_bytes
-
-    @property
-    def dram_bytes(self) -> float:
-        """Bytes across the memory bus: every fill and every write-back."""
-        return self.fill_bytes + self.write_bytes
-
-    @property
-    def stream_bytes(self) -> float:
-        """STREAM's count (each array read or written once), which ignores write-allocate."""
-        return self.read_bytes + self.write_bytes
-
-
-WRITE_ALLOCATE_BYTES = 8.0
-"""Bytes read per float64 stored into a line the cache does not hold: ordinary memory is of
-the write-back type, whose write misses fill the line before the store (Intel 64 and IA-32
-Architectures Software Developer's Manual, vol. 3A, "Methods of Caching Available", WB), so
-a kernel that writes an array it does not read moves each of its lines twice. Non-temporal
-stores do not."""
-
-# numpy has no fused triad (b + s * c is two passes through DRAM with a temporary), so the
-# triad is the BLAS's in-place one, daxpy: b = b + s c in a single pass, b and c read and b
-# written, 24 bytes per element as in STREAM, no write-allocate (b's lines were just read).
-STREAM_KERNELS: dict[str, StreamKernel] = {
-    # b = b + s c (BLAS daxpy): the ceiling kernel
-    "triad": StreamKernel(flop=2.0, read_bytes=16.0, write_bytes=8.0, allocate_bytes=0.0),
-    # a = b (memcpy): glibc's x86 memcpy switches to non-temporal stores, which bypass the
-    # cache and allocate nothing, above __x86_shared_non_temporal_threshold, a fraction of the
-    # shared cache (sysdeps/x86/dl-cacheinfo.h); the arrays here are larger than the cache
-    "copy": StreamKernel(flop=0.0, read_bytes=8.0, write_bytes=8.0, allocate_bytes=0.0),
-    # a = s b and a = b + c: a is written, never read, so each of its lines is allocated first
-    "scale": StreamKernel(
-        flop=1.0, read_bytes=8.0, write_bytes=8.0, allocate_bytes=WRITE_ALLOCATE_BYTES
-    ),
-    "add": StreamKernel(
-        flop=1.0, read_bytes=16.0, write_bytes=8.0, allocate_bytes=WRITE_ALLOCATE_BYTES
-    ),
-    # b . c (BLAS ddot): reads only
-    "dot": StreamKernel(flop=2.0, read_bytes=16.0, write_bytes=0.0, allocate_bytes=0.0),
-}
-
-STREAM_MAX_ARRAY_BYTES = 1.0 * units.GiB
-"""Cap on each stream array. STREAM asks for 4 x the last-level cache per array; a VM on a
-large server can report the whole socket's L3 (hundreds of MiB), which would ask for several
-GB of memory. A pass over two or three arrays of 1 GiB still misses in any such cache: an
-LRU cache of C bytes keeps none of a sequential pass over more than C bytes."""
-
-
-def _stream_slice(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-    """Run streaming kernel ``name`` on one slice of a, b, c; a float for the reductions."""
-    s = 3.0
-    if name == "triad":
-        from scipy.linalg.blas import daxpy
-
-        daxpy(c, b, a=s)  # b is updated in place (same dtype and contiguous)
-    elif name == "copy":
-        np.copyto(a, b)
-    elif name == "scale":
-        np.multiply(b, s, out=a)
-    elif name == "add":
-        np.add(b, c, out=a)
-    elif name == "dot":
-        return float(np.dot(b, c))
-    return 0.0
-
-
-class _Streams:
-    """Three float64 arrays of ``n`` elements, split into one slice per thread, and a pool."""
-
-    def __init__(self, n: int, n_threads: int):
-        self.arrays = [np.full(n, 1.0 + i) for i in range(3)]  # touched: pages are mapped
-        self.bounds = np.linspace(0, n, n_threads + 1).astype(int)
-        self.n, self.n_threads = n, n_threads
-        self.pool = ThreadPoolExecutor(max_workers=n_threads)
-
-    def runner(self, name: str) -> Callable[[], object]:
-        """A call that runs ``name`` once over all three arrays, one slice per thread, with
-        the BLAS held to one thread inside each (the pool supplies the parallelism)."""
-
-        def slice_k(k: int) -> float:
-            lo, hi = self.bounds[k], self.bounds[k + 1]
-            return _stream_slice(name, *(x[lo:hi] for x in self.arrays))
-
-        def run() -> object:
-            with _blas_threads(1):
-                if self.n_threads == 1:
-                    return slice_k(0)
-                return list(self.pool.map(slice_k, range(self.n_threads)))
-
-        return run
-
-    def point(self, name: str, time_s: float) -> dict[str, Any]:
-        k = STREAM_KERNELS[name]
-        flop, q = k.flop * self.n, k.dram_bytes * self.n
-        return {
-            "name": name,
-            "flop": flop,
-            "bytes": q,
-            "fill_bytes": k.fill_bytes * self.n,
-            "stream_bytes": k.stream_bytes * self.n,
-            "intensity": flop / q,
-            "time_s": time_s,
-            "flop_per_s": flop / time_s,
-            "bytes_per_s": q / time_s,
-        }
-
-
-def _check_stream(name: str) -> None:
-    if name not in STREAM_KERNELS:
-        raise ValueError(
-            f"name={name!r} is not a streaming kernel; allowed: {', '.join(STREAM_KERNELS)}"
-        )
-
-
-def _default_stream_bytes(n_bytes: float | None) -> float:
-    if n_bytes is None:
-        return min(4.0 * last_level_cache_bytes(), STREAM_MAX_ARRAY_BYTES)
-    return units.check_positive("n_bytes", n_bytes)
-
-
-def stream_point(
-    name: str, *, n_bytes: float | None = None, n_threads: int = 1, n_repeats: int = 5
-) -> dict[str, Any]:
-    """Time streaming kernel ``name`` (see STREAM_KERNELS) on float64 arrays of ``n_bytes`` each.
-
-    ``n_bytes`` defaults to 4 x the last-level cache per array (STREAM's rule, capped at
-    STREAM_MAX_ARRAY_BYTES), so the data comes from DRAM. The arrays are split into
-    ``n_threads`` slices, one per thread. Returns FLOP, bytes (DRAM traffic, write-allocate
-    included), fill bytes, STREAM's byte count, seconds, FLOP/s and bytes/s.
-
-    >>> p = stream_point("scale", n_bytes=8e5, n_repeats=2)
-    >>> p["flop"], p["bytes"], p["fill_bytes"], p["stream_bytes"]
-    (100000.0, 2400000.0, 1600000.0, 1600000.0)
-    """
-    _check_stream(name)
-    n_threads = int(units.check_positive("n_threads", n_threads))
-    streams = _Streams(int(_default_stream_bytes(n_bytes) // 8), n_threads)
-    with streams.pool:
-        return streams.point(name, best_time_s(streams.runner(name), n_repeats=n_repeats))
 
 
 IN_CACHE_ARRAY_BYTES = 128 * units.KiB
@@ -484,107 +305,6 @@ def error_summary(kernels: Sequence[dict[str, Any]], *, within: float = 0.2) -> 
     }
 
 
-# ------------------------------------------------------------- the record of `make bench`
-
-
-def record_file() -> Path:
-    """Where `make bench` (tools/bench.py) writes the measured roofline with its machine:
-    ``bench/roofline.toml`` in the registries' folder (``specs.data_dir()``, which follows
-    $LLMPHYS_DATA, so a plain install in Colab reads the clone's file)."""
-    return specs.data_dir() / "bench" / "roofline.toml"
-
-
-_RUN_KEYS = {
-    "n_threads", "peak_flop_per_s", "bytes_per_s", "fill_bytes_per_s", "stream_bytes_per_s",
-    "ridge", "stream_array_bytes", "kernels",
-}  # fmt: skip
-_KERNEL_KEYS = {"name", "intensity", "bound", "time_s", "predicted_time_s", "error"}
-_MACHINE_KEYS = {"cpu", "n_cpus", "l3_cache", "avx512", "memory_bytes", "platform", "python"}
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class RooflineRecord:
-    """One `make bench` run: when, on what (``machine``, ``versions``), and at each thread
-    count the ceilings and every held-out kernel (``runs``: dicts as measured_roofline's,
-    the kernels with name, intensity, bound, time_s, predicted_time_s and error); and the dot
-    product at one thread on arrays that fit in cache (``in_cache``: ``array_bytes``,
-    ``dot_bytes_per_s``), the control that tells a fill-bound stream from a compute-bound one."""
-
-    date: str
-    n_rounds: int
-    machine: dict[str, Any]
-    versions: dict[str, str]
-    in_cache: dict[str, float]
-    runs: tuple[dict[str, Any], ...]
-
-    def run(self, n_threads: int) -> dict[str, Any]:
-        """The run at ``n_threads`` threads."""
-        for r in self.runs:
-            if r["n_threads"] == n_threads:
-                return r
-        have = ", ".join(str(r["n_threads"]) for r in self.runs)
-        raise KeyError(f"n_threads={n_threads} is not in the record; allowed: {have}")
-
-    def dot_cache_speedup(self) -> float:
-        """How many times faster the one-thread dot streams from cache than from DRAM.
-
-        A reduction held by its chain of dependent additions would run as slowly in cache;
-        one held by the lines it reads runs many times faster there.
-        """
-        one = self.run(1)
-        dot = next(k for k in one["kernels"] if k["name"] == "dot")
-        n = one["stream_array_bytes"] / 8.0
-        dram_bytes_per_s = STREAM_KERNELS["dot"].dram_bytes * n / dot["time_s"]
-        return float(self.in_cache["dot_bytes_per_s"] / dram_bytes_per_s)
-
-    @property
-    def machine_name(self) -> str:
-        """The machine in words: CPU model, cores, L3, BLAS."""
-        m = self.machine
-        simd = ", AVX-512" if m["avx512"] else ""
-        return (
-            f"{m['cpu']} ({m['n_cpus']} cores{simd}, {m['l3_cache']} L3 as reported; "
-            f"numpy {self.versions['numpy']}, {self.versions['blas']})"
-        )
-
-
-def _check_keys(where: str, got: dict, required: set[str], optional: set[str] | None = None):
-    missing, unknown = required - set(got), set(got) - required - (optional or set())
-    if missing or unknown:
-        raise KeyError(
-            f"{where}: missing {sorted(missing) or 'nothing'}, unknown {sorted(unknown) or 'none'}"
-        )
-
-
-def load_record(path: str | os.PathLike | None = None) -> RooflineRecord:
-    """Read the roofline record that `make bench` wrote (default ``record_file()``).
-
-    >>> r = load_record()
-    >>> sorted(k["name"] for k in r.run(1)["kernels"])[:3]
-    ['GEMM 1024x1024x1024', 'GEMM 4096x512x1024', 'GEMV']
-    """
-    path = Path(path) if path is not None else record_file()
-    with open(path, "rb") as f:
-        t = tomllib.load(f)
-    _check_keys(str(path), t, {"date", "n_rounds", "machine", "versions", "in_cache", "runs"})
-    _check_keys(f"{path} [in_cache]", t["in_cache"], {"array_bytes", "dot_bytes_per_s"})
-    _check_keys(f"{path} [machine]", t["machine"], _MACHINE_KEYS, {"l2_cache_per_core",
-                "load_average_at_start"})  # fmt: skip
-    _check_keys(f"{path} [versions]", t["versions"], {"numpy", "blas"}, {"scipy"})
-    for i, run in enumerate(t["runs"]):
-        _check_keys(f"{path} runs[{i}]", run, _RUN_KEYS)
-        for j, k in enumerate(run["kernels"]):
-            _check_keys(f"{path} runs[{i}].kernels[{j}]", k, _KERNEL_KEYS)
-    return RooflineRecord(
-        date=t["date"],
-        n_rounds=t["n_rounds"],
-        machine=dict(t["machine"]),
-        versions=dict(t["versions"]),
-        in_cache=dict(t["in_cache"]),
-        runs=tuple(t["runs"]),
-    )
-
-
 def _matmul_operands(
     m: int,
     n: int,
@@ -614,16 +334,6 @@ def _matmul_result(a: np.ndarray, b: np.ndarray, t: float) -> dict[str, float]:
         "time_s": t,
         "flop_per_s": flop / t,
     }
-
-
-def _blas_threads(n_threads: int | None) -> contextlib.AbstractContextManager:
-    """A context limiting BLAS to ``n_threads`` threads (no limit for None)."""
-    if n_threads is None:
-        return contextlib.nullcontext()
-    units.check_positive("n_threads", n_threads)
-    import threadpoolctl
-
-    return threadpoolctl.threadpool_limits(limits=int(n_threads), user_api="blas")
 
 
 def torch_gpu_available() -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import units
+from . import mfu, units
 
 
 def _check(n_bytes: float, n_ranks: int, link_bytes_per_s: float, latency_s: float) -> None:
@@ -240,7 +240,9 @@ def implied_mfu(
 ) -> float:
     """The utilisation u at which a flat ring all-reduce takes ``share`` of a DP step.
 
-    Inverts c / (c + t) = f with t = 6 N B / (N_gpus P u): u = f/(1-f) 6 N B / (N_gpus P c).
+    Inverts c / (c + t) = f: the compute time is t = c (1 - f) / f, and u is the one MFU
+    ratio (:func:`llmphys.mfu.utilisation`) of the step's 6 N B model FLOP over N_gpus t
+    chip-seconds at peak P, so u = f/(1-f) 6 N B / (N_gpus P c).
 
     >>> round(implied_mfu(0.43, 512, n_params=70e9, tokens_per_step=4e6,
     ...                   peak_flop_per_s=989.4e12, link_bytes_per_s=50e9), 3)
@@ -248,9 +250,12 @@ def implied_mfu(
     """
     f = units.check_fraction("share", share)
     if f == 1.0:
-        raise ValueError("share must be < 1")
+        raise ValueError(f"share must lie strictly between 0 and 1, got {share!r}")
     c = ring_all_reduce_time_s(bytes_per_grad * n_params, n_gpus, link_bytes_per_s=link_bytes_per_s)
-    return f / (1 - f) * 6.0 * n_params * tokens_per_step / (n_gpus * peak_flop_per_s * c)
+    compute_s = c * (1 - f) / f
+    return mfu.utilisation(
+        6.0 * n_params * tokens_per_step, chip_s=n_gpus * compute_s, peak_flop_per_s=peak_flop_per_s
+    )
 
 
 def zero_dp_bytes_per_param(

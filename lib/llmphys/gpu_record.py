@@ -29,7 +29,6 @@ import json
 import math
 import os
 import statistics
-import tomllib
 from typing import Any
 
 from . import roofline, specs, tables, units
@@ -293,8 +292,7 @@ def dumps(record: dict[str, Any]) -> str:
 
 def load(path: str | os.PathLike) -> dict[str, Any]:
     """The record in the TOML file at ``path``, validated."""
-    with open(path, "rb") as f:
-        record = tomllib.load(f)
+    record = specs.read_toml(path)
     try:
         validate(record)
     except ValueError as err:

@@ -5,7 +5,7 @@ checkpoint's config names them after its ``transformers`` model class, and leave
 much implicit: whether the embeddings are tied, which projections carry biases,
 how many norms a layer has, the MLP width when it is not given. Each model type
 below takes those implicit choices from its reference implementation in
-``transformers`` (the files named in ``_SOURCES``; read, not copied), so that
+``transformers`` (the files ``data/hf_model_types.toml`` names; read, not copied), so that
 ``accounting.n_params`` of the result equals the checkpoint's parameter count
 exactly (``tests/test_hf_config.py`` checks 14 published totals).
 
@@ -17,7 +17,8 @@ dropout, dtype) are ignored, as are keys that start with ``_`` (``_source``).
 
 A multimodal checkpoint (Gemma 3, Llama 4) wraps its text model in ``text_config``;
 that text model is what is counted. ``cached_config_path`` finds a repo id's
-``config.json`` in the local Hugging Face cache: the library never uses the network.
+``config.json`` in the local Hugging Face cache: the library never uses the network. Finding
+and reading a config is :mod:`llmphys.hf_hub` (re-exported here).
 
 Introduced in chapters/your_own_model.ipynb.
 
@@ -27,155 +28,36 @@ Home: chapters/your_own_model.ipynb.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from . import accounting, specs
+from . import hf_checkpoint, specs
+from .hf_blocks import _GATED, _PLAIN, _flag, _gpt2, _int, _mla, _mlp_kind, _moe
+from .hf_hub import cached_config_path as cached_config_path
+from .hf_hub import hf_cache_dir as hf_cache_dir
+from .hf_hub import is_repo_id as is_repo_id
+from .hf_hub import load_config as load_config
 
-# The transformers files each type's defaults were read from (huggingface/transformers,
-# src/transformers/models/<type>/), configuration_<type>.py for the defaults and
-# modeling_<type>.py for which weights exist.
-_SOURCES = {
-    "llama": "llama",
-    "mistral": "mistral",
-    "mixtral": "mixtral",
-    "qwen2": "qwen2",
-    "qwen2_moe": "qwen2_moe",
-    "qwen3": "qwen3",
-    "qwen3_moe": "qwen3_moe",
-    "gemma": "gemma",
-    "gemma2": "gemma2",
-    "gemma3_text": "gemma3",
-    "phi3": "phi3",
-    "gpt2": "gpt2",
-    "gpt_neox": "gpt_neox",
-    "olmo2": "olmo2",
-    "deepseek_v2": "deepseek_v2",
-    "deepseek_v3": "deepseek_v3",
-    "llama4_text": "llama4",
-}
-SUPPORTED_MODEL_TYPES = tuple(_SOURCES)
+# What each model type leaves implicit (its transformers defaults and modeling code) is data:
+# data/hf_model_types.toml, read by specs.hf_model_types().
+
+
+def _type(t: str) -> specs.HFModelType:
+    return specs.hf_model_types()[t]
+
+
+def __getattr__(name: str):
+    if name == "SUPPORTED_MODEL_TYPES":  # read from data on first use, not at import
+        return tuple(specs.hf_model_types())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # RoPE variants change how positions rotate, never which weights exist.
 _ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "su")
-_GATED = {
-    "silu": "swiglu",
-    "swish": "swiglu",
-    "gelu": "geglu",
-    "gelu_pytorch_tanh": "geglu",
-    "gelu_new": "geglu",
-}
-_PLAIN = {"gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu", "gelu_fast": "gelu"}
-
-# Per type: embeddings tied unless the config says otherwise (configuration_<type>.py
-# default of tie_word_embeddings), and the default head width.
-_TIED_DEFAULT = {"gemma": True, "gemma2": True, "gemma3_text": True, "gpt2": True}
-_HEAD_DIM_DEFAULT = {"gemma": 256, "gemma2": 256, "gemma3_text": 256, "qwen3": 128}
-_MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "llama4_text")
-# Fields a type's configuration_<type>.py defaults, so that a checkpoint's config.json may
-# omit them (Gemma 3's multimodal configs carry a sparse text_config).
-_FIELD_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {
-        "vocab_size": 262_208,
-        "max_position_embeddings": 131_072,
-        "num_key_value_heads": 4,
-        "sliding_window": 4096,
-    },
-}
 # Wrappers of a text model inside a multimodal checkpoint: the text model is counted, the
 # vision tower (``vision_config``) and its projector are not.
 _WRAPPERS = ("gemma3", "llama4")
-_BIAS_FROM_CONFIG = (
-    "llama",
-    "qwen3",
-    "qwen3_moe",
-    "gemma",
-    "gemma2",
-    "gemma3_text",
-    "llama4_text",
-    "olmo2",
-    "gpt_neox",
-    "deepseek_v2",
-    "deepseek_v3",
-)
-
-
-def load_config(config: dict | str | os.PathLike) -> dict[str, Any]:
-    """The config as a dict: ``config`` itself, a ``config.json`` path, or a folder holding one."""
-    if isinstance(config, dict):
-        return config
-    if not isinstance(config, (str, os.PathLike)):
-        raise TypeError(
-            f"config must be a dict, a path to config.json or a folder holding one, "
-            f"got {type(config).__name__}"
-        )
-    path = Path(config)
-    if path.is_dir():
-        path = path / "config.json"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"config={str(config)!r}: no such file (expected a config.json or a folder holding one)"
-        )
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = json.load(f)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from None
-    if not isinstance(raw, dict):  # bad content of a file, so ValueError
-        kind = type(raw).__name__
-        raise ValueError(f"{path}: expected a JSON object, got {kind}")
-    return raw
-
-
-def hf_cache_dir() -> Path:
-    """The Hugging Face hub cache: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else
-    ``~/.cache/huggingface/hub`` (huggingface_hub's own order of look-up)."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return Path(os.environ["HF_HUB_CACHE"])
-    home = os.environ.get("HF_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "huggingface"
-    )
-    return Path(home) / "hub"
-
-
-def is_repo_id(text: str) -> bool:
-    """Whether ``text`` has the shape of a Hugging Face repo id, ``org/name``.
-
-    >>> is_repo_id("Qwen/Qwen2.5-0.5B"), is_repo_id("config.json")
-    (True, False)
-    """
-    parts = text.split("/")
-    ok = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-    return len(parts) == 2 and all(p and set(p) <= ok and p not in (".", "..") for p in parts)
-
-
-def cached_config_path(repo_id: str, *, cache_dir: str | os.PathLike | None = None) -> Path:
-    """The ``config.json`` of ``repo_id`` in the local hub cache (never the network).
-
-    The cache layout is huggingface_hub's: ``models--<org>--<name>/snapshots/<commit>/``,
-    with ``refs/main`` naming the commit; without that ref the newest snapshot is used.
-    """
-    if not is_repo_id(repo_id):
-        raise ValueError(f"repo_id={repo_id!r} is not of the form 'org/name'")
-    cache = Path(cache_dir) if cache_dir is not None else hf_cache_dir()
-    repo = cache / ("models--" + repo_id.replace("/", "--"))
-    ref = repo / "refs" / "main"
-    found = []
-    if ref.is_file():
-        found = [repo / "snapshots" / ref.read_text(encoding="utf-8").strip() / "config.json"]
-    found += sorted(
-        (repo / "snapshots").glob("*/config.json"), key=lambda q: q.stat().st_mtime, reverse=True
-    )
-    for path in found:
-        if path.is_file():
-            return path
-    raise FileNotFoundError(
-        f"{repo_id!r}: no config.json in the local Hugging Face cache ({repo}); llmphys "
-        "has no network at run time. Download it once (huggingface-cli download "
-        f"{repo_id} config.json) or pass the path of a config.json"
-    )
 
 
 def model_from_hf_config(
@@ -197,11 +79,10 @@ def model_from_hf_config(
     """
     cfg = text_model_config(load_config(config))
     t = cfg.get("model_type")
-    if t not in _SOURCES:
-        raise ValueError(
-            f"model_type={t!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}"
-        )
-    cfg = {**_FIELD_DEFAULTS.get(t, {}), **cfg}
+    types = specs.hf_model_types()
+    if t not in types:
+        raise ValueError(f"model_type={t!r} is not supported; supported: {', '.join(types)}")
+    cfg = {**types[t].field_defaults, **cfg}  # Gemma 3's multimodal configs are sparse
     fields = _gpt2(cfg) if t == "gpt2" else _decoder(cfg, t)
     notes = fields.pop("_notes", "")
     if cfg.get("_wrapped"):
@@ -226,7 +107,7 @@ def model_from_hf_config(
             "published_n_active_params": 0.0,
             "n_params_quote": "",
             "source": f"Hugging Face config.json (model_type {t!r}); defaults of transformers "
-            f"models/{_SOURCES[t]}/configuration_{_SOURCES[t]}.py",
+            f"models/{types[t].module}/configuration_{types[t].module}.py",
             "as_of": datetime.date(1970, 1, 1),
             "notes": notes,
         },
@@ -273,31 +154,6 @@ def _slug(label: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in label.split("/")[-1].lower())
 
 
-def _need(cfg: dict, t: str, *names: str):
-    """The first of ``names`` the config holds; a missing field names it and the type."""
-    for n in names:
-        if cfg.get(n) is not None:
-            return cfg[n]
-    raise ValueError(f"model_type {t!r}: missing required field {names[0]!r}")
-
-
-def _int(cfg: dict, t: str, *names: str) -> int:
-    v = _need(cfg, t, *names)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"model_type {t!r}: {names[0]} must be a whole number >= 0, got {v!r}")
-    return v
-
-
-def _flag(cfg: dict, t: str, name: str, default: bool) -> bool:
-    v = cfg.get(name, default)
-    if v is None:
-        return default
-    if not isinstance(v, bool):
-        message = f"model_type {t!r}: {name} must be true or false, got {v!r}"
-        raise ValueError(message)
-    return v
-
-
 def _check_rope(cfg: dict, t: str) -> None:
     rope = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
     kind = rope.get("rope_type", rope.get("type", "default")) if isinstance(rope, dict) else rope
@@ -308,25 +164,6 @@ def _check_rope(cfg: dict, t: str) -> None:
         )
 
 
-# The activation a config that names none gets (configuration_<type>.py).
-_ACT_DEFAULT = {
-    "gpt2": "gelu_new",
-    "gpt_neox": "gelu",
-    "gemma": "gelu_pytorch_tanh",
-    "gemma2": "gelu_pytorch_tanh",
-    "gemma3_text": "gelu_pytorch_tanh",
-}
-
-
-def _mlp_kind(cfg: dict, t: str, table: dict, key: str = "hidden_act") -> str:
-    act = cfg.get(key) or cfg.get("hidden_activation") or _ACT_DEFAULT.get(t, "silu")
-    if act not in table:
-        raise ValueError(
-            f"model_type {t!r}: activation {key}={act!r} is not modelled; known: {', '.join(table)}"
-        )
-    return table[act]
-
-
 def _attention_label(h: int, g: int) -> str:
     return "mha" if g == h else "mqa" if g == 1 else "gqa"
 
@@ -334,7 +171,7 @@ def _attention_label(h: int, g: int) -> str:
 def _window(cfg: dict, t: str, n_layers: int) -> tuple[int, str]:
     """(window in tokens, note) for the layers; refuses a mix the spec cannot hold."""
     # MistralConfig and Gemma2Config default to a 4096-token window; the others to none.
-    w = cfg.get("sliding_window", 4096 if t in ("mistral", "gemma2") else 0) or 0
+    w = cfg.get("sliding_window", _type(t).sliding_window_default) or 0
     if t == "llama4_text":  # chunked local attention on the RoPE layers, global on the others
         chunk = cfg.get("attention_chunk_size") or 0
         note = (
@@ -345,7 +182,7 @@ def _window(cfg: dict, t: str, n_layers: int) -> tuple[int, str]:
         return 0, note if chunk else ""
     if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not cfg.get("use_sliding_window"):
         w = 0
-    if t in ("llama", "gemma", "gpt_neox", "olmo2", "deepseek_v2", "deepseek_v3"):
+    if _type(t).no_sliding_window:
         w = 0  # these modeling files have no sliding window
     kinds = set(cfg.get("layer_types") or ())
     if t == "gemma3_text":  # Gemma3TextConfig: one global layer in sliding_window_pattern
@@ -386,12 +223,12 @@ def _decoder(cfg: dict, t: str) -> dict:
             f"model_type {t!r}: num_attention_heads={h} is not a multiple of "
             f"num_key_value_heads={g}"
         )
-    c = _int(cfg, t, "head_dim") if cfg.get("head_dim") else _HEAD_DIM_DEFAULT.get(t, d // h)
-    tied = _flag(cfg, t, "tie_word_embeddings", _TIED_DEFAULT.get(t, False))
+    c = _int(cfg, t, "head_dim") if cfg.get("head_dim") else (_type(t).head_dim_default or d // h)
+    tied = _flag(cfg, t, "tie_word_embeddings", _type(t).tied_default)
     window, notes = _window(cfg, t, L)
     # Only these modeling files read attention_bias; the others fix their biases in code
     # (Qwen2 and Qwen2-MoE: on q, k, v; Mistral, Mixtral, Phi-3: none).
-    bias = t in _BIAS_FROM_CONFIG and _flag(cfg, t, "attention_bias", t == "gpt_neox")
+    bias = _type(t).attention_bias_from_config and _flag(cfg, t, "attention_bias", t == "gpt_neox")
     out = {
         "n_layers": L,
         "d_model": d,
@@ -410,13 +247,8 @@ def _decoder(cfg: dict, t: str) -> dict:
         "o_bias": bias and t != "gpt_neox",
         "mlp_bias": t == "llama" and _flag(cfg, t, "mlp_bias", False),
         # Llama 4's qk norm is a weightless L2 norm (Llama4TextL2Norm): no parameters
-        "qk_norm": {
-            "qwen3": "head",
-            "qwen3_moe": "head",
-            "gemma3_text": "head",
-            "olmo2": "full",
-        }.get(t, "none"),
-        "n_norms_per_layer": 4 if t in ("gemma2", "gemma3_text") else 2,
+        "qk_norm": _type(t).qk_norm,
+        "n_norms_per_layer": _type(t).n_norms_per_layer,
         "_notes": notes,
     }
     # Llama 4: intermediate_size is an expert's width, intermediate_size_mlp the dense MLP's
@@ -432,7 +264,7 @@ def _decoder(cfg: dict, t: str) -> dict:
         out["mlp"] = _mlp_kind(cfg, t, _PLAIN)
         return out
     out["mlp"] = _mlp_kind(cfg, t, _GATED)
-    if t in _MOE_TYPES:
+    if _type(t).moe:
         out["moe"] = _moe(cfg, t, L)
     if t.startswith("deepseek"):
         if bias:
@@ -441,106 +273,6 @@ def _decoder(cfg: dict, t: str) -> dict:
             )
         out.update(_mla(cfg, t))
     return out
-
-
-def _moe(cfg: dict, t: str, n_layers: int) -> dict:
-    if t == "llama4_text":  # modeling_llama4.py: Llama4TextMoe, a bias-free router, one shared
-        step = cfg.get("interleave_moe_layer_step", 1)  # expert as wide as a routed one
-        moe_layers = cfg.get("moe_layers")
-        if step != 1 or (moe_layers is not None and list(moe_layers) != list(range(n_layers))):
-            raise ValueError(
-                f"model_type {t!r}: interleave_moe_layer_step={step} interleaves dense and "
-                "MoE layers; the spec models only leading dense layers"
-            )
-        return {
-            "n_experts": _int(cfg, t, "num_local_experts"),
-            "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-            "n_shared_experts": 1,
-            "d_ff_expert": _int(cfg, t, "intermediate_size"),
-            "n_dense_layers": 0,
-        }
-    if t == "mixtral":
-        ff = _int(cfg, t, "intermediate_size")
-        return {
-            "n_experts": _int(cfg, t, "num_local_experts"),
-            "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-            "n_shared_experts": 0,
-            "d_ff_expert": ff,
-            "n_dense_layers": 0,
-        }
-    if t.startswith("qwen"):
-        step = cfg.get("decoder_sparse_step", 1)
-        dense = sorted(cfg.get("mlp_only_layers") or [])
-        if step != 1 or dense != list(range(len(dense))):
-            raise ValueError(
-                f"model_type {t!r}: decoder_sparse_step={step} with mlp_only_layers="
-                f"{dense} interleaves dense and MoE layers; the spec models only "
-                "leading dense layers"
-            )
-        shared = cfg.get("shared_expert_intermediate_size", 0) if t == "qwen2_moe" else 0
-        return {
-            "n_experts": _int(cfg, t, "num_experts"),
-            "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-            "n_shared_experts": 1 if shared else 0,
-            "d_ff_shared_expert": shared,
-            "shared_expert_gate": bool(shared),
-            "d_ff_expert": _int(cfg, t, "moe_intermediate_size"),
-            "n_dense_layers": len(dense),
-        }
-    if cfg.get("moe_layer_freq", 1) != 1:
-        raise ValueError(
-            f"model_type {t!r}: moe_layer_freq={cfg['moe_layer_freq']} interleaves "
-            "dense and MoE layers; the spec models only leading dense layers"
-        )
-    return {
-        "n_experts": _int(cfg, t, "n_routed_experts"),
-        "n_experts_per_token": _int(cfg, t, "num_experts_per_tok"),
-        "n_shared_experts": cfg.get("n_shared_experts") or 0,
-        "d_ff_expert": _int(cfg, t, "moe_intermediate_size"),
-        "n_dense_layers": min(cfg.get("first_k_dense_replace") or 0, n_layers),
-        "router_bias": t == "deepseek_v3",
-    }
-
-
-def _mla(cfg: dict, t: str) -> dict:
-    mla = {
-        "q_lora_rank": cfg.get("q_lora_rank") or 0,
-        "kv_lora_rank": _int(cfg, t, "kv_lora_rank"),
-        "qk_nope_head_dim": _int(cfg, t, "qk_nope_head_dim"),
-        "qk_rope_head_dim": _int(cfg, t, "qk_rope_head_dim"),
-        "v_head_dim": _int(cfg, t, "v_head_dim"),
-    }
-    h = _int(cfg, t, "num_attention_heads")
-    return {
-        "mla": mla,
-        "attention": "mla",
-        "n_kv_heads": h,
-        "d_head": mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"],
-    }
-
-
-def _gpt2(cfg: dict) -> dict:
-    """GPT-2 (modeling_gpt2.py): learned positions, LayerNorm, biases everywhere, tied head."""
-    t = "gpt2"
-    d, h = _int(cfg, t, "n_embd", "hidden_size"), _int(cfg, t, "n_head", "num_attention_heads")
-    return {
-        "n_layers": _int(cfg, t, "n_layer", "num_hidden_layers"),
-        "d_model": d,
-        "n_heads": h,
-        "n_kv_heads": h,
-        "d_head": d // h,
-        "d_ff": cfg.get("n_inner") or 4 * d,
-        "vocab_size": _int(cfg, t, "vocab_size"),
-        "max_context_tokens": _int(cfg, t, "n_positions", "max_position_embeddings"),
-        "attention": "mha",
-        "sliding_window_tokens": 0,
-        "position": "learned",
-        "norm": "layernorm",
-        "mlp": _mlp_kind(cfg, t, _PLAIN, "activation_function"),
-        "tied_embeddings": _flag(cfg, t, "tie_word_embeddings", True),
-        "qkv_bias": True,
-        "linear_bias": True,
-    }
 
 
 def checkpoint_n_values(config: dict | str | os.PathLike) -> float:
@@ -567,63 +299,4 @@ def checkpoint_breakdown(config: dict | str | os.PathLike) -> dict[str, float]:
     GPT-2's causal masks, an n_positions x n_positions ``attn.bias`` per layer.
     """
     raw = {k: v for k, v in load_config(config).items() if not k.startswith("_")}
-    m = model_from_hf_config(raw)
-    masks = m.n_layers * m.max_context_tokens**2 if raw["model_type"] == "gpt2" else 0
-    n_mtp = raw.get("num_nextn_predict_layers", 0) if raw["model_type"] == "deepseek_v3" else 0
-    last = m.n_layers - 1
-    layer = accounting.attention_params_per_layer(m) + accounting.ffn_params_per_layer(m, last)[0]
-    layer += m.n_norms_per_layer * m.d_model
-    mtp = n_mtp * (layer + 3 * m.d_model + 2 * m.d_model * m.d_model + 2 * m.vocab_size * m.d_model)
-    scales = 0
-    quant = raw.get("quantization_config") or {}
-    if quant:
-        block = quant.get("weight_block_size")
-        if quant.get("quant_method") != "fp8" or not block:
-            raise ValueError(
-                f"quantization_config {quant.get('quant_method')!r} without "
-                "weight_block_size is not modelled; only block-scaled fp8 is"
-            )
-        layers = list(range(m.n_layers)) + [last] * n_mtp
-        scales = sum(_n_blocks(shape, block) for i in layers for shape in _matrices(m, i))
-    return {
-        "model": accounting.n_params(m),
-        "mtp_layers": float(mtp),
-        "quant_scales": float(scales),
-        "mask_buffers": float(masks),
-    }
-
-
-def _n_blocks(shape: tuple[int, int], block: list[int]) -> int:
-    return -(-shape[0] // block[0]) * -(-shape[1] // block[1])
-
-
-def _matrices(m: specs.Model, layer: int) -> list[tuple[int, int]]:
-    """(out, in) of every matrix of decoder layer ``layer`` but the router."""
-    d, h = m.d_model, m.n_heads
-    if m.mla is not None:
-        a = m.mla
-        qk = a.qk_nope_head_dim + a.qk_rope_head_dim
-        q = [(a.q_lora_rank, d), (h * qk, a.q_lora_rank)] if a.q_lora_rank else [(h * qk, d)]
-        attn = [
-            *q,
-            (a.kv_lora_rank + a.qk_rope_head_dim, d),
-            (h * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
-            (d, h * a.v_head_dim),
-        ]
-    else:
-        c, g = m.d_head, m.n_kv_heads
-        attn = [(h * c, d), (g * c, d), (g * c, d), (d, h * c)]
-    moe = m.moe
-    if moe is None or layer < moe.n_dense_layers:
-        widths = [m.d_ff]
-    else:
-        widths = [moe.d_ff_expert] * moe.n_experts + [
-            moe.d_ff_shared_expert or moe.d_ff_expert
-        ] * moe.n_shared_experts
-    per = 3 if m.mlp in ("swiglu", "geglu") else 2
-    mlp = [
-        shape
-        for f in widths
-        for shape in ([(f, d), (f, d), (d, f)] if per == 3 else [(f, d), (d, f)])
-    ]
-    return attn + mlp
+    return hf_checkpoint.stored_parts(model_from_hf_config(raw), raw)

@@ -20,7 +20,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from . import accounting, comms, inference, kv_cache, specs, units
+from . import accounting, comms, inference, kv_cache, units
 from .specs import Accelerator, Model
 
 
@@ -165,37 +165,3 @@ def pipeline_boundary_slack(model: Model, acc: Accelerator, *, layers_per_stage:
         raise ValueError(f"{model.key} is dense: no expert traffic to hide behind")
     units.check_positive("layers_per_stage", layers_per_stage)
     return 2 * model.moe.n_experts_per_token * layers_per_stage / scale_up_to_out_ratio(acc)
-
-
-def expert_all_to_all_over_compute(
-    chip_key: str = "h100_sxm", *, fabric: str, destinations_per_token: float | None = None
-) -> float:
-    """DeepSeek-V3's expert all-to-all time over its FP8 compute time per decode step.
-
-    Batch 4,096 on 320 chips, FP8 dispatch and BF16 combine (:func:`expert_all_to_all`).
-    ``fabric="scale_up"``: every chip reaches every expert over its scale-up links;
-    ``"scale_out"``: 8-GPU nodes joined by one NIC per GPU, at most ``destinations_per_token``
-    nodes per token if given. Dimensionless.
-
-    >>> round(expert_all_to_all_over_compute("h100_sxm", fabric="scale_up"), 2)
-    0.6
-    """
-
-    if fabric not in ("scale_up", "scale_out"):
-        raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
-    dsv3, a = specs.model("deepseek_v3"), specs.accelerator(chip_key)
-    up = fabric == "scale_up"
-    c = expert_all_to_all(
-        dsv3,
-        batch_size=4096,
-        n_chips=320,
-        link_bytes_per_s=(
-            a.scale_up_bytes_per_s_per_direction if up else a.scale_out_bytes_per_s_per_direction
-        ),
-        chips_per_domain=1 if up else 8,
-        destinations_per_token=destinations_per_token,
-    )["time_s"]
-    comp = inference.decode_step(
-        dsv3, a, batch_size=4096, context_tokens=0, n_chips=320, weight_dtype="fp8"
-    )["compute_time_s"]
-    return c / comp

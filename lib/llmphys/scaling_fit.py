@@ -12,15 +12,13 @@ from the paper's Figure 4, refit them this way and found a different law (E = 1.
 A = 482.0, B = 2085.4, alpha = 0.3478, beta = 0.3658) with bootstrap standard errors
 much wider than the original's. This module does the same fit with an analytic
 gradient, so that a few dozen starts and a bootstrap run in seconds.
-The loader reads data/chinchilla_svg_extracted_data.csv.
-The loader reads data/chinchilla_svg_extracted_data.csv.
+The runs are data/chinchilla_svg_extracted_data.csv, read through ``specs.registry_csv``.
 
 Home: chapters/05_scaling_laws.ipynb.
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
 from collections.abc import Iterable
 
@@ -41,15 +39,28 @@ def load_chinchilla_runs(*, drop_highest: int = 5) -> dict[str, np.ndarray]:
     ``drop_highest`` removes that many runs with the largest loss, as the replication did
     (five: 245 -> 240 runs; they sit far above the law at tiny token counts).
     """
-    with open(specs.data_dir() / CHINCHILLA_CSV, newline="") as f:
-        rows = list(csv.DictReader(f))
-    n = np.array([float(r["Model Size"]) for r in rows])
-    c = np.array([float(r["Training FLOP"]) for r in rows])
-    loss = np.array([float(r["loss"]) for r in rows])
+    header, rows = specs.registry_csv(CHINCHILLA_CSV)
+    missing = {"Model Size", "Training FLOP", "loss"} - set(header)
+    if missing:
+        raise ValueError(f"{CHINCHILLA_CSV}: missing column(s) {sorted(missing)}")
+    n, c, loss = (_column(rows, name) for name in ("Model Size", "Training FLOP", "loss"))
     if drop_highest:
         keep = loss < np.sort(loss)[-drop_highest]
         n, c, loss = n[keep], c[keep], loss[keep]
     return {"n_params": n, "train_flop": c, "n_tokens": c / (6.0 * n), "loss": loss}
+
+
+def _column(rows: list[dict[str, str]], name: str) -> np.ndarray:
+    """One numeric column of the CSV; a cell that is not a number names its row and column."""
+    out = []
+    for i, r in enumerate(rows):
+        try:
+            out.append(float(r[name]))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{CHINCHILLA_CSV} row {i + 2}: {name}={r[name]!r} is not a number"
+            ) from None
+    return np.array(out)
 
 
 def huber(r: np.ndarray, delta: float) -> np.ndarray:

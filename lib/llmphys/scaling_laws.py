@@ -23,8 +23,6 @@ Home: chapters/05_scaling_laws.ipynb.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import tomllib
 
 import numpy as np
 from scipy.optimize import brentq
@@ -70,18 +68,9 @@ class KaplanLaw:
     notes: str
 
 
-@functools.cache
-def _tables() -> dict:
-    with open(specs.data_dir() / _TOML, "rb") as f:
-        return tomllib.load(f)
-
-
 def load_table(section: str, cls: type) -> dict:
     """Every entry of ``[section.<key>]`` as a ``cls``; unknown or missing fields raise."""
-    return {
-        key: specs.build_spec(cls, entry, f"{_TOML}[{section}.{key}]", key=key)
-        for key, entry in _tables()[section].items()
-    }
+    return specs.load_registry(_TOML, cls, section=section)
 
 
 def parametric_law(key: str) -> ParametricLaw:

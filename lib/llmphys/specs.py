@@ -501,6 +501,41 @@ def scenario(key: str):
     return _lookup(scenarios(), key, "scenario")
 
 
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class HFModelType:
+    """What a Hugging Face ``model_type`` leaves to its transformers defaults and modeling code.
+
+    Field meanings: the header of ``data/hf_model_types.toml``.
+    """
+
+    key: str  # the config's model_type
+    module: str
+    source: str
+    as_of: datetime.date
+    tied_default: bool = False
+    head_dim_default: int = 0  # 0: d_model / n_heads
+    moe: bool = False
+    attention_bias_from_config: bool = False
+    sliding_window_default: int = 0
+    no_sliding_window: bool = False
+    activation_default: str = "silu"
+    qk_norm: str = "none"
+    n_norms_per_layer: int = 2
+    router_bias: bool = False
+    mtp_layers: bool = False
+    # config fields the type's configuration file defaults, so a config.json may omit them
+    field_defaults: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def hf_model_types() -> dict[str, HFModelType]:
+    """Every Hugging Face model type ``hf_config`` reads, from ``data/hf_model_types.toml``.
+
+    >>> hf_model_types()["gemma2"].n_norms_per_layer
+    4
+    """
+    return _load("hf_model_types.toml", HFModelType)
+
+
 def read_toml(path: str | os.PathLike) -> dict:
     """A TOML file's tables as a dict: every file the library reads goes through here.
 
@@ -559,12 +594,19 @@ def load_nested_registry(filename: str, cls: type, *, list_field: str, item_cls:
     return out
 
 
-def load_registry(filename: str, cls: type) -> dict:
+def load_registry(filename: str, cls: type, *, section: str | None = None) -> dict:
     """Every entry of ``data/<filename>`` as the frozen dataclass ``cls``, keyed by its key.
 
-    Each entry is checked field by field (:func:`build_spec`); the result is cached.
+    ``section`` reads the entries of one top-level table instead (``[section.<key>]``, as in
+    ``scaling_laws.toml``). Each entry is checked field by field (:func:`build_spec`); errors
+    name the file, the entry and the field; the result is cached.
+
+    >>> load_registry("models.toml", Model)["llama3_8b"].n_layers
+    32
     """
-    return _load(filename, cls)
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"cls must be a dataclass, got {getattr(cls, '__name__', cls)}")
+    return _load(filename, cls, section)
 
 
 def _raw(filename: str) -> dict:
@@ -579,9 +621,16 @@ def _lookup(table: dict, key: str, kind: str):
 
 
 @functools.cache
-def _load(filename: str, cls: type) -> dict:
+def _load(filename: str, cls: type, section: str | None = None) -> dict:
     raw = registry_table(filename)
-    return {key: _build(cls, entry, f"{filename}[{key}]", key=key) for key, entry in raw.items()}
+    prefix = ""
+    if section is not None:
+        if not isinstance(raw.get(section), dict):
+            raise KeyError(f"{filename}: no section {section!r}; known: {', '.join(sorted(raw))}")
+        raw, prefix = raw[section], f"{section}."
+    return {
+        key: _build(cls, entry, f"{filename}[{prefix}{key}]", key=key) for key, entry in raw.items()
+    }
 
 
 def build_spec(cls: type, entry: dict, where: str, **extra):
@@ -608,7 +657,8 @@ def _build(cls: type, entry: dict, where: str, **extra):
         if name in extra:
             continue
         if name not in entry:
-            if field.default is dataclasses.MISSING:
+            no_default = dataclasses.MISSING
+            if field.default is no_default and field.default_factory is no_default:
                 raise ValueError(f"{where}: missing required field {name!r}")
             continue
         kwargs[name] = _coerce(hints[name], entry[name], f"{where}.{name}")
@@ -631,8 +681,12 @@ def _coerce(hint, value, where: str):
             raise ValueError(f"{where}: expected a list, got {value!r}")
         return tuple(_coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value))
     if origin is dict:
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ValueError(f"{where}: expected a table of strings, got {value!r}")
+        item = typing.get_args(hint)[1]  # str or int
+        if not isinstance(value, dict) or not all(
+            isinstance(v, item) and not isinstance(v, bool) for v in value.values()
+        ):
+            kind = "strings" if item is str else "integers"
+            raise ValueError(f"{where}: expected a table of {kind}, got {value!r}")
         return dict(value)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):

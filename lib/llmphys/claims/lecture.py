@@ -420,16 +420,20 @@ def l23() -> Check:
 
 @check
 def l24() -> Check:
+    dsv3, h100 = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    n_decode = int(economics.price("deployment_n_gpus.deepseek_v3_decode").value)
     return Check(
         value=(
-            scale_up.expert_all_to_all_over_compute("h100_sxm", fabric="scale_out"),
-            scale_up.expert_all_to_all_over_compute(
-                "h100_sxm", fabric="scale_out", destinations_per_token=4
+            study_scale_up.expert_all_to_all_over_compute(
+                dsv3, h100, n_chips=n_decode, fabric="scale_out"
+            ),
+            study_scale_up.expert_all_to_all_over_compute(
+                dsv3, h100, n_chips=n_decode, fabric="scale_out", destinations_per_token=4
             ),
         ),
         numbers={
-            "a2a_over_compute_h100_sxm_scale_up": scale_up.expert_all_to_all_over_compute(
-                "h100_sxm", fabric="scale_up"
+            "a2a_over_compute_h100_sxm_scale_up": study_scale_up.expert_all_to_all_over_compute(
+                dsv3, h100, n_chips=n_decode, fabric="scale_up"
             ),
             "price_deployment_n_gpus_deepseek_v3_decode": economics.price(
                 "deployment_n_gpus.deepseek_v3_decode"

@@ -318,8 +318,11 @@ def p16() -> Check:
     return Check(
         value=None,
         numbers={
-            "a2a_over_compute_h100_sxm_scale_up": scale_up.expert_all_to_all_over_compute(
-                "h100_sxm", fabric="scale_up"
+            "a2a_over_compute_h100_sxm_scale_up": study_scale_up.expert_all_to_all_over_compute(
+                specs.model("deepseek_v3"),
+                specs.accelerator("h100_sxm"),
+                n_chips=int(economics.price("deployment_n_gpus.deepseek_v3_decode").value),
+                fabric="scale_up",
             ),
             "price_deployment_n_gpus_deepseek_v3_decode": economics.price(
                 "deployment_n_gpus.deepseek_v3_decode"

@@ -8,7 +8,7 @@ Home: chapters/06_economics.ipynb.
 
 from __future__ import annotations
 
-from .. import accounting, economics, scale_up, specs, units
+from .. import accounting, economics, inference, scale_up, specs, units
 from ..specs import Accelerator, Model, RackCase
 
 
@@ -147,3 +147,49 @@ def size_over_domain_hbm(model: Model, acc: Accelerator) -> float:
     return accounting.n_params(model) / scale_up.max_total_params(
         acc, n_chips=acc.scale_up_domain_size, weight_bytes_per_param=1.0, weight_fraction=1.0
     )
+
+
+def expert_all_to_all_over_compute(
+    model: Model,
+    acc: Accelerator,
+    *,
+    n_chips: int,
+    fabric: str,
+    destinations_per_token: float | None = None,
+) -> float:
+    """A MoE model's expert all-to-all time over its FP8 compute time per decode step.
+
+    Experts spread over ``n_chips`` chips of ``acc``; FP8 dispatch and BF16 combine
+    (:func:`llmphys.scale_up.expert_all_to_all`). ``fabric="scale_up"``: every chip reaches
+    every expert over its scale-up links; ``"scale_out"``: scale-up domains of ``acc`` (8-GPU
+    nodes for an HGX H100) joined by one NIC per GPU, at most ``destinations_per_token``
+    domains per token if given. Both times grow as the batch, so the ratio does not depend on
+    it: it is taken at one sequence per chip. Dimensionless. DeepSeek-V3 over the 320 GPUs of
+    its decode deployment (DeepSeek-AI 2024, arXiv:2412.19437, sec. 3.4.2):
+
+    >>> dsv3, h100 = specs.model("deepseek_v3"), specs.accelerator("h100_sxm")
+    >>> n = int(economics.price("deployment_n_gpus.deepseek_v3_decode").value)
+    >>> round(expert_all_to_all_over_compute(dsv3, h100, n_chips=n, fabric="scale_up"), 2)
+    0.6
+    """
+    if fabric not in ("scale_up", "scale_out"):
+        raise ValueError(f"fabric must be 'scale_up' or 'scale_out', got {fabric!r}")
+    units.check_positive("n_chips", n_chips)
+    up = fabric == "scale_up"
+    batch = float(n_chips)  # one sequence per chip; the ratio is the same at any batch
+    comm_s = scale_up.expert_all_to_all(
+        model,
+        batch_size=batch,
+        n_chips=n_chips,
+        link_bytes_per_s=(
+            acc.scale_up_bytes_per_s_per_direction
+            if up
+            else acc.scale_out_bytes_per_s_per_direction
+        ),
+        chips_per_domain=1 if up else acc.scale_up_domain_size,
+        destinations_per_token=destinations_per_token,
+    )["time_s"]
+    compute_s = inference.decode_step(
+        model, acc, batch_size=batch, context_tokens=0, n_chips=n_chips, weight_dtype="fp8"
+    )["compute_time_s"]
+    return comm_s / compute_s
