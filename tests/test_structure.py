@@ -72,14 +72,6 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
 KNOWN = {
     "hf_config": {"deepseek_v3"},
     "scale_up": {"deepseek_v3", "h100_sxm"},
-    "predict.serving_data": {
-        "gpustack_qwen3_8b_h100_vllm_bf16_c4",
-        "sglang_deepseek_v3_h100_decode_ep72",
-        "trtllm_llama31_8b_h100_tp1_1000_1000",
-        "trtllm_llama33_70b_h100_tp2_1000_1000",
-        "trtllm_qwen3_235b_a22b_h200_tp8_1000_1000",
-    },
-    "predict.serving_studies": {"deepseek_v3_h800_decode_ep144"},
 }
 
 
@@ -166,7 +158,6 @@ def _loads_data(source: str) -> bool:
 # round; the lead moves each loader into specs and removes the entry).
 LOADERS_KNOWN = {
     "predict/efficiency.py",
-    "predict/serving_data.py",
     "predict/runs.py",
     "achieved.py",
     "scaling_fit.py",

@@ -124,9 +124,6 @@ from .serve_model import (
     format_budget as format_serve_budget,
 )
 from .serving_data import (
-    CALIBRATION_RUNS as SERVING_CALIBRATION_RUNS,
-)
-from .serving_data import (
     ServingRun,
     loso_summary,
     predict_figures,
@@ -135,6 +132,9 @@ from .serving_data import (
 )
 from .serving_data import (
     calibrate as calibrate_serving,
+)
+from .serving_data import (
+    calibration_runs as serving_calibration_runs,
 )
 from .serving_data import (
     residuals as serving_residuals,
@@ -202,7 +202,6 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "HBM_EFFICIENCY",
     "KV_CACHE_FREE_FRACTION",
     "SERVE_CONSTANTS",
-    "SERVING_CALIBRATION_RUNS",
     "LengthDistribution",
     "ServingLayout",
     "CHUNK_TOKENS",
@@ -213,6 +212,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "Simulation",
     "StepCost",
     "calibrate_serving",
+    "serving_calibration_runs",
     "deepseek_decode_study",
     "expected_tokens_per_step",
     "expert_load_imbalance",
