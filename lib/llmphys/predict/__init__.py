@@ -100,6 +100,7 @@ from .validation import (
 from .serve_model import (
     CHUNK_TOKENS,
     ENGINE_LIMITS,
+    EXPERT_GEMM_CEILING,
     HBM_EFFICIENCY,
     KV_CACHE_FREE_FRACTION,
     Serve,
@@ -199,6 +200,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "training_runs",
     # --- serving (issue 28) ---
     "ENGINE_LIMITS",
+    "EXPERT_GEMM_CEILING",
     "HBM_EFFICIENCY",
     "KV_CACHE_FREE_FRACTION",
     "SERVE_CONSTANTS",

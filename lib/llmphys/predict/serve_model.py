@@ -69,6 +69,9 @@ from .serve_terms import (
     ENGINE_LIMITS as ENGINE_LIMITS,
 )
 from .serve_terms import (
+    EXPERT_GEMM_CEILING as EXPERT_GEMM_CEILING,
+)
+from .serve_terms import (
     HBM_EFFICIENCY as HBM_EFFICIENCY,
 )
 from .serve_terms import (
