@@ -140,7 +140,7 @@ from .serving_data import (
 from .serving_data import (
     residuals as serving_residuals,
 )
-from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary
+from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary, moe_by_chip
 from .simulate import (
     LengthDistribution,
     Scheduler,
@@ -215,6 +215,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "StepCost",
     "calibrate_serving",
     "serving_calibration_runs",
+    "moe_by_chip",
     "deepseek_decode_study",
     "expected_tokens_per_step",
     "expert_load_imbalance",

@@ -109,9 +109,10 @@ _ARRIVALS = ("burst", "concurrency", "decode_only")
 @functools.cache
 def serving_runs() -> dict[str, ServingRun]:
     """Every measurement in ``data/serving_runs.toml``, keyed by row (checked field by field)."""
-    runs = specs.load_registry("serving_runs.toml", ServingRun)
-    for key, run in runs.items():
+    runs = {}
+    for key, entry in specs.registry_table("serving_runs.toml").items():
         where = f"serving_runs.toml[{key}]"
+        run = runs[key] = specs.build_spec(ServingRun, entry, where, key=key)
         for field in ("weight_dtype", "kv_dtype", "math_dtype"):
             units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
         if run.arrival not in _ARRIVALS:

@@ -80,11 +80,20 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
     }
 
 
+def moe_by_chip(source: str = "trtllm_v1_perf_overview") -> dict[str, float]:
+    """Median signed leave-one-source-out error of ``source``'s MoE rows, by accelerator key."""
+    rows = [r for r in residuals() if r["moe"] and r["source"] == source]
+    return {
+        acc: statistics.median(r["rel_error"] for r in rows if r["accelerator"] == acc)
+        for acc in sorted({r["accelerator"] for r in rows})
+    }
+
+
 def miss_summary() -> dict[str, float]:
     """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
-    rows' median |error|, the worst dense row, the MoE rows by source (TensorRT-LLM's by chip too),
-    the latency figures at low load (closed loop) and under a burst, and NIM's concurrency sweep
-    below and above the knee, as medians of signed relative errors."""
+    rows' median |error|, the worst dense row, the MoE rows by source (by chip:
+    :func:`moe_by_chip`), the latency figures at low load (closed loop) and under a burst, and
+    NIM's concurrency sweep below and above the knee, as medians of signed relative errors."""
     rows = residuals()
     dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
     worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
@@ -98,7 +107,6 @@ def miss_summary() -> dict[str, float]:
         if serving_runs()[r["run"]].arrival == "concurrency" and "ttft_p50" in r["latency_errors"]
     ]
     nim = [r for r in rows if r["source"] == "nvidia_nim_benchmarking"]
-    trt_moe = [r for r in rows if r["moe"] and r["source"] == "trtllm_v1_perf_overview"]
     light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
     heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
     burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
@@ -108,12 +116,6 @@ def miss_summary() -> dict[str, float]:
         "worst_dense_run": worst["run"],
         "trt_moe_median_signed": med(
             [r["rel_error"] for r in rows if r["moe"] and r["source"] == "trtllm_v1_perf_overview"]
-        ),
-        "trt_moe_h100_median_signed": med(
-            [r["rel_error"] for r in trt_moe if r["accelerator"].startswith("h100")]
-        ),
-        "trt_moe_h200_median_signed": med(
-            [r["rel_error"] for r in trt_moe if r["accelerator"].startswith("h200")]
         ),
         "gpustack_moe_median_signed": med(
             [r["rel_error"] for r in rows if r["moe"] and r["source"] == "gpustack_performance_lab"]
