@@ -325,3 +325,27 @@ def test_tensor_parallel_attention_sends_no_expert_all_to_all():
     lat = predict.small_collective_latency_s()
     one = sum(0.5 * el * b / link + lat for b in (1.0, 2.0))
     assert tp4.parts["ep_collectives"] == pytest.approx(58 * one, rel=1e-12)
+
+
+def test_routed_experts_pay_their_weight_stream_plus_their_flop_time():
+    # A grouped GEMM of a few rows an expert does not hide its weight stream behind its math
+    # (DeepGEMM's masked-layout rows sit near bytes time + FLOP time): the experts' part of a
+    # step is the sum, so the experts' FLOP time shows even where their bytes dominate. Qwen3-235B
+    # on one H100 (TP1, so nothing is split), 512 decode tokens, no cache, FP8: every expert of
+    # every layer touched, 512 x 8 token-expert pairs, no EP imbalance; the dense part at its own
+    # max. Exact to float rounding (the closed form is the step's).
+    m, acc = S.resolve_model("qwen3_235b_a22b"), specs.accelerator("h100_sxm")
+    cost = S.step_cost(m, acc, layout=S.make_layout(m), weight_dtype="fp8", kv_dtype="fp8")
+    c, t = S.CONSTANTS, 512
+    parts = cost.parts(t, 0.0, 0.0, 0.0)
+    e = accounting.mlp_params(m, m.moe.d_ff_expert)
+    bw = acc.hbm_bytes_per_s * c.hbm_efficiency
+    peak = acc.peak_flop_per_s("fp8")
+    touched = 128 * (1 - (1 - 8 / 128) ** t)
+    exp_bytes_s = 94 * touched * e * 1.0 / bw
+    exp_flop_s = 2 * 94 * 8 * e * t / (peak * c.expert_gemm_efficiency)
+    assert exp_bytes_s > exp_flop_s > 0  # bytes dominate: a max() would drop the FLOP time
+    n_dense = S.dense_params(m)
+    dense_s = max(n_dense / bw, 2 * n_dense * t / (peak * c.gemm_efficiency))
+    assert parts["weights"] + parts["compute"] == pytest.approx(
+        dense_s + exp_bytes_s + exp_flop_s, rel=1e-9)

@@ -100,6 +100,7 @@ from .validation import (
 from .serve_model import (
     CHUNK_TOKENS,
     ENGINE_LIMITS,
+    EXPERT_GEMM_CEILING,
     HBM_EFFICIENCY,
     KV_CACHE_FREE_FRACTION,
     Serve,
@@ -124,9 +125,6 @@ from .serve_model import (
     format_budget as format_serve_budget,
 )
 from .serving_data import (
-    CALIBRATION_RUNS as SERVING_CALIBRATION_RUNS,
-)
-from .serving_data import (
     ServingRun,
     loso_summary,
     predict_figures,
@@ -137,9 +135,12 @@ from .serving_data import (
     calibrate as calibrate_serving,
 )
 from .serving_data import (
+    calibration_runs as serving_calibration_runs,
+)
+from .serving_data import (
     residuals as serving_residuals,
 )
-from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary
+from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary, moe_by_chip
 from .simulate import (
     LengthDistribution,
     Scheduler,
@@ -199,10 +200,10 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "training_runs",
     # --- serving (issue 28) ---
     "ENGINE_LIMITS",
+    "EXPERT_GEMM_CEILING",
     "HBM_EFFICIENCY",
     "KV_CACHE_FREE_FRACTION",
     "SERVE_CONSTANTS",
-    "SERVING_CALIBRATION_RUNS",
     "LengthDistribution",
     "ServingLayout",
     "CHUNK_TOKENS",
@@ -213,6 +214,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "Simulation",
     "StepCost",
     "calibrate_serving",
+    "serving_calibration_runs",
+    "moe_by_chip",
     "deepseek_decode_study",
     "expected_tokens_per_step",
     "expert_load_imbalance",

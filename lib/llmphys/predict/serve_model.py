@@ -9,10 +9,12 @@ al. 2024, Sarathi-Serve, arXiv:2403.02310).
 
 One step is a short sum of named terms, each its own function below, timed on the busiest chip:
 
-    weights      the weight GEMMs per operator, max(bytes read / W_eff, FLOP / P_eff): the dense
-                 part (attention, dense FFN, output head; read once per data-parallel group) and
-                 the routed experts (only those the step's tokens touch, E (1 - (1 - k/E)^T) a
-                 layer; their FLOP scaled by the expert load imbalance of the busiest EP rank)
+    weights      the weight GEMMs per operator: the dense part (attention, dense FFN, output
+                 head; read once per data-parallel group) at max(bytes read / W_eff, FLOP / P_eff),
+                 and the routed experts at bytes read / W_eff + FLOP / P_expert (a grouped GEMM of
+                 a few rows an expert does not hide its weight stream behind its math; only the
+                 experts the step's tokens touch are read, E (1 - (1 - k/E)^T) a layer, and their
+                 FLOP is scaled by the expert load imbalance of the busiest EP rank)
     attention    decode attention, max(KV bytes / W_eff, FLOP / P_attn) (a KV head is copied on
                  every TP rank beyond the model's KV heads), plus the chunked prompts' causal
                  attention
@@ -67,13 +69,22 @@ from .serve_terms import (
     ENGINE_LIMITS as ENGINE_LIMITS,
 )
 from .serve_terms import (
+    EXPERT_GEMM_CEILING as EXPERT_GEMM_CEILING,
+)
+from .serve_terms import (
     HBM_EFFICIENCY as HBM_EFFICIENCY,
 )
 from .serve_terms import (
     KV_MEMORY_RULES as KV_MEMORY_RULES,
 )
 from .serve_terms import (
+    KV_RESERVES_FULL_SEQUENCE as KV_RESERVES_FULL_SEQUENCE,
+)
+from .serve_terms import (
     Layout as Layout,
+)
+from .serve_terms import (
+    bench_engine_limits as bench_engine_limits,
 )
 from .serve_terms import (
     dense_params as dense_params,
@@ -178,6 +189,7 @@ def serve(
     decode_only: bool = False,
     two_batch_overlap: bool = False,
     kv_memory_rule: tuple[str, float] = ("free", KV_CACHE_FREE_FRACTION),
+    kv_reserve_full: bool = False,
     constants: ServeConstants = CONSTANTS,
     check_memory: bool = True,
 ) -> Serve:
@@ -187,7 +199,9 @@ def serve(
     evenly over its replicas; ``None`` is max-throughput mode, the largest batch whose KV cache
     fits (``kv_memory_rule``, by default ``KV_CACHE_FREE_FRACTION`` of the memory the weights
     leave, sequences at their mean
-    length I + O/2), capped at ``max_batch`` a replica. In the steady state each step decodes B
+    length I + O/2, or at their full length I + O with ``kv_reserve_full``, as an engine that
+    reserves a request's whole sequence on admission holds them), capped at ``max_batch`` a
+    replica. In the steady state each step decodes B
     sequences and prefills the prompts replacing the finished ones, B e I / O tokens; a step
     holds at most ``chunk_tokens`` tokens, so B is capped at C / (k + 1 + e I / O). Output
     tokens/s = replicas x B e / t_step, TPOT = t_step / e (e: :func:`expected_tokens_per_step`).
@@ -201,7 +215,7 @@ def serve(
     >>> s = serve("llama3_70b", "h100_sxm", n_chips=8, tp=8, batch_size=1,
     ...           input_tokens=1000, output_tokens=1000)
     >>> round(s.tpot_s * 1e3, 1)  # ms: BF16 weights over 8 HBMs, all-reduces, overhead
-    9.9
+    9.6
     """
     mdl, acc = resolve_model(model), resolve_accelerator(accelerator)
     layout = make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)
@@ -248,6 +262,9 @@ def serve(
     one = memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=ctx)["kv_cache"]
     if batch_size is None:
         kv = kv_budget_bytes(acc.hbm_bytes, empty["weights"], rule=kv_memory_rule)
+        if kv_reserve_full and not decode_only:
+            full = kv_cache.cached_positions(mdl, n_tokens=i + o)
+            one = memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=full)["kv_cache"]
         b = max(1, min(cap, int(kv // one)))
     else:
         b_all = _int("batch_size", batch_size)

@@ -89,23 +89,25 @@ class StepCost:
             touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))  # inference.experts_touched
             exp_mem = n_moe * touched * n_expert * self.weight_bytes / (s * bw)
             imb = expert_load_imbalance(n_tokens=tokens, k=k, ep=lay.ep)
-            # grouped GEMMs of a few hundred rows per expert, with gathers and scatters around
-            # them, run well below the dense layers' rate (DeepGEMM's README tables by m)
+            # grouped GEMMs with routing and permutes around them, at the fitted rate (below
+            # DeepGEMM's large-m tables, EXPERT_GEMM_CEILING)
             p_e = self.peak_flop_per_s * c.expert_gemm_efficiency
             exp_cmp = 2.0 * n_moe * k * n_expert * tokens * imb / (s * p_e)
         kv_s = kv_tokens * self.kv_bytes_per_token * self.kv_replication / (s * bw)
         attn_c = self.tokens_per_decode * kv_tokens * attn_per_pos / (s * p_attn)
         pre_s = prefill_attn_flop / (s * p_attn)
         tp_s, ep_s = self._collectives_s(tokens)
-        compute = max(dense_mem, dense_cmp) + max(exp_mem, exp_cmp) + max(kv_s, attn_c) + pre_s
+        # the experts' grouped GEMMs do not overlap their weight stream with their math: each
+        # expert's few rows leave too little work per weight tile (DeepGEMM's grouped tables
+        # sit near bytes time + FLOP time, not their max), so the two add
+        compute = max(dense_mem, dense_cmp) + exp_mem + exp_cmp + max(kv_s, attn_c) + pre_s
         if lay.two_batch_overlap:
             ep_s = max(0.0, ep_s - compute)  # the other micro-batch computes while this one sends
         fixed, per_seq = self.draft_s_per_seq
         return {
-            "weights": (dense_mem if dense_mem >= dense_cmp else 0.0)
-            + (exp_mem if exp_mem >= exp_cmp else 0.0),
+            "weights": (dense_mem if dense_mem >= dense_cmp else 0.0) + exp_mem,
             "compute": (dense_cmp if dense_cmp > dense_mem else 0.0)
-            + (exp_cmp if exp_cmp > exp_mem else 0.0)
+            + exp_cmp
             + (attn_c if attn_c > kv_s else 0.0),
             "kv_reads": kv_s if kv_s >= attn_c else 0.0,
             "prefill_attention": pre_s,

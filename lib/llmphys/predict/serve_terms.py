@@ -3,10 +3,12 @@
 The constants sit in one frozen :class:`ServeConstants` and are described the same way
 everywhere: three are sourced (HBM, attention and link efficiencies, each docstring naming its
 source), three are fitted once, ``gemm_efficiency``, ``expert_gemm_efficiency`` and
-``step_overhead_s``, on the rows named in ``predict.serving_data.CALIBRATION_RUNS`` (a test checks
-that ``CONSTANTS`` is that fit). The small-collective latency is the registry's one value
-(``collective_latency_s.nvlink_small_all_reduce`` in ``data/prices.toml``). Weight reads, the MoE
-layer count and the all-to-all time are not counted here: they call
+``step_overhead_s``, on the rows ``data/serving_runs.toml`` marks ``fit_row = true``
+(``predict.serving_data.calibration_runs``; a test checks that ``CONSTANTS`` is that fit). The
+small-collective latency is the registry's one value
+(``collective_latency_s.nvlink_small_all_reduce`` in ``data/prices.toml``). Each engine's
+limits (sequences and tokens a step, how it sizes and reserves its KV cache) are sourced from its
+defaults. Weight reads, the MoE layer count and the all-to-all time are not counted here: they call
 :func:`llmphys.inference.streamed_params`, :func:`llmphys.accounting.n_moe_layers` and
 :func:`llmphys.comms.all_to_all_time_s`.
 
@@ -29,6 +31,14 @@ HBM_EFFICIENCY = 0.9
 on a GB200's 8 TB/s, 92% (Microsoft Azure HPC blog, 'Azure's ND GB200 v6 delivers record
 performance for inference workloads', 2025); rounded down to 0.9 for Hopper. Sourced."""
 
+EXPERT_GEMM_CEILING = 0.6
+"""Fraction of the dense FP8 peak the best published grouped GEMMs reach with thousands of rows an
+expert: DeepGEMM's contiguous-layout table on H800 (README of deepseek-ai/DeepGEMM at its first
+release, Feb 2025: 1,297, 1,099, 1,288 and 1,093 TFLOPS for 4 or 8 groups of 4,096-8,192 rows,
+against the H800's 1,979 TFLOPS dense FP8), 0.55-0.66, mean 0.60. Not used in the step: the fitted
+``expert_gemm_efficiency`` (an engine's whole MoE layer: routing, permutes and its grouped GEMMs)
+is checked to sit below it. Sourced."""
+
 KV_CACHE_FREE_FRACTION = 0.9
 """Share of the memory left after the weights that TensorRT-LLM gives the KV cache: its
 ``kv_cache_free_gpu_mem_fraction`` default (0.90, its perf-overview page). Sourced."""
@@ -39,6 +49,17 @@ leave (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, 0.90); ("total", f) caps w
 at f of the whole HBM (vLLM's gpu_memory_utilization, default 0.90, in its engine arguments;
 SGLang's mem_fraction_static, 0.88 assumed: SGLang picks it from the GPU's memory and the TP size).
 The activation workspace is not subtracted."""
+
+KV_RESERVES_FULL_SEQUENCE = {"trtllm": True, "vllm": False, "sglang": False}
+"""Whether an engine admits a request only when the cache can hold its whole sequence (prompt plus
+its maximum output) from the start. TensorRT-LLM's capacity scheduler defaults to
+GUARANTEED_NO_EVICT, which 'guarantee[s] that a started request is never paused' by reserving a
+request's blocks through its maximum length (TensorRT-LLM documentation, 'Useful Runtime Options',
+Capacity Scheduler Policy; https://nvidia.github.io/TensorRT-LLM/performance/
+performance-tuning-guide/useful-runtime-flags.html): at max throughput its batch is the cache over
+I + O tokens a sequence, not over the mean length I + O/2. vLLM and SGLang allocate blocks as
+tokens arrive and preempt when the cache is full (vLLM docs, 'Optimization and Tuning',
+Preemption). Sourced."""
 
 
 def kv_budget_bytes(hbm_bytes: float, weight_bytes: float, *, rule: tuple[str, float]) -> float:
@@ -77,6 +98,46 @@ max_num_batched_tokens 8192 (arg_utils.py); SGLang sizes its running batch from 
 (4096 here stands for 'no cap below the cache') with chunked_prefill_size 8192 (assumed)."""
 
 
+def bench_engine_limits(
+    model: Model,
+    accelerator: Accelerator,
+    *,
+    n_chips: int,
+    weight_bytes: float,
+    kv_bytes: float,
+    input_tokens: int,
+    output_tokens: int,
+) -> tuple[int, int]:
+    """(max sequences, max tokens a step) that trtllm-bench gives an engine it builds itself.
+
+    ``trtllm-bench throughput`` run without --max_batch_size sizes both from the dataset
+    (TensorRT-LLM, tensorrt_llm/bench/build/tuning.py, calc_engine_setting and finetune_setting):
+    the cache is 0.95 of the chips' memory less the weights, a token holds 2 L max(tp, h_kv) d_h
+    elements, the requests that fit at I + O tokens each are the raw batch b (at most 4,096), and
+    the token budget is b (1 + I/O), at most 32,768; both are rounded up ('slightly optimistic').
+    Sourced (the tool's code, not a fit). ``n_chips`` is the replica's tp x pp.
+
+    >>> from llmphys import specs
+    >>> bench_engine_limits(specs.model("llama3_8b"), specs.accelerator("h100_sxm"), n_chips=1,
+    ...                     weight_bytes=1.0, kv_bytes=1.0, input_tokens=2048, output_tokens=128)
+    (640, 9216)
+    """
+    heads = max(n_chips, model.n_kv_heads)
+    per_token = 2.0 * model.n_layers * heads * model.d_head * kv_bytes
+    cache = 0.95 * (n_chips * accelerator.hbm_bytes - accounting.n_params(model) * weight_bytes)
+    raw_bs = min(max(cache, 0.0) / (per_token * (input_tokens + output_tokens)), 4096.0)
+    raw_tok = min(raw_bs * (1.0 + input_tokens / output_tokens), 32768.0)
+    if raw_bs < 256:
+        bs = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        bs = 128 * math.ceil(raw_bs / 128)
+    else:
+        bs = 256 * math.ceil(raw_bs / 256)
+    step = 256 if raw_tok < 4096 else 512 if raw_tok < 8192 else 1024
+    tok = max(2048, step * math.ceil(raw_tok / step))
+    return int(bs), int(tok)
+
+
 def small_collective_latency_s() -> float:
     """Seconds of one small all-reduce or all-to-all inside a scale-up domain: the registry value.
 
@@ -94,19 +155,19 @@ def small_collective_latency_s() -> float:
 class ServeConstants:
     """The serving model's constants: three sourced, three fitted once (module docstring)."""
 
-    hbm_efficiency: float = HBM_EFFICIENCY
-    attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # FlashAttention-3 on H100 (sourced)
-    link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # NCCL bus bandwidth / link (sourced)
-    gemm_efficiency: float = 0.44  # fitted: fraction of the dense peak the dense GEMMs reach
-    expert_gemm_efficiency: float = 0.31  # fitted: the same for the routed experts' grouped GEMMs
-    step_overhead_s: float = 2.5e-3  # fitted: seconds per step beyond every roofline term
+    hbm_efficiency: float = HBM_EFFICIENCY  # sourced: Azure's measured HBM stream
+    attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # sourced: FlashAttention-3 on H100
+    link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # sourced: NCCL bus bandwidth / link
+    gemm_efficiency: float = 0.45  # fitted: fraction of the dense peak the dense GEMMs reach
+    expert_gemm_efficiency: float = 0.39  # fitted: the same for the routed experts' MoE layer
+    step_overhead_s: float = 2.2e-3  # fitted: seconds per step beyond every roofline term
 
 
 CONSTANTS = ServeConstants(
-    gemm_efficiency=0.44, expert_gemm_efficiency=0.31, step_overhead_s=2.5e-3
+    gemm_efficiency=0.45, expert_gemm_efficiency=0.39, step_overhead_s=2.2e-3
 )
 """The constants in use: the fitted three are the values ``predict.serving_data.calibrate()``
-returns on CALIBRATION_RUNS (a test checks it)."""
+returns on the calibration rows, rounded (a test checks it)."""
 
 
 def priced_time_s(*, memory_time_s: float, compute_time_s: float) -> float:

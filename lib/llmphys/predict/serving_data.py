@@ -1,11 +1,13 @@
 """Published serving measurements, the serving model's calibration and its out-of-sample errors.
 
-``data/serving_runs.toml`` holds every row (its header states the selection rule). Three constants
-of :class:`predict.serve.ServeConstants` are fitted, once, on ``CALIBRATION_RUNS``; everything else
-is sourced. Errors are reported leave-one-source-out: for each source the three constants are
-refitted on the calibration rows of the other sources, and that source's rows are predicted with
-them. Throughput rows are timed by ``predict.serve`` in its steady state; rows whose source
-publishes latency percentiles under a stated load are run through ``predict.simulate_serving``.
+``data/serving_runs.toml`` holds every row (its header states the selection rule and marks the
+calibration rows, ``fit_row = true``). Three constants of :class:`predict.serve.ServeConstants`
+are fitted, once, on those rows (:func:`calibration_runs`); everything else is sourced. Errors are
+reported leave-one-source-out: for each source the constants are refitted on the calibration rows
+of the other sources, and that source's rows are predicted with them (a constant no other source's
+row pins down keeps its all-rows value, and :func:`fold_fallbacks` says so). Throughput rows are
+timed by ``predict.serve`` in its steady state; rows whose source publishes latency percentiles
+under a stated load are run through ``predict.simulate_serving``.
 
 Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
 """
@@ -17,7 +19,6 @@ import functools
 import importlib
 import math
 import statistics
-import tomllib
 from typing import Any
 
 import numpy as np
@@ -30,18 +31,6 @@ _serve = importlib.import_module(".serve_model", __package__)
 _sim = importlib.import_module(".simulate", __package__)
 from .serve_model import ServeConstants  # noqa: E402  (names for the annotations)
 from .simulate import LengthDistribution, Simulation  # noqa: E402
-
-CALIBRATION_RUNS = (
-    "trtllm_llama31_8b_h100_tp1_1000_1000",
-    "trtllm_llama33_70b_h100_tp2_1000_1000",
-    "gpustack_qwen3_8b_h100_vllm_bf16_c4",
-    "sglang_deepseek_v3_h100_decode_ep72",
-    "trtllm_qwen3_235b_a22b_h200_tp8_1000_1000",
-)
-"""The rows the three fitted constants are fitted on: a small and a large dense model at max
-throughput (TensorRT-LLM, 1,000 in and out), a small model at concurrency 4 (vLLM, where the step
-overhead is a third of the step), a MoE decode pool (SGLang, EP72) and a MoE at max throughput
-(TensorRT-LLM, Qwen3-235B-A22B on H200). Leaving a source out drops its calibration rows."""
 
 SHAREGPT_SIGMA = 1.0
 """Log-space spread of the ShareGPT lengths the simulator draws (lognormal with the run's mean):
@@ -91,6 +80,8 @@ class ServingRun:
     measured_tpot_p50_s: float | None = None
     measured_tpot_p99_s: float | None = None
     measured_tpot_mean_s: float | None = None
+    fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
+    worked_example: bool = False  # the decode pool chapter 6 works through
 
     @property
     def is_moe(self) -> bool:
@@ -118,21 +109,25 @@ _ARRIVALS = ("burst", "concurrency", "decode_only")
 @functools.cache
 def serving_runs() -> dict[str, ServingRun]:
     """Every measurement in ``data/serving_runs.toml``, keyed by row (checked field by field)."""
-    path = specs.data_dir() / "serving_runs.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
     runs = {}
-    for key, entry in raw.items():
+    for key, entry in specs.registry_table("serving_runs.toml").items():
         where = f"serving_runs.toml[{key}]"
-        run = specs.build_spec(ServingRun, entry, where, key=key)
+        run = runs[key] = specs.build_spec(ServingRun, entry, where, key=key)
         for field in ("weight_dtype", "kv_dtype", "math_dtype"):
             units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
         if run.arrival not in _ARRIVALS:
             raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
         if run.length_distribution not in ("fixed", "sharegpt"):
             raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
-        runs[key] = run
+    if sum(r.worked_example for r in runs.values()) != 1:
+        raise ValueError("serving_runs.toml: exactly one row must set worked_example = true")
     return runs
+
+
+def calibration_runs() -> tuple[str, ...]:
+    """The rows the fitted constants are fitted on: those ``data/serving_runs.toml`` marks
+    ``fit_row = true`` (its header says why each)."""
+    return tuple(k for k, r in serving_runs().items() if r.fit_row)
 
 
 def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:
@@ -153,6 +148,16 @@ def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:
 
 
 def _limits(run: ServingRun) -> tuple[int, int]:
+    if "trtllm-bench throughput" in run.engine:  # the tool sizes the engine from the dataset
+        return _serve.bench_engine_limits(
+            _serve.resolve_model(run.model),
+            _serve.resolve_accelerator(run.accelerator),
+            n_chips=run.tp * run.pp,
+            weight_bytes=units.bytes_per_element(run.weight_dtype),
+            kv_bytes=units.bytes_per_element(run.kv_dtype),
+            input_tokens=run.input_tokens,
+            output_tokens=run.output_tokens,
+        )
     return _serve.ENGINE_LIMITS.get(run.engine_family, (_serve.MAX_BATCH, _serve.CHUNK_TOKENS))
 
 
@@ -182,6 +187,7 @@ def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONS
         max_batch=seqs,
         chunk_tokens=budget,
         kv_memory_rule=_kv_rule(r),
+        kv_reserve_full=_serve.KV_RESERVES_FULL_SEQUENCE.get(r.engine_family, False),
         decode_only=decode_only,
         two_batch_overlap=r.two_batch_overlap,
         constants=constants,
@@ -263,7 +269,8 @@ def _calibration_loss(runs: list[ServingRun], c: ServeConstants) -> float:
 
 def _identifies(run: ServingRun) -> set[str]:
     """The fitted constants a calibration row pins down: the dense GEMM rate (a dense model at
-    max throughput), the expert GEMM rate (a MoE row), the step overhead (a small closed loop)."""
+    max throughput), the expert GEMM rate (a MoE at max throughput), the step overhead (a small
+    closed loop)."""
     if run.arrival == "concurrency":
         return {"step_overhead_s"}
     return {"expert_gemm_efficiency"} if run.is_moe else {"gemm_efficiency"}
@@ -271,28 +278,28 @@ def _identifies(run: ServingRun) -> set[str]:
 
 _BOUNDS = {
     "gemm_efficiency": (0.2, 1.0),
-    "expert_gemm_efficiency": (0.02, 1.0),
+    "expert_gemm_efficiency": (0.05, 1.0),
     "step_overhead_s": (0.0, 5e-3),
 }
 
 
 @functools.cache
 def calibrate(exclude_source: str | None = None) -> ServeConstants:
-    """The fitted constants on CALIBRATION_RUNS (least squares in log throughput, log TPOT for
-    the closed-loop row), leaving out ``exclude_source``'s rows.
+    """The fitted constants on :func:`calibration_runs` (least squares in log throughput, log
+    TPOT for the closed-loop row), leaving out ``exclude_source``'s rows.
 
     Coordinate descent, three rounds of golden-section searches within ``_BOUNDS``. A constant
     that no remaining row pins down (:func:`_identifies`) keeps its all-rows value, and
     :func:`fold_fallbacks` says so.
     """
-    runs = [serving_runs()[k] for k in CALIBRATION_RUNS]
+    runs = [serving_runs()[k] for k in calibration_runs()]
     runs = [r for r in runs if r.source_key != exclude_source]
     if not runs:
         raise ValueError(f"exclude_source={exclude_source!r} leaves no calibration row")
     c = _serve.CONSTANTS if exclude_source is None else calibrate(None)
     free = set().union(*(_identifies(r) for r in runs))
     for _ in range(3):
-        for name in ("gemm_efficiency", "expert_gemm_efficiency", "step_overhead_s"):
+        for name in _BOUNDS:
             if name not in free:
                 continue
             lo, hi = _BOUNDS[name]
@@ -309,7 +316,7 @@ def calibrate(exclude_source: str | None = None) -> ServeConstants:
 def fold_fallbacks(source: str) -> tuple[str, ...]:
     """The fitted constants that leaving ``source`` out cannot refit (they keep the all-rows
     fit, so that fold is not out-of-source for them)."""
-    runs = [serving_runs()[k] for k in CALIBRATION_RUNS]
+    runs = [serving_runs()[k] for k in calibration_runs()]
     free = set().union(*(_identifies(r) for r in runs if r.source_key != source))
     return tuple(n for n in _BOUNDS if n not in free)
 
@@ -319,7 +326,7 @@ def residuals() -> tuple[dict[str, Any], ...]:
     """One row per published measurement: measured and leave-one-source-out predicted figures.
 
     ``rel_error`` is (predicted - measured) / measured throughput; ``latency_errors`` maps each
-    published latency figure to its relative error. ``calibration`` marks CALIBRATION_RUNS.
+    published latency figure to its relative error. ``calibration`` marks :func:`calibration_runs`.
     """
     rows = []
     for key, run in serving_runs().items():
@@ -344,7 +351,7 @@ def residuals() -> tuple[dict[str, Any], ...]:
                 "latency_errors": lat,
                 "predicted_latency": {f: pred[f] for f in lat},
                 "measured_latency": run.measured_latency(),
-                "calibration": key in CALIBRATION_RUNS,
+                "calibration": run.fit_row,
             }
         )
     return tuple(rows)

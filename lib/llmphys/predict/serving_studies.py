@@ -40,14 +40,17 @@ DEEPSEEK_NODE_CHIPS = 8
 """GPUs per node in DeepSeek's and SGLang's figures (8-GPU H800 and H100 servers)."""
 
 
-def deepseek_decode_study(run_key: str = "deepseek_v3_h800_decode_ep144") -> dict[str, Any]:
+def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
     """DeepSeek-V3's expert-parallel decode pool worked through, against its published figures.
 
-    For a decode-only row: the per-GPU batch, the tokens each routed expert sees per step
+    For a decode-only row (by default the one ``data/serving_runs.toml`` marks
+    ``worked_example = true``): the per-GPU batch, the tokens each routed expert sees per step
     (B k / E over the whole EP group), the per-operator balance batches of the chip
     (``inference.balance_batch_by_operator``), the step's parts (``serve``), the all-to-all time
     before overlap, and predicted against published per-node output tokens/s and TPOT.
     """
+    if run_key is None:
+        run_key = next(k for k, v in serving_runs().items() if v.worked_example)
     r = serving_runs()[run_key]
     m = _serve.resolve_model(r.model)
     acc = _serve.resolve_accelerator(r.accelerator)
@@ -77,11 +80,20 @@ def deepseek_decode_study(run_key: str = "deepseek_v3_h800_decode_ep144") -> dic
     }
 
 
+def moe_by_chip(source: str = "trtllm_v1_perf_overview") -> dict[str, float]:
+    """Median signed leave-one-source-out error of ``source``'s MoE rows, by accelerator key."""
+    rows = [r for r in residuals() if r["moe"] and r["source"] == source]
+    return {
+        acc: statistics.median(r["rel_error"] for r in rows if r["accelerator"] == acc)
+        for acc in sorted({r["accelerator"] for r in rows})
+    }
+
+
 def miss_summary() -> dict[str, float]:
     """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
-    rows' median |error|, the worst dense row, the MoE rows by source, the latency figures at
-    low load (closed loop) and under a burst, and NIM's concurrency sweep below and above the
-    knee, as medians of signed relative errors."""
+    rows' median |error|, the worst dense row, the MoE rows by source (by chip:
+    :func:`moe_by_chip`), the latency figures at low load (closed loop) and under a burst, and
+    NIM's concurrency sweep below and above the knee, as medians of signed relative errors."""
     rows = residuals()
     dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
     worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
