@@ -237,8 +237,8 @@ KEPT_EQUAL = {
     "(glue scale 0.5)",
     "O19": "chapter 3 divides moe.moe_layer_times_s's two times itself; the check calls "
     "moe.all_to_all_over_compute (one ratio, two entry points)",
-    "O25": "chapter 4 passes reliability.LLAMA3_405B_INTERRUPTIONS['n_gpus'] (a module constant "
-    "typing 16,384), the check the training_runs row",
+    "O25": "chapter 4 passes its l3_run.n_chips and a gpu_mtbf variable (both read from "
+    "data/scenarios.toml), which the source cannot resolve to the check's expressions",
     "O33": "chapter 5 types Chinchilla's budget (5.76e23); the check reads Gopher's "
     "published_train_flop from models.toml",
     "P20": "chapter 6 glues studies.scale_up.scale_out_gap; the check computes twice "

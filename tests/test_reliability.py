@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from llmphys import reliability, units
+from llmphys import predict, reliability, specs, units
+from llmphys.studies import memory_wall
 
 
 @pytest.mark.parametrize("mtbf_h, expected_min", [(24, 117), (6, 57), (0.25, 9.1)])
@@ -21,12 +22,12 @@ def test_young_is_the_first_order_limit_of_daly():
 
 
 def test_llama3_interruptions_are_one_every_three_hours():
-    r = reliability.LLAMA3_405B_INTERRUPTIONS
-    assert r["n_unexpected"] + r["n_planned"] == 466  # the paper's total
-    gpu_mtbf = reliability.gpu_mtbf_from_run_s(r["n_unexpected"], n_gpus=r["n_gpus"],
-                                               duration_s=r["duration_s"])
-    job = reliability.job_mtbf_s(r["n_gpus"], gpu_mtbf_s=gpu_mtbf)
-    assert job / units.HOUR == pytest.approx(54 * 24 / 419)
+    case = specs.scenario("llama3_405b_interruptions")
+    assert case.n_unexpected + case.n_planned == 466  # the paper's total
+    assert case.duration_s == 54 * units.DAY  # its 54-day snapshot
+    n_gpus = predict.training_runs()[case.run].n_chips
+    job = reliability.job_mtbf_s(n_gpus, gpu_mtbf_s=memory_wall.gpu_mtbf_s(case))
+    assert job / units.HOUR == pytest.approx(54 * 24 / 419)  # N cancels: T / k
     assert 3.0 < job / units.HOUR < 3.2
 
 

@@ -11,39 +11,18 @@ needing T_s seconds of work, and a higher-order optimum:
     T_w = M e^(R/M) (e^((tau + delta)/M) - 1) T_s / tau,
     tau_opt = sqrt(2 delta M) [1 + (delta/2M)^(1/2) / 3 + (delta/2M) / 9] - delta  (delta < 2M).
 
-Goodput is T_s / T_w. The anchor is the Llama 3 405B run (Dubey et al. 2024,
-arXiv:2407.21783, sec. 3.3.4): 419 unexpected interruptions in a 54-day snapshot on up to
-16,384 H100 GPUs, about one every three hours.
+Goodput is T_s / T_w. Every function takes its counts and times as arguments; the book's
+anchor, a published run's interruption count (``data/scenarios.toml``, kind
+``interruptions``), is read through ``studies.memory_wall.gpu_mtbf_s``.
 
 Home: chapters/04_memory_wall.ipynb.
 """
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 import numpy as np
 
 from . import units
-
-
-class _Interruptions(TypedDict):
-    n_gpus: int
-    duration_s: float
-    n_unexpected: int
-    n_planned: int
-    source: str
-
-
-LLAMA3_405B_INTERRUPTIONS: _Interruptions = {
-    "n_gpus": 16_384,
-    "duration_s": 54 * units.DAY,
-    "n_unexpected": 419,
-    "n_planned": 47,
-    "source": "Dubey et al. 2024 (arXiv:2407.21783), sec. 3.3.4 and table 5: 466 job "
-    "interruptions in a 54-day snapshot of 405B pre-training, 47 planned, 419 "
-    "unexpected; 'up to 16K H100 GPUs'; over 90% effective training time.",
-}
 
 
 def job_mtbf_s(n_gpus: float | np.ndarray, *, gpu_mtbf_s: float) -> float | np.ndarray:
@@ -61,11 +40,9 @@ def gpu_mtbf_from_run_s(n_failures: int, *, n_gpus: float, duration_s: float) ->
     """Per-GPU MTBF in seconds implied by ``n_failures`` in ``duration_s`` on ``n_gpus``: N T / k.
 
     Charges every interruption to the GPUs, so it is the MTBF per GPU *slot* (GPU, host and
-    network share included). Llama 3 405B:
+    network share included). 419 unexpected interruptions in 54 days on 16,384 GPUs:
 
-    >>> r = LLAMA3_405B_INTERRUPTIONS
-    >>> round(gpu_mtbf_from_run_s(r["n_unexpected"], n_gpus=r["n_gpus"],
-    ...                           duration_s=r["duration_s"]) / units.YEAR, 2)
+    >>> round(gpu_mtbf_from_run_s(419, n_gpus=16_384, duration_s=54 * units.DAY) / units.YEAR, 2)
     5.78
     """
     units.check_positive("n_failures", n_failures)
@@ -238,32 +215,3 @@ def checkpoint_bytes_per_s(
     units.check_positive("n_params", n_params)
     units.check_positive("bytes_per_param", bytes_per_param)
     return n_params * bytes_per_param / units.check_positive("checkpoint_s", checkpoint_s)
-
-
-def llama3_job_mtbf_s(n_gpus: float) -> float:
-    """Seconds between interruptions of a job on ``n_gpus`` GPUs at Llama 3's per-GPU rate.
-
-    The per-GPU MTBF of :data:`LLAMA3_405B_INTERRUPTIONS` (:func:`gpu_mtbf_from_run_s`),
-    divided by the job's GPU count (:func:`job_mtbf_s`).
-
-    >>> round(llama3_job_mtbf_s(16_384) / units.HOUR, 1)
-    3.1
-    """
-    r = LLAMA3_405B_INTERRUPTIONS
-    gpu_mtbf = gpu_mtbf_from_run_s(
-        r["n_unexpected"], n_gpus=r["n_gpus"], duration_s=r["duration_s"]
-    )
-    return float(job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf))  # n_gpus is a scalar here
-
-
-def llama3_goodput_pct(checkpoint_s: float = 60.0, restart_s: float = 600.0) -> float:
-    """Goodput, percent, at Llama 3's scale and failure rate with Daly's checkpoint interval.
-
-    >>> 80 < llama3_goodput_pct() < 100
-    True
-    """
-    mtbf = llama3_job_mtbf_s(LLAMA3_405B_INTERRUPTIONS["n_gpus"])
-    tau = daly_interval_s(checkpoint_s, mtbf)
-    return 100 * goodput(
-        interval_s=tau, checkpoint_s=checkpoint_s, restart_s=restart_s, mtbf_s=mtbf
-    )

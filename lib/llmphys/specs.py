@@ -444,6 +444,16 @@ class RepetitionCase(_Case):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class InterruptionsCase(_Case):
+    """Job interruptions of a run (a ``training_runs.toml`` key) over ``duration_s``."""
+
+    run: str  # its row's n_chips are the GPUs the interruptions are counted on
+    duration_s: float
+    n_unexpected: int
+    n_planned: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CrawlCase(_Case):
     """Chapter 2's synthetic crawl: its size, the seeds of its studies, its Zipf vocabulary."""
 
@@ -462,6 +472,7 @@ SCENARIO_KINDS: dict[str, type] = {
     "queue": QueueCase,
     "inference_demand": InferenceDemandCase,
     "repetition": RepetitionCase,
+    "interruptions": InterruptionsCase,
     "crawl": CrawlCase,
 }
 

@@ -303,12 +303,17 @@ def o24() -> Check:
 @check
 def o25() -> Check:
     n_gpus = memory_wall.layout(specs.scenario("llama3_405b")).n_chips  # Llama 3's 16,384
+    gpu_mtbf = memory_wall.gpu_mtbf_s(specs.scenario("llama3_405b_interruptions"))
+    job_h = {n: reliability.job_mtbf_s(n, gpu_mtbf_s=gpu_mtbf) / units.HOUR for n in (2048, 100000)}
     return Check(
-        value=reliability.llama3_job_mtbf_s(n_gpus) / units.HOUR,
+        value=reliability.job_mtbf_s(n_gpus, gpu_mtbf_s=gpu_mtbf) / units.HOUR,
         numbers={
-            "job_mtbf_2048_gpus_hours": reliability.llama3_job_mtbf_s(2048) / units.HOUR,
-            "job_mtbf_100k_gpus_minutes": 60 * (reliability.llama3_job_mtbf_s(100000) / units.HOUR),
-            "llama3_goodput_pct": reliability.llama3_goodput_pct(),
+            "job_mtbf_2048_gpus_hours": job_h[2048],
+            "job_mtbf_100k_gpus_minutes": 60 * job_h[100000],
+            "llama3_goodput_pct": 100
+            * reliability.optimal_goodput(
+                n_gpus, gpu_mtbf_s=gpu_mtbf, checkpoint_s=60.0, restart_s=600.0
+            ),
         },
     )
 

@@ -4,7 +4,8 @@ Each function takes a case from ``data/scenarios.toml`` (``specs.scenario(key)``
 :class:`~llmphys.specs.TrainingRunCase` names a ``training_runs.toml`` row, whose layout
 (TP, PP, DP, sequence length, global batch) is read from the row, never retyped; a
 :class:`~llmphys.specs.DataParallelCase` gives a dense model's size, batch and MFU; a
-:class:`~llmphys.specs.ClusterCase` a model trained on a cluster for recorded GPU-hours.
+:class:`~llmphys.specs.ClusterCase` a model trained on a cluster for recorded GPU-hours; an
+:class:`~llmphys.specs.InterruptionsCase` a run's counted job interruptions.
 
 Home: chapters/04_memory_wall.ipynb.
 """
@@ -14,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypedDict
 
-from .. import accounting, comms, economics, mfu, parallelism, predict, specs
+from .. import accounting, comms, economics, mfu, parallelism, predict, reliability, specs
 from ..predict import TrainingRun
-from ..specs import ClusterCase, DataParallelCase, TrainingRunCase
+from ..specs import ClusterCase, DataParallelCase, InterruptionsCase, TrainingRunCase
 
 
 class StepInputs(TypedDict):
@@ -38,6 +39,24 @@ def layout(case: TrainingRunCase) -> TrainingRun:
     if not isinstance(case, TrainingRunCase):
         raise TypeError(f"case must be a training_run scenario, got {type(case).__name__}")
     return predict.training_runs()[case.run]
+
+
+def gpu_mtbf_s(case: InterruptionsCase) -> float:
+    """Per-GPU-slot MTBF in seconds implied by a run's unexpected interruptions, N T / k.
+
+    N is the run's GPU count (its ``training_runs.toml`` row), T and k the case's period and
+    unexpected interruptions (:func:`llmphys.reliability.gpu_mtbf_from_run_s`). Llama 3 405B's
+    419 in 54 days on 16,384 GPUs (Dubey et al. 2024, sec. 3.3.4):
+
+    >>> round(gpu_mtbf_s(specs.scenario("llama3_405b_interruptions")) / (365.25 * 86400), 2)
+    5.78
+    """
+    if not isinstance(case, InterruptionsCase):
+        raise TypeError(f"case must be an interruptions scenario, got {type(case).__name__}")
+    n_gpus = predict.training_runs()[case.run].n_chips
+    return reliability.gpu_mtbf_from_run_s(
+        case.n_unexpected, n_gpus=n_gpus, duration_s=case.duration_s
+    )
 
 
 def step_inputs(case: TrainingRunCase | DataParallelCase) -> StepInputs:
