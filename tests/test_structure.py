@@ -278,7 +278,6 @@ TYPED_KNOWN: dict[str, dict[str, int]] = {
     "predict/plan.py": {"65536": 1},
     "predict/runs.py": {"51200": 1},
     "predict/simulate.py": {"131072": 1},
-    "studies/economics.py": {"32768": 1},
 }
 
 

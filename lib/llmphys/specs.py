@@ -454,6 +454,15 @@ class InterruptionsCase(_Case):
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class ConversationCase(_Case):
+    """A conversation of ``context_tokens`` with ``model`` served on ``accelerator`` chips."""
+
+    model: str
+    accelerator: str
+    context_tokens: int
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CrawlCase(_Case):
     """Chapter 2's synthetic crawl: its size, the seeds of its studies, its Zipf vocabulary."""
 
@@ -473,6 +482,7 @@ SCENARIO_KINDS: dict[str, type] = {
     "inference_demand": InferenceDemandCase,
     "repetition": RepetitionCase,
     "interruptions": InterruptionsCase,
+    "conversation": ConversationCase,
     "crawl": CrawlCase,
 }
 

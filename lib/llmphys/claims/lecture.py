@@ -283,35 +283,35 @@ def l15() -> Check:
 
 @check
 def l16() -> Check:
+    conversation = specs.scenario("idle_conversation_32k")  # Llama 3 70B, 32K tokens, 8 H100s
+    tiers = study_economics.idle_cache_tiers(
+        specs.model(conversation.model),
+        specs.accelerator(conversation.accelerator),
+        context_tokens=conversation.context_tokens,
+    )
     return Check(
-        value=study_economics.tier_ladder(specs.model("llama3_70b"), specs.accelerator("h100_sxm")),
+        value=study_economics.tier_ladder(conversation),
         numbers={
-            "idle_cache_tiers_breakeven_idle_s": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["HBM"]["breakeven_idle_s"],
-            "dram_breakeven_hours": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["host DRAM"]["breakeven_idle_s"]
-            / units.HOUR,
-            "nvme_breakeven_days": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["NVMe"]["breakeven_idle_s"]
-            / units.DAY,
+            "idle_cache_tiers_breakeven_idle_s": tiers["HBM"]["breakeven_idle_s"],
+            "dram_breakeven_hours": tiers["host DRAM"]["breakeven_idle_s"] / units.HOUR,
+            "nvme_breakeven_days": tiers["NVMe"]["breakeven_idle_s"] / units.DAY,
         },
     )
 
 
 @check
 def l17() -> Check:
+    conversation = specs.scenario("idle_conversation_32k")  # Llama 3 70B, 32K tokens, 8 H100s
+    tiers = study_economics.idle_cache_tiers(
+        specs.model(conversation.model),
+        specs.accelerator(conversation.accelerator),
+        context_tokens=conversation.context_tokens,
+    )
     return Check(
         value=study_economics.cached_input_pct(),
         numbers={
-            "dram_restore_of_recompute_pct": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["host DRAM"]["restore_usd"]
-            / study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["recompute"]["restore_usd"]
+            "dram_restore_of_recompute_pct": tiers["host DRAM"]["restore_usd"]
+            / tiers["recompute"]["restore_usd"]
             * 100
         },
     )

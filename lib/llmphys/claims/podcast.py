@@ -717,27 +717,11 @@ def p39() -> Check:
 
 @check
 def p40() -> Check:
+    conversation = specs.scenario("idle_conversation_32k")  # Llama 3 70B, 32K tokens, 8 H100s
     return Check(
-        value=(
-            study_economics.kv_keep_s(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "host DRAM"
-            )
-            / units.HOUR
-        ),
+        value=(study_economics.kv_keep_s(conversation, "host DRAM") / units.HOUR),
         numbers={
-            "nvme_keep_days": (
-                study_economics.kv_keep_s(
-                    specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "NVMe"
-                )
-                / units.HOUR
-            )
-            / 24,
-            "hbm_keep_s": (
-                study_economics.kv_keep_s(
-                    specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "HBM"
-                )
-                / units.HOUR
-            )
-            * 3600,
+            "nvme_keep_days": (study_economics.kv_keep_s(conversation, "NVMe") / units.HOUR) / 24,
+            "hbm_keep_s": (study_economics.kv_keep_s(conversation, "HBM") / units.HOUR) * 3600,
         },
     )

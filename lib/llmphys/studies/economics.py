@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import economics, kv_tiers, specs, units  # noqa: F401 (specs, units: the doctests)
 from ..economics import price
-from ..specs import Accelerator, Model
+from ..specs import Accelerator, ConversationCase, Model
 
 # -- an owned GPU, at the recorded central values -------------------------------------------------
 
@@ -158,7 +158,7 @@ def idle_cache_tiers(
     n_chips: int = 8,
     weight_dtype: str = "bf16",
     n_links: int = 8,
-    context_tokens: int = 32768,
+    context_tokens: int,
 ) -> dict[str, dict[str, float]]:
     """``kv_tiers.tier_costs`` for an idle conversation at the recorded prices.
 
@@ -166,9 +166,9 @@ def idle_cache_tiers(
     purchase price over their recorded life; restores over ``n_links`` PCIe 5 x16 or NVMe
     links. The rows are ``"HBM"``, ``"host DRAM"``, ``"NVMe"`` and ``"recompute"``.
 
-    >>> round(idle_cache_tiers(specs.model("llama3_70b"), specs.accelerator("h100_sxm"))
-    ...       ["HBM"]["breakeven_idle_s"])
-    109
+    >>> round(idle_cache_tiers(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
+    ...                        context_tokens=32768)["HBM"]["breakeven_idle_s"])
+    107
     """
     p = price
     life = p("storage_life_years.memory_and_flash").value
@@ -197,29 +197,40 @@ def idle_cache_tiers(
     )
 
 
-def kv_keep_s(model: Model, acc: Accelerator, tier: str) -> float:
-    """Idle seconds for which keeping a 32K-token cache in ``tier`` beats recomputing it.
+def _conversation_tiers(case: ConversationCase) -> dict[str, dict[str, float]]:
+    """:func:`idle_cache_tiers` for an idle conversation case (8 chips, BF16, 8 links)."""
+    if not isinstance(case, ConversationCase):
+        raise TypeError(f"case must be a conversation scenario, got {type(case).__name__}")
+    return idle_cache_tiers(
+        specs.model(case.model),
+        specs.accelerator(case.accelerator),
+        context_tokens=case.context_tokens,
+    )
+
+
+def kv_keep_s(case: ConversationCase, tier: str) -> float:
+    """Idle seconds for which keeping the case's cache in ``tier`` beats recomputing it.
 
     ``tier`` is "HBM", "host DRAM" or "NVMe" (:func:`idle_cache_tiers`, 8 chips, BF16).
 
-    >>> m, a = specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-    >>> kv_keep_s(m, a, "NVMe") > kv_keep_s(m, a, "host DRAM") > kv_keep_s(m, a, "HBM")
+    >>> c = specs.scenario("idle_conversation_32k")
+    >>> kv_keep_s(c, "NVMe") > kv_keep_s(c, "host DRAM") > kv_keep_s(c, "HBM")
     True
     """
-    rows = idle_cache_tiers(model, acc)
+    rows = _conversation_tiers(case)
     if tier not in rows or tier == "recompute":
         raise ValueError(f"tier must be 'HBM', 'host DRAM' or 'NVMe', got {tier!r}")
     return rows[tier]["breakeven_idle_s"]
 
 
-def tier_ladder(model: Model, acc: Accelerator) -> tuple[float, float]:
+def tier_ladder(case: ConversationCase) -> tuple[float, float]:
     """How much longer each cheaper tier is worth keeping an idle cache in than the one above.
 
     Break-even idle time of host DRAM over that of HBM, and of NVMe over that of host DRAM
     (:func:`idle_cache_tiers`); both above 1 means HBM, DRAM, flash is the right order.
 
-    >>> all(r > 1 for r in tier_ladder(specs.model("llama3_70b"), specs.accelerator("h100_sxm")))
+    >>> all(r > 1 for r in tier_ladder(specs.scenario("idle_conversation_32k")))
     True
     """
-    t = {k: r["breakeven_idle_s"] for k, r in idle_cache_tiers(model, acc).items()}
+    t = {k: r["breakeven_idle_s"] for k, r in _conversation_tiers(case).items()}
     return t["host DRAM"] / t["HBM"], t["NVMe"] / t["host DRAM"]
