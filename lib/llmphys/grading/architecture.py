@@ -24,21 +24,22 @@ _SEED = 3  # every case list below is drawn once from this seed
 def _gqa_model(
     *,
     n_layers: int = 1,
-    d_model: int = 4096,
+    d_model: int | None = None,
     n_heads: int,
     n_kv_heads: int,
     head_dim: int,
-    d_ff: int = 14336,
+    d_ff: int | None = None,
 ) -> specs.Model:
+    """Llama 3 8B with the given shape; a width left out keeps the registry's."""
     base = specs.model("llama3_8b")  # RoPE, RMSNorm, SwiGLU, no biases: the plain decoder
     return dataclasses.replace(
         base,
         n_layers=int(n_layers),
-        d_model=int(d_model),
+        d_model=int(base.d_model if d_model is None else d_model),
         n_heads=int(n_heads),
         n_kv_heads=int(n_kv_heads),
         d_head=int(head_dim),
-        d_ff=int(d_ff),
+        d_ff=int(base.d_ff if d_ff is None else d_ff),
         attention="mha" if n_kv_heads == n_heads else "gqa",
         mla=None,
         moe=None,
@@ -140,10 +141,17 @@ def _layer_cases() -> list[Case]:
         d = h * c if rng.random() < 0.5 else int(rng.choice([2048, 3072, 4096]))  # h c != d too
         d_ff = int(rng.choice([8, 16, 32])) * 256
         cases.append(Case(args=(d, h, g, c, d_ff)))
+    l8, l70 = specs.model("llama3_8b"), specs.model("llama3_70b")
     cases += [
-        Case(args=(4096, 32, 8, 128, 14336), label="Llama 3 8B's layer"),
-        Case(args=(8192, 64, 64, 128, 28672), label="MHA: as many KV heads as query heads"),
-        Case(args=(4096, 32, 1, 128, 14336), label="MQA: one KV head"),
+        Case(
+            args=(l8.d_model, l8.n_heads, l8.n_kv_heads, l8.d_head, l8.d_ff),
+            label="Llama 3 8B's layer",
+        ),
+        Case(
+            args=(l70.d_model, l70.n_heads, l70.n_heads, l70.d_head, l70.d_ff),
+            label="MHA: as many KV heads as query heads",
+        ),
+        Case(args=(l8.d_model, l8.n_heads, 1, l8.d_head, l8.d_ff), label="MQA: one KV head"),
         Case(args=(3584, 16, 8, 256, 14336), label="Gemma 2 9B shape: n_heads head_dim != d_model"),
     ]
     return cases

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from llmphys import specs
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 from llmphys.pipeline import bloom, vocab
 
@@ -114,8 +115,10 @@ def _flop_per_byte(
 
 def _vocab_cases() -> list[Case]:
     rng = np.random.default_rng(20_02_12)
+    l8 = specs.model("llama3_8b")  # Llama 3's vocabulary and width
+    v, d = l8.vocab_size, l8.d_model
     cases = [
-        Case(args=(0.25, 7.0e9, 128_256, 4096), label="t=0.25, N_body=7e9, V=128256, d=4096"),
+        Case(args=(0.25, 7.0e9, v, d), label=f"t=0.25, N_body=7e9, V={v}, d={d}"),
         Case(args=(1.0, 1e6, 256, 128), label="t=1 (bytes only), N_body=1e6, V=256, d=128"),
     ]
     for _ in range(10):

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from llmphys import batch_scaling, best_of_n, downstream, moe_scaling, scaling_laws
+from llmphys import batch_scaling, best_of_n, downstream, moe_scaling, scaling_laws, specs
 from llmphys.grading._core import Case, Feedback, Mistake, check_function, common_factors
 
 __all__ = [
@@ -73,9 +73,14 @@ def _size_cases() -> list[Case]:
     flop = 10.0 ** rng.uniform(18, 26, size=6)
     ratio = rng.uniform(10, 200, size=6)
     cases = [Case(args=(_short(c), _short(r))) for c, r in zip(flop, ratio, strict=True)]
+    # Chinchilla was trained on Gopher's budget (Hoffmann et al. 2022, sec. 3)
+    budget = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return [
         *cases,
-        Case(args=(5.76e23, 20.0), label="Chinchilla's budget, 5.76e23 FLOP at 20 tokens/param"),
+        Case(
+            args=(budget, 20.0),
+            label=f"Chinchilla's budget, {budget / 1e23:g}e23 FLOP at 20 tokens/param",
+        ),
         Case(args=(120.0, 20.0), label="C = 120 FLOP at 20 tokens/param (N = 1)"),
         Case(args=(7.2e23, 1868.0), label="Llama 3 8B-like: 7.2e23 FLOP at 1868 tokens/param"),
     ]
@@ -427,10 +432,13 @@ def _moe_reference(n, d, eta, a, b, alpha, beta) -> float:
 def _moe_cases() -> list[Case]:
     rng = np.random.default_rng(5_2025)
     epoch = (482.01, 2085.43, 0.3478, 0.3658)
+    dsv3_tokens = specs.recorded(specs.model("deepseek_v3"), "n_training_tokens")  # 14.8T
     cases = [
         Case(args=(7e9, 1.4e11, 0.7, *epoch), label="7B on 140B tokens at 70% speed, refit law"),
         Case(args=(7e9, 1.4e11, 1.0, *epoch), label="full speed: the multiplier is 1"),
-        Case(args=(37e9, 14.8e12, 0.5, *epoch), label="37B active on 14.8T tokens at half speed"),
+        Case(
+            args=(37e9, dsv3_tokens, 0.5, *epoch), label="37B active on 14.8T tokens at half speed"
+        ),
     ]
     for _ in range(6):
         n = _short(10.0 ** rng.uniform(8, 11))

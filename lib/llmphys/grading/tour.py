@@ -62,6 +62,8 @@ def _decode_floor_cases() -> list[Case]:
         )
     l70 = accounting.n_params(specs.model("llama3_70b"))
     h100, b200 = specs.accelerator("h100_sxm"), specs.accelerator("b200")
+    bw = h100.hbm_bytes_per_s
+    bw_e12 = f"{bw / 1e12:g}e12"  # 3.35e12, as the label has always read
     cases += [
         Case(
             args=(l70, 2.0, h100.peak_bf16_flop_per_s, h100.hbm_bytes_per_s, 1),
@@ -71,9 +73,10 @@ def _decode_floor_cases() -> list[Case]:
             args=(l70, 0.5, b200.peak_flop_per_s("fp4"), b200.hbm_bytes_per_s, 8),
             label="Llama 3 70B in FP4 over eight B200s (registry values)",
         ),
-        # a compute-poor chip (ridge 0.3 FLOP/byte, below 2/b): here the arithmetic binds
-        Case(args=(8e9, 2.0, 1e12, 3.35e12, 1), label="8e9, 2.0, 1e12, 3.35e12, 1 (ridge 0.3)"),
-        Case(args=(8e9, 4.0, 1e12, 3.35e12, 4), label="8e9, 4.0, 1e12, 3.35e12, 4 (ridge 0.3)"),
+        # a compute-poor chip (ridge 0.3 FLOP/byte, below 2/b), the H100 SXM's HBM behind
+        # 1 TFLOP/s: here the arithmetic binds
+        Case(args=(8e9, 2.0, 1e12, bw, 1), label=f"8e9, 2.0, 1e12, {bw_e12}, 1 (ridge 0.3)"),
+        Case(args=(8e9, 4.0, 1e12, bw, 4), label=f"8e9, 4.0, 1e12, {bw_e12}, 4 (ridge 0.3)"),
     ]
     return cases
 
