@@ -13,20 +13,13 @@ import tomllib
 from pathlib import Path
 
 from test_layering import LAYERS
+from test_typed_facts import REGISTRIES, distinctive, registry_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "lib" / "llmphys"
 DATA = ROOT / "data"
 # registries whose keys name a specific model, chip, run or worked case
-KEYED = (
-    "models.toml",
-    "run_models.toml",
-    "serving_models.toml",
-    "accelerators.toml",
-    "training_runs.toml",
-    "serving_runs.toml",
-    "scenarios.toml",
-)
+KEYED = REGISTRIES  # one list with test_typed_facts
 
 
 def _path(module: str) -> Path:
@@ -172,44 +165,10 @@ def test_no_module_but_specs_loads_a_data_file():
 # -- typed copies of registry facts ----------------------------------------------------------
 
 
-def _numbers(table):
-    if isinstance(table, dict):
-        for v in table.values():
-            yield from _numbers(v)
-    elif isinstance(table, list):
-        for v in table:
-            yield from _numbers(v)
-    elif isinstance(table, (int, float)) and not isinstance(table, bool):
-        yield float(table)
-
-
-def _significant_digits(x: float) -> int:
-    return len(f"{abs(x):.14e}".split("e")[0].replace(".", "").rstrip("0"))
-
-
-def distinctive(x: float) -> bool:
-    """Whether a registry number is distinctive enough that the same literal in code is a copy.
-
-    The rule: at least 1,000 in size; not a year (1900-2100); not a power of 1024 (KiB, MiB:
-    unit constants); a power of two only from 2**14 up (below that, 1024-8192 are tensor,
-    sequence and page sizes long before they are anyone's fact); any other number only with
-    three or more significant digits (4e6, 70e9 and 2,000 are round numbers anyone types;
-    3.35e12, 989.4e12 and 14,336 are a datasheet's or a model card's).
-    """
-    x = abs(float(x))
-    if x < 1000 or (x.is_integer() and 1900 <= x <= 2100):
-        return False
-    if x.is_integer() and int(x) & (int(x) - 1) == 0:  # a power of two
-        return x >= 2**14 and not any(x == 1024.0**k for k in range(1, 7))
-    return _significant_digits(x) >= 3
-
-
 def registry_numbers() -> set[float]:
-    out: set[float] = set()
-    for name in KEYED:
-        with open(DATA / name, "rb") as f:
-            out |= {v for v in _numbers(tomllib.load(f)) if distinctive(v)}
-    return out
+    """The distinctive numbers of the keyed registries: test_typed_facts' rule and collection
+    (``distinctive``'s docstring there), so the two finders cannot disagree on what a fact is."""
+    return set(registry_facts())
 
 
 def _folded(node: ast.AST) -> float | None:
@@ -271,10 +230,13 @@ COINCIDENCES = {
     ("grading/tour.py", "1536"): "a GEMM's M: 12 tiles of 128 (x 11 = 132 tiles, one wave)",
     ("grading/tour.py", "12288"): "one of the widths a TP-intensity case is drawn from",
     ("grading/tour.py", "16384"): "a 12 d^2 layer's width beside d = 4096, not a model's d_model",
+    ("grading/tour.py", "1200"): "the top of the power caps (W) a case is drawn from",
+    ("pipeline/mixture.py", "1400000000000"): "LLaMA 1's 1.4T tokens (Touvron et al. 2023, table "
+    "1; a model not in the registry), equal to Chinchilla's by chance",
 }
 
 # Literals in the library equal to a distinctive number of a keyed registry (the rule is
-# ``distinctive``'s docstring), by file and value with their count: each should be read from
+# test_typed_facts' module docstring), by file and value with their count: each should be read from
 # the registry (or a scenario). The list may only shrink. predict/'s serving and training files
 # are other issues' this round.
 TYPED_KNOWN: dict[str, dict[str, int]] = {
@@ -331,11 +293,17 @@ def test_the_number_finder_sees_a_typed_fact_but_not_a_doctest_or_a_round_number
     src = '''def f(n_gpus=16_384):
     """>>> f(3.35e12)"""
     batch = 16 * 2**20
-    return 3.35e12 * n_gpus + 4e6 + 2**14 + 1024 * 1024
+    return 3.35e12 * n_gpus + 4e6 + 2**14 + 1024 * 1024 + 8192
 '''
-    numbers = {v for v in (16384.0, 16 * 2.0**20, 3.35e12, 4e6, 1024.0**2) if distinctive(v)}
-    assert numbers == {16384.0, 16 * 2.0**20, 3.35e12}
-    assert typed_registry_numbers(src, numbers) == ["16384", "16777216", "3350000000000"]
+    given = (16384.0, 16 * 2.0**20, 3.35e12, 4e6, 1024.0**2, 8192.0)
+    numbers = {v for v in given if distinctive(v)}
+    assert numbers == {16384.0, 16 * 2.0**20, 3.35e12, 1024.0**2}  # 4e6 round, 8,192 a size
+    assert typed_registry_numbers(src, numbers) == [
+        "1048576",  # 1024 * 1024 equal to a registry's 1M context is a copy; 2**14 bare is not
+        "16384",
+        "16777216",
+        "3350000000000",
+    ]
 
 
 # -- one call, two callers -----------------------------------------------------------------------

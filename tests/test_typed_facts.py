@@ -25,6 +25,9 @@ again. Excluded from the code: docstrings (examples, not code) and the keyword a
 ``stated=``, ``target=``, ``threshold=``, ``lo=``, ``hi=`` (a claim's own figure as the series
 states it: that number is the claim, not a fact the check reads).
 
+One rule and one collection for both finders: tests/test_structure.py's finder for the rest of
+lib/ imports ``distinctive``, ``REGISTRIES`` and ``registry_facts`` from here.
+
 The known lists may only shrink: a new typed copy fails, and so does an entry that is gone.
 Regenerate the lists after a change with
 
@@ -52,6 +55,7 @@ REGISTRIES = (
     "models.toml",
     "run_models.toml",
     "serving_models.toml",
+    "serving_runs.toml",
     "scenarios.toml",
 )
 STATED_KEYWORDS = frozenset({"stated", "target", "threshold", "lo", "hi"})

@@ -146,11 +146,12 @@ def _loss_cases() -> list[Case]:
         e, a, b = rng.uniform(1.5, 2.0), rng.uniform(300, 600), rng.uniform(400, 2500)
         alpha, beta = rng.uniform(0.25, 0.40), rng.uniform(0.25, 0.40)
         cases.append(Case(args=tuple(_short(x) for x in (n, d, e, a, b, alpha, beta))))
+    chinchilla_tokens = specs.recorded(specs.model("chinchilla_70b"), "n_training_tokens")
     for key in ("hoffmann2022", "besiroglu2024"):
         law = scaling_laws.parametric_law(key)
         cases.append(
             Case(
-                args=(70e9, 1.4e12, law.E, law.A, law.B, law.alpha, law.beta),
+                args=(70e9, chinchilla_tokens, law.E, law.A, law.B, law.alpha, law.beta),
                 label=f"Chinchilla (70B, 1.4T tokens) under {key}",
             )
         )
@@ -432,12 +433,15 @@ def _moe_reference(n, d, eta, a, b, alpha, beta) -> float:
 def _moe_cases() -> list[Case]:
     rng = np.random.default_rng(5_2025)
     epoch = (482.01, 2085.43, 0.3478, 0.3658)
-    dsv3_tokens = specs.recorded(specs.model("deepseek_v3"), "n_training_tokens")  # 14.8T
+    dsv3 = specs.model("deepseek_v3")
+    dsv3_active = specs.recorded(dsv3, "published_n_active_params")  # 37B
+    dsv3_tokens = specs.recorded(dsv3, "n_training_tokens")  # 14.8T
     cases = [
         Case(args=(7e9, 1.4e11, 0.7, *epoch), label="7B on 140B tokens at 70% speed, refit law"),
         Case(args=(7e9, 1.4e11, 1.0, *epoch), label="full speed: the multiplier is 1"),
         Case(
-            args=(37e9, dsv3_tokens, 0.5, *epoch), label="37B active on 14.8T tokens at half speed"
+            args=(dsv3_active, dsv3_tokens, 0.5, *epoch),
+            label="37B active on 14.8T tokens at half speed",
         ),
     ]
     for _ in range(6):
