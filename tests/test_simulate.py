@@ -86,6 +86,33 @@ def test_disaggregation_keeps_long_prompts_out_of_the_decode_steps():
     assert dis.percentile("tpot_s", 99) < 0.6 * col.percentile("tpot_s", 99)
 
 
+def test_guaranteed_no_evict_never_preempts_and_holds_fewer_sequences():
+    # the same 80 requests as above; reserving each request's whole 4,000-token output on
+    # admission (TensorRT-LLM's default policy) means no sequence is ever evicted, and the
+    # cache, sized for whole requests, runs fewer of them at once than vLLM's grow-and-preempt
+    kw = dict(n_chips=1, n_requests=80, weight_dtype="fp8", kv_dtype="fp8",
+              input_tokens=FIXED(mean=2000), output_tokens=FIXED(mean=4000))
+    evict = predict.simulate_serving("llama3_70b", "h100_sxm", rng=np.random.default_rng(0), **kw)
+    keep = predict.simulate_serving(
+        "llama3_70b", "h100_sxm", rng=np.random.default_rng(0),
+        scheduler=predict.Scheduler(reserve_output=True), **kw)
+    assert keep.n_preemptions == 0 < evict.n_preemptions
+    # 13.4 GB of cache at 164 kB a token holds 13 whole 6,000-token requests (the mean batch is
+    # lower still as the last ones drain); evicting, the cache holds 18 on average
+    assert keep.mean_batch <= 13 < evict.mean_batch
+
+
+def test_warm_up_requests_run_but_are_not_measured():
+    # 16 clients send their first requests together: that wave queues behind its own prompts,
+    # so leaving it out lowers the mean TTFT, and only the later requests are counted
+    kw = dict(n=400, concurrency=16)
+    all_in, steady = _run(None, **kw), _run(None, n_warmup=16, **kw)
+    assert len(all_in.ttft_s) == 400 and len(steady.ttft_s) == 384 == steady.n_requests
+    assert np.mean(steady.ttft_s) < np.mean(all_in.ttft_s)
+    with pytest.raises(ValueError, match="n_warmup"):
+        _run(None, n=16, n_warmup=16, concurrency=16)
+
+
 def test_closed_loop_concurrency_never_exceeds_its_clients():
     sim = _run(None, n=400, concurrency=16)
     assert sim.mean_batch <= 16

@@ -91,6 +91,8 @@ class ServingRun:
     measured_tpot_p50_s: float | None = None
     measured_tpot_p99_s: float | None = None
     measured_tpot_mean_s: float | None = None
+    scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)
+    warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
 
     @property
     def is_moe(self) -> bool:
@@ -131,6 +133,8 @@ def serving_runs() -> dict[str, ServingRun]:
             raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
         if run.length_distribution not in ("fixed", "sharegpt"):
             raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
+        if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
+            raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
         runs[key] = run
     return runs
 
@@ -205,10 +209,14 @@ def predict_simulated(
         pp=r.pp,
         input_tokens=ins,
         output_tokens=outs,
-        n_requests=r.n_requests or max(100, 10 * r.concurrency),
+        n_requests=(r.n_requests or max(100, 10 * r.concurrency)) + r.warmup_requests,
+        n_warmup=r.warmup_requests,
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
         scheduler=_sim.Scheduler(
-            max_num_seqs=seqs, max_num_batched_tokens=budget, kv_memory_rule=_kv_rule(r)
+            max_num_seqs=seqs,
+            max_num_batched_tokens=budget,
+            kv_memory_rule=_kv_rule(r),
+            reserve_output=r.scheduler_policy == "guaranteed_no_evict",
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

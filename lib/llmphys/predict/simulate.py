@@ -64,13 +64,22 @@ class LengthDistribution:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
-    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, and
-    how it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``)."""
+    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, how
+    it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``), and how it admits a request.
+
+    ``reserve_output`` False is vLLM's policy: a request takes the blocks its prompt needs, grows
+    one block at a time, and the newest is preempted when the cache runs out. True is
+    TensorRT-LLM's default capacity-scheduler policy, GUARANTEED_NO_EVICT: a request is admitted
+    only when blocks for its prompt and its whole ``max_tokens`` output are free, so nothing is
+    ever preempted and the cache holds fewer sequences (TensorRT-LLM performance-tuning guide,
+    "Useful Runtime Options": "GUARANTEED_NO_EVICT (default)";
+    https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html)."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
     chunked_prefill: bool = True
     kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
+    reserve_output: bool = False
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -154,6 +163,9 @@ def _replica_run(
     next_client = closed_loop
     if prefilled:
         done_prompt[:] = inputs
+    # blocks a sequence takes on admission beyond its prompt: one for its first token, or (the
+    # guaranteed-no-evict policy) its whole output, so it never needs another
+    hold = outputs if sched.reserve_output else np.ones(n, dtype=np.int64)
     n_done = 0
     while n_done < n:
         while nxt < len(order) and arr[order[nxt]] <= t:
@@ -205,7 +217,7 @@ def _replica_run(
             c = min(rem, budget - tokens) if sched.chunked_prefill else rem
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
-            first_blocks = -(-(int(inputs[r]) + 1) // BLOCK_TOKENS)
+            first_blocks = -(-(int(inputs[r]) + hold[r]) // BLOCK_TOKENS)
             if used_blocks + first_blocks > kv_blocks:
                 break
             waiting.pop(0)
@@ -278,13 +290,16 @@ def simulate_serving(
     constants: ServeConstants = _serve.CONSTANTS,
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
+    n_warmup: int = 0,
 ) -> Simulation:
     """Simulate ``n_requests`` through a deployment; latency percentiles and throughput.
 
     Requests go to the deployment's replicas in turn (round robin), each replica simulated on
     its own. ``arrival_rate_per_s`` (whole deployment, Poisson) or ``concurrency`` (closed loop)
     or neither (every request at t = 0). Speculative decoding: each decode emits the expected
-    accepted run (rounded per step), priced as k + 1 tokens.
+    accepted run (rounded per step), priced as k + 1 tokens. ``n_warmup``: the first requests
+    (in a closed loop, the wave every client sends together at t = 0) run but are left out of
+    the latencies and the throughput, as a benchmark that measures its steady state does.
 
     >>> import numpy as np
     >>> sim = simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=200,
@@ -297,6 +312,9 @@ def simulate_serving(
     mdl = _serve.resolve_model(model)
     acc = _serve.resolve_accelerator(accelerator)
     n = _serve._int("n_requests", n_requests)
+    n_warm = _serve._int("n_warmup", n_warmup, 0)
+    if n_warm >= n:
+        raise ValueError(f"n_warmup = {n_warm} must be below n_requests = {n}")
     if arrival_rate_per_s is not None and concurrency is not None:
         raise ValueError("pass arrival_rate_per_s or concurrency, not both")
     layout = _serve.make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)
@@ -370,17 +388,18 @@ def simulate_serving(
         if concurrency is None:
             arr_eff = arrivals
     ttft = first - arr_eff
-    multi = outs > 1
+    kept = np.arange(n) >= n_warm  # the warm-up requests are sent but not measured
+    multi = (outs > 1) & kept
     tpot = (finish[multi] - first[multi]) / (outs[multi] - 1)
-    start = float(np.nanmin(arr_eff))
-    duration = float(np.nanmax(finish)) - start
+    start = float(np.nanmin(arr_eff[kept]))
+    duration = float(np.nanmax(finish[kept])) - start
     return Simulation(
-        ttft_s=ttft,
+        ttft_s=ttft[kept],
         tpot_s=tpot,
-        e2e_s=finish - arr_eff,
-        output_tokens_per_s=float(outs.sum()) / duration,
-        input_tokens_per_s=float(ins.sum()) / duration,
-        n_requests=n,
+        e2e_s=(finish - arr_eff)[kept],
+        output_tokens_per_s=float(outs[kept].sum()) / duration,
+        input_tokens_per_s=float(ins[kept].sum()) / duration,
+        n_requests=n - n_warm,
         n_steps=steps,
         n_preemptions=preempts,
         mean_batch=batch_sum / max(steps, 1),
