@@ -75,8 +75,9 @@ def test_leave_one_source_out_errors_benchmark():
     assert s["worst"] <= 1.26  # GPUStack's Qwen3-235B FP8 TP8+EP on vLLM, +126 %
     assert s["moe_median"] <= 0.525  # 24 MoE rows, every one over-predicted
     # latency: 39 figures. The NIM sweep is simulated as TensorRT-LLM admits (GUARANTEED_NO_EVICT)
-    # and measured in its steady state (the first wave left out): median 43.2 % -> 27.6 %, worst
-    # 160 % (NIM TTFT at c50) -> 87 % (GPUStack Qwen3-8B TTFT on vLLM, the request path at low
-    # load, which the model has no term for)
-    assert s["latency_median"] <= 0.276
+    # and measured in its steady state (the first wave left out), SGLang's steps as it schedules
+    # them (prefill steps apart from decode steps): median 43.2 % -> 26.9 %, worst 160 % (NIM
+    # TTFT at c50) -> 87 % (GPUStack Qwen3-8B TTFT on vLLM, the request path at low load, which
+    # the model has no term for)
+    assert s["latency_median"] <= 0.270
     assert s["latency_worst"] <= 0.871

@@ -93,6 +93,8 @@ class ServingRun:
     measured_tpot_mean_s: float | None = None
     scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)
     warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
+    chunked_prefill: bool = True  # prompts split over steps at the token budget
+    mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
 
     @property
     def is_moe(self) -> bool:
@@ -217,6 +219,8 @@ def predict_simulated(
             max_num_batched_tokens=budget,
             kv_memory_rule=_kv_rule(r),
             reserve_output=r.scheduler_policy == "guaranteed_no_evict",
+            chunked_prefill=r.chunked_prefill,
+            mixed_prefill=r.mixed_prefill,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

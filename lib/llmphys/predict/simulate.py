@@ -73,13 +73,18 @@ class Scheduler:
     only when blocks for its prompt and its whole ``max_tokens`` output are free, so nothing is
     ever preempted and the cache holds fewer sequences (TensorRT-LLM performance-tuning guide,
     "Useful Runtime Options": "GUARANTEED_NO_EVICT (default)";
-    https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html)."""
+    https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html).
+
+    ``mixed_prefill`` True (vLLM, TensorRT-LLM's in-flight batching) runs prompt chunks in the
+    same step as the decodes; False is SGLang's default (``enable_mixed_chunk`` off): a step that
+    has prompt work to do is a prefill step, and the running sequences decode in the next one."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
     chunked_prefill: bool = True
     kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
     reserve_output: bool = False
+    mixed_prefill: bool = True
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -198,10 +203,9 @@ def _replica_run(
         blocks[rr] += need
         used_blocks += int(need.sum())
         dec_idx = rr[dec][: max(budget // k1, 0)]
-        decoding = dec_idx
-        n_dec = len(dec_idx)
-        tokens = n_dec * k1
-        kv_tok = float((inputs[dec_idx] + gen[dec_idx]).sum())
+        # mixed: the decodes ride in the step with the prompt chunks; otherwise a step with any
+        # prompt work is a prefill step, and the decodes wait for the next
+        tokens = len(dec_idx) * k1 if sched.mixed_prefill else 0
         for r in rr[~dec]:
             c = min(int(inputs[r] - done_prompt[r]), budget - tokens)
             if c <= 0:
@@ -229,6 +233,12 @@ def _replica_run(
                 n_pre += c
                 pflop += pre_flop(int(inputs[r]), c)
                 chunks.append((r, c))
+        if n_pre and not sched.mixed_prefill:
+            dec_idx = dec_idx[:0]
+        decoding = dec_idx
+        n_dec = len(dec_idx)
+        tokens = n_dec * k1 + n_pre
+        kv_tok = float((inputs[dec_idx] + gen[dec_idx]).sum())
         if tokens == 0:
             if running or not waiting:
                 continue  # sequences just admitted with their caches ready decode next step
