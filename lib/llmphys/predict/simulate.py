@@ -9,10 +9,14 @@ recently admitted one, which frees its blocks and waits again to be recomputed f
 recompute preemption). Each step lasts ``StepCost.step_s`` of what it carries, the same terms
 ``predict.serve`` sums in the steady state, so the two agree when the load is steady (a test shows
 it). With ``prefill_chips`` the deployment is disaggregated: prompts are prefilled by their own
-pool and their caches sent over scale-out before the decode pool admits them.
+pool and their caches sent over scale-out before the decode pool admits them. Two engines'
+defaults differ from vLLM's and are options of :class:`Scheduler`: TensorRT-LLM admits a request
+only when its whole output fits in the cache (``reserve_output``), and SGLang runs prompt work in
+steps of its own while the decodes wait (``mixed_prefill`` False).
 
 Requests arrive as a Poisson stream (``arrival_rate_per_s``), as a closed loop of ``concurrency``
-clients, or all at once (neither). Lengths are drawn from ``LengthDistribution``s with a seeded
+clients, or all at once (neither); ``n_warmup`` first requests can run unmeasured, as a benchmark
+that reports its steady state leaves out the wave its clients send together at the start. Lengths are drawn from ``LengthDistribution``s with a seeded
 ``numpy.random.Generator``, so a run is deterministic. Vidur (Agrawal et al. 2024,
 arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
 throughput a latency target allows.
