@@ -16,8 +16,9 @@ steps of its own while the decodes wait (``mixed_prefill`` False).
 
 Requests arrive as a Poisson stream (``arrival_rate_per_s``), as a closed loop of ``concurrency``
 clients, or all at once (neither); ``n_warmup`` first requests can run unmeasured, as a benchmark
-that reports its steady state leaves out the wave its clients send together at the start. Lengths are drawn from ``LengthDistribution``s with a seeded
-``numpy.random.Generator``, so a run is deterministic. Vidur (Agrawal et al. 2024,
+that reports its steady state leaves out the wave its clients send together at the start.
+Lengths are drawn from ``LengthDistribution``s with a seeded ``numpy.random.Generator``, so a run
+is deterministic. Vidur (Agrawal et al. 2024,
 arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
 throughput a latency target allows.
 
