@@ -22,6 +22,18 @@ is deterministic. Vidur (Agrawal et al. 2024,
 arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
 throughput a latency target allows.
 
+TTFT is the engine's: from the step a request could first be scheduled in to the step that emits
+its first token. The server's request path (HTTP, tokenisation, IPC to the engine, the first
+streamed event) is not charged, because the measurements found put it at a few milliseconds for
+prompts of a few hundred tokens: 1.3 ms from the client to the scheduler and 0.5 ms from the first
+token to the client on one Rust server (pegainfer-project/pegainfer issue 738, Qwen3-4B, p50 of 20
+requests), 10-21 microseconds per prompt token to tokenise a chat prompt on a C++ server
+(tenstorrent/tt-inference-server issue 2173), 0.5-1.5 microseconds per prompt token to prime vLLM's
+incremental detokenizer (vllm-project/vllm pull request 51281). None is a vLLM, SGLang or
+TensorRT-LLM server timed end to end, and for GPUStack's 233-token prompts they sum to at most
+about 7 ms: a third of the smallest and a seventh of the largest of the 20-52 ms by which its
+Qwen3-8B TTFTs at concurrency 4 exceed the simulated ones.
+
 Home: chapters/06_economics.ipynb, section "Latency under load".
 """
 
