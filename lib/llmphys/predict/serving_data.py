@@ -95,6 +95,7 @@ class ServingRun:
     warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
     chunked_prefill: bool = True  # prompts split over steps at the token budget
     mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
+    overlap_scheduler: bool = False  # step n+1 scheduled while step n runs (SGLang, TRT-LLM torch)
 
     @property
     def is_moe(self) -> bool:
@@ -221,6 +222,7 @@ def predict_simulated(
             reserve_output=r.scheduler_policy == "guaranteed_no_evict",
             chunked_prefill=r.chunked_prefill,
             mixed_prefill=r.mixed_prefill,
+            overlap=r.overlap_scheduler,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

@@ -94,7 +94,17 @@ class Scheduler:
 
     ``mixed_prefill`` True (vLLM, TensorRT-LLM's in-flight batching) runs prompt chunks in the
     same step as the decodes; False is SGLang's default (``enable_mixed_chunk`` off): a step that
-    has prompt work to do is a prefill step, and the running sequences decode in the next one."""
+    has prompt work to do is a prefill step, and the running sequences decode in the next one.
+
+    ``overlap`` True is an overlap scheduler: the engine schedules and launches step n+1 while
+    step n runs, so a request that arrives during step n can first run in step n+2, a step later
+    than without it (TensorRT-LLM's PyTorch backend, 'Overlap Scheduler': "At step n, the system
+    launches GPU computation for step n+1 without waiting for CPU tasks ... from step n to
+    complete", "Enabled by default",
+    https://nvidia.github.io/TensorRT-LLM/features/overlap-scheduler.html; SGLang's zero-overhead
+    batch scheduler, on unless ``disable_overlap_schedule``; vLLM's ``async_scheduling``, off by
+    default until vllm-project/vllm pull request 27614). The tokens and the finish of step n are
+    still seen at its end; the one extra decode step a finished request rides is not charged."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
@@ -102,6 +112,7 @@ class Scheduler:
     kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
     reserve_output: bool = False
     mixed_prefill: bool = True
+    overlap: bool = False
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -189,14 +200,19 @@ def _replica_run(
     # guaranteed-no-evict policy) its whole output, so it never needs another
     hold = outputs if sched.reserve_output else np.ones(n, dtype=np.int64)
     n_done = 0
+    prev_dt = 0.0  # the last step's length: an overlapping engine scheduled this one as it began
     while n_done < n:
-        while nxt < len(order) and arr[order[nxt]] <= t:
+        # a request joins the first step scheduled after it arrives: the next one, or (overlap)
+        # the one after, since the next was scheduled while the step now ending ran
+        seen = t - (prev_dt if sched.overlap else 0.0)
+        while nxt < len(order) and arr[order[nxt]] <= seen:
             waiting.append(order[nxt])
             nxt += 1
         if not running and not waiting:
             if nxt >= len(order):
                 break
             t = max(t, float(arr[order[nxt]]))  # idle until the next arrival
+            prev_dt = 0.0
             continue
         n_pre = 0
         pflop = 0.0
@@ -266,6 +282,7 @@ def _replica_run(
             continue
         dt = cost.step_s(n_dec, kv_tok, n_pre, pflop)
         t += dt
+        prev_dt = dt
         steps += 1
         batch_sum += n_dec
         for r, c in chunks:
