@@ -24,20 +24,13 @@ throughput a latency target allows.
 
 TTFT is the engine's: from the step a request could first be scheduled in to the step that emits
 its first token. The server's request path (HTTP, tokenisation, IPC to the engine, the first
-streamed event) is not charged, because the measurements found put it at a few milliseconds for
-prompts of a few hundred tokens: 1.3 ms from the client to the scheduler and 0.5 ms from the first
-token to the client on one Rust server (pegainfer-project/pegainfer issue 738, p50 of 20 requests),
-10-21 microseconds per prompt token to tokenise a chat prompt on a C++ server
-(tenstorrent/tt-inference-server issue 2173), 0.5-1.5 microseconds per prompt token to prime vLLM's
-incremental detokenizer (vllm-project/vllm pull request 51281). None is a vLLM, SGLang or
-TensorRT-LLM server timed end to end, and for GPUStack's 233-token prompts they sum to at most
-about 7 ms, less than the 12-52 ms by which its Qwen3-8B TTFTs at concurrency 4 still exceed the
-simulated ones (with the overlap schedulers' extra step charged). Nor is such a delay neutral where
-lengths are fixed: charged before the scheduler sees a request, 0.3 ms of it takes NIM's simulated
-mean TTFT at 5, 25 and 50 users from -8 %, +31 % and +24 % to +64 %, +122 % and +108 %, because a
-closed loop of equal requests stays in lockstep and whether a resent request catches the step that
-starts as it is sent decides whether its prompt runs alone or behind another one; real clients'
-jitter, which no source here measures, sits between the two.
+streamed event) is not charged. The measurements of it found are a few milliseconds for prompts of
+a few hundred tokens, far less than the low-load TTFT gaps they would have to explain (the
+measurements and the gaps are in data/serving_runs.toml, with the rows they concern), and a fixed
+delay is not neutral in a simulation: in a closed loop of equal requests the clients stay in
+lockstep, and whether a resent request catches the step that starts as it is sent decides whether
+its prompt runs alone or behind another one, so a delay far shorter than a step can move the
+simulated TTFT by a whole prefill (tests/test_serving_runs.py says by how much).
 
 Home: chapters/06_economics.ipynb, section "Latency under load".
 """
