@@ -106,5 +106,16 @@ def test_leave_one_source_out_errors_benchmark():
     # trtllm-bench sizes its engine from the dataset) and the experts' unhidden weight stream:
     assert s["worst"] <= 1.21  # GPUStack's Qwen3-235B FP8 TP8+EP on vLLM, +120 %
     assert s["moe_median"] <= 0.25  # 24 MoE rows, 24.5 %
-    assert s["latency_median"] <= 0.415  # 39 figures; the request path at low load, bursts
-    assert s["latency_worst"] <= 1.57  # NIM's TTFT at concurrency 50, +156 %
+    # latency: 39 figures. The NIM sweep is simulated as TensorRT-LLM admits (GUARANTEED_NO_EVICT)
+    # and measured in its steady state (the first wave left out), SGLang's steps as it schedules
+    # them (prefill steps apart from decode steps): median 43.2 % -> 26.9 %, worst 160 % (NIM
+    # TTFT at c50) -> 87 % (GPUStack Qwen3-8B TTFT on vLLM at four users). Charging SGLang's and
+    # TensorRT-LLM's overlap schedulers their extra step took the other three Qwen3-8B TTFTs from
+    # -72/-83/-85 % to -43/-66/-69 % and left the median (26.93 %) and the worst where they were.
+    # A fixed request-path delay is not charged: 0.3 ms of it before the scheduler sees a request
+    # moves NIM's mean TTFT at 5, 25 and 50 users from -8/+31/+24 % to +64/+122/+108 %, because
+    # its equal requests keep the closed loop in lockstep (see simulate.py's docstring)
+    # With the serving issue's step-cost changes merged (engine batch limits, the experts' weight
+    # stream): median 26.0 %, worst 87.6 % (the same vLLM Qwen3-8B TTFT)
+    assert s["latency_median"] <= 0.261
+    assert s["latency_worst"] <= 0.876

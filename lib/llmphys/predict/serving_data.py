@@ -82,6 +82,11 @@ class ServingRun:
     measured_tpot_mean_s: float | None = None
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
     worked_example: bool = False  # the decode pool chapter 6 works through
+    scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)
+    warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
+    chunked_prefill: bool = True  # prompts split over steps at the token budget
+    mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
+    overlap_scheduler: bool = False  # step n+1 scheduled while step n runs (SGLang, TRT-LLM torch)
 
     @property
     def is_moe(self) -> bool:
@@ -119,6 +124,8 @@ def serving_runs() -> dict[str, ServingRun]:
             raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
         if run.length_distribution not in ("fixed", "sharegpt"):
             raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
+        if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
+            raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
     if sum(r.worked_example for r in runs.values()) != 1:
         raise ValueError("serving_runs.toml: exactly one row must set worked_example = true")
     return runs
@@ -211,10 +218,17 @@ def predict_simulated(
         pp=r.pp,
         input_tokens=ins,
         output_tokens=outs,
-        n_requests=r.n_requests or max(100, 10 * r.concurrency),
+        n_requests=(r.n_requests or max(100, 10 * r.concurrency)) + r.warmup_requests,
+        n_warmup=r.warmup_requests,
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
         scheduler=_sim.Scheduler(
-            max_num_seqs=seqs, max_num_batched_tokens=budget, kv_memory_rule=_kv_rule(r)
+            max_num_seqs=seqs,
+            max_num_batched_tokens=budget,
+            kv_memory_rule=_kv_rule(r),
+            reserve_output=r.scheduler_policy == "guaranteed_no_evict",
+            chunked_prefill=r.chunked_prefill,
+            mixed_prefill=r.mixed_prefill,
+            overlap=r.overlap_scheduler,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

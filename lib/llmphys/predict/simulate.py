@@ -9,13 +9,28 @@ recently admitted one, which frees its blocks and waits again to be recomputed f
 recompute preemption). Each step lasts ``StepCost.step_s`` of what it carries, the same terms
 ``predict.serve`` sums in the steady state, so the two agree when the load is steady (a test shows
 it). With ``prefill_chips`` the deployment is disaggregated: prompts are prefilled by their own
-pool and their caches sent over scale-out before the decode pool admits them.
+pool and their caches sent over scale-out before the decode pool admits them. Two engines'
+defaults differ from vLLM's and are options of :class:`Scheduler`: TensorRT-LLM admits a request
+only when its whole output fits in the cache (``reserve_output``), and SGLang runs prompt work in
+steps of its own while the decodes wait (``mixed_prefill`` False).
 
 Requests arrive as a Poisson stream (``arrival_rate_per_s``), as a closed loop of ``concurrency``
-clients, or all at once (neither). Lengths are drawn from ``LengthDistribution``s with a seeded
-``numpy.random.Generator``, so a run is deterministic. Vidur (Agrawal et al. 2024,
+clients, or all at once (neither); ``n_warmup`` first requests can run unmeasured, as a benchmark
+that reports its steady state leaves out the wave its clients send together at the start.
+Lengths are drawn from ``LengthDistribution``s with a seeded ``numpy.random.Generator``, so a run
+is deterministic. Vidur (Agrawal et al. 2024,
 arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
 throughput a latency target allows.
+
+TTFT is the engine's: from the step a request could first be scheduled in to the step that emits
+its first token. The server's request path (HTTP, tokenisation, IPC to the engine, the first
+streamed event) is not charged. The measurements of it found are a few milliseconds for prompts of
+a few hundred tokens, far less than the low-load TTFT gaps they would have to explain (the
+measurements and the gaps are in data/serving_runs.toml, with the rows they concern), and a fixed
+delay is not neutral in a simulation: in a closed loop of equal requests the clients stay in
+lockstep, and whether a resent request catches the step that starts as it is sent decides whether
+its prompt runs alone or behind another one, so a delay far shorter than a step can move the
+simulated TTFT by a whole prefill (tests/test_serving_runs.py says by how much).
 
 Home: chapters/06_economics.ipynb, section "Latency under load".
 """
@@ -64,13 +79,38 @@ class LengthDistribution:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
-    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, and
-    how it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``)."""
+    """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, how
+    it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``), and how it admits a request.
+
+    ``reserve_output`` False is vLLM's policy: a request takes the blocks its prompt needs, grows
+    one block at a time, and the newest is preempted when the cache runs out. True is
+    TensorRT-LLM's default capacity-scheduler policy, GUARANTEED_NO_EVICT: a request is admitted
+    only when blocks for its prompt and its whole ``max_tokens`` output are free, so nothing is
+    ever preempted and the cache holds fewer sequences (TensorRT-LLM performance-tuning guide,
+    "Useful Runtime Options": "GUARANTEED_NO_EVICT (default)";
+    https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/useful-runtime-flags.html).
+
+    ``mixed_prefill`` True (vLLM, TensorRT-LLM's in-flight batching) runs prompt chunks in the
+    same step as the decodes; False is SGLang's default (``enable_mixed_chunk`` off): a step that
+    has prompt work to do is a prefill step, and the running sequences decode in the next one.
+
+    ``overlap`` True is an overlap scheduler: the engine schedules and launches step n+1 while
+    step n runs, so a request that arrives during step n can first run in step n+2, a step later
+    than without it (TensorRT-LLM's PyTorch backend, 'Overlap Scheduler': "At step n, the system
+    launches GPU computation for step n+1 without waiting for CPU tasks ... from step n to
+    complete", "Enabled by default",
+    https://nvidia.github.io/TensorRT-LLM/features/overlap-scheduler.html; SGLang's zero-overhead
+    batch scheduler, on unless ``disable_overlap_schedule``; vLLM's ``async_scheduling``, off by
+    default until vllm-project/vllm pull request 27614). The tokens and the finish of step n are
+    still seen at its end; the one extra decode step a finished request rides is not charged."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
     chunked_prefill: bool = True
     kv_memory_rule: tuple[str, float] = ("free", _serve.KV_CACHE_FREE_FRACTION)
+    reserve_output: bool = False
+    mixed_prefill: bool = True
+    overlap: bool = False
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -154,15 +194,23 @@ def _replica_run(
     next_client = closed_loop
     if prefilled:
         done_prompt[:] = inputs
+    # blocks a sequence takes on admission beyond its prompt: one for its first token, or (the
+    # guaranteed-no-evict policy) its whole output, so it never needs another
+    hold = outputs if sched.reserve_output else np.ones(n, dtype=np.int64)
     n_done = 0
+    prev_dt = 0.0  # the last step's length: an overlapping engine scheduled this one as it began
     while n_done < n:
-        while nxt < len(order) and arr[order[nxt]] <= t:
+        # a request joins the first step scheduled after it arrives: the next one, or (overlap)
+        # the one after, since the next was scheduled while the step now ending ran
+        seen = t - (prev_dt if sched.overlap else 0.0)
+        while nxt < len(order) and arr[order[nxt]] <= seen:
             waiting.append(order[nxt])
             nxt += 1
         if not running and not waiting:
             if nxt >= len(order):
                 break
             t = max(t, float(arr[order[nxt]]))  # idle until the next arrival
+            prev_dt = 0.0
             continue
         n_pre = 0
         pflop = 0.0
@@ -186,10 +234,9 @@ def _replica_run(
         blocks[rr] += need
         used_blocks += int(need.sum())
         dec_idx = rr[dec][: max(budget // k1, 0)]
-        decoding = dec_idx
-        n_dec = len(dec_idx)
-        tokens = n_dec * k1
-        kv_tok = float((inputs[dec_idx] + gen[dec_idx]).sum())
+        # mixed: the decodes ride in the step with the prompt chunks; otherwise a step with any
+        # prompt work is a prefill step, and the decodes wait for the next
+        tokens = len(dec_idx) * k1 if sched.mixed_prefill else 0
         for r in rr[~dec]:
             c = min(int(inputs[r] - done_prompt[r]), budget - tokens)
             if c <= 0:
@@ -205,7 +252,7 @@ def _replica_run(
             c = min(rem, budget - tokens) if sched.chunked_prefill else rem
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
-            first_blocks = -(-(int(inputs[r]) + 1) // BLOCK_TOKENS)
+            first_blocks = -(-(int(inputs[r]) + hold[r]) // BLOCK_TOKENS)
             if used_blocks + first_blocks > kv_blocks:
                 break
             waiting.pop(0)
@@ -217,6 +264,12 @@ def _replica_run(
                 n_pre += c
                 pflop += pre_flop(int(inputs[r]), c)
                 chunks.append((r, c))
+        if n_pre and not sched.mixed_prefill:
+            dec_idx = dec_idx[:0]
+        decoding = dec_idx
+        n_dec = len(dec_idx)
+        tokens = n_dec * k1 + n_pre
+        kv_tok = float((inputs[dec_idx] + gen[dec_idx]).sum())
         if tokens == 0:
             if running or not waiting:
                 continue  # sequences just admitted with their caches ready decode next step
@@ -227,6 +280,7 @@ def _replica_run(
             continue
         dt = cost.step_s(n_dec, kv_tok, n_pre, pflop)
         t += dt
+        prev_dt = dt
         steps += 1
         batch_sum += n_dec
         for r, c in chunks:
@@ -278,13 +332,16 @@ def simulate_serving(
     constants: ServeConstants = _serve.CONSTANTS,
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
+    n_warmup: int = 0,
 ) -> Simulation:
     """Simulate ``n_requests`` through a deployment; latency percentiles and throughput.
 
     Requests go to the deployment's replicas in turn (round robin), each replica simulated on
     its own. ``arrival_rate_per_s`` (whole deployment, Poisson) or ``concurrency`` (closed loop)
     or neither (every request at t = 0). Speculative decoding: each decode emits the expected
-    accepted run (rounded per step), priced as k + 1 tokens.
+    accepted run (rounded per step), priced as k + 1 tokens. ``n_warmup``: the first requests
+    (in a closed loop, the wave every client sends together at t = 0) run but are left out of
+    the latencies and the throughput, as a benchmark that measures its steady state does.
 
     >>> import numpy as np
     >>> sim = simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=200,
@@ -297,6 +354,9 @@ def simulate_serving(
     mdl = _serve.resolve_model(model)
     acc = _serve.resolve_accelerator(accelerator)
     n = _serve._int("n_requests", n_requests)
+    n_warm = _serve._int("n_warmup", n_warmup, 0)
+    if n_warm >= n:
+        raise ValueError(f"n_warmup = {n_warm} must be below n_requests = {n}")
     if arrival_rate_per_s is not None and concurrency is not None:
         raise ValueError("pass arrival_rate_per_s or concurrency, not both")
     layout = _serve.make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)
@@ -370,17 +430,18 @@ def simulate_serving(
         if concurrency is None:
             arr_eff = arrivals
     ttft = first - arr_eff
-    multi = outs > 1
+    kept = np.arange(n) >= n_warm  # the warm-up requests are sent but not measured
+    multi = (outs > 1) & kept
     tpot = (finish[multi] - first[multi]) / (outs[multi] - 1)
-    start = float(np.nanmin(arr_eff))
-    duration = float(np.nanmax(finish)) - start
+    start = float(np.nanmin(arr_eff[kept]))
+    duration = float(np.nanmax(finish[kept])) - start
     return Simulation(
-        ttft_s=ttft,
+        ttft_s=ttft[kept],
         tpot_s=tpot,
-        e2e_s=finish - arr_eff,
-        output_tokens_per_s=float(outs.sum()) / duration,
-        input_tokens_per_s=float(ins.sum()) / duration,
-        n_requests=n,
+        e2e_s=(finish - arr_eff)[kept],
+        output_tokens_per_s=float(outs[kept].sum()) / duration,
+        input_tokens_per_s=float(ins[kept].sum()) / duration,
+        n_requests=n - n_warm,
         n_steps=steps,
         n_preemptions=preempts,
         mean_batch=batch_sum / max(steps, 1),
