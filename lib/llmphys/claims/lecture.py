@@ -92,6 +92,9 @@ def l03() -> Check:
                 / units.MS
             ),
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
+            "seats": queue.seats,
+            "load_at_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "interval_ms": queue.interval_s / units.MS,
         },
     )
 

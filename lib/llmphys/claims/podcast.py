@@ -237,7 +237,10 @@ def p12() -> Check:
                 "mean_s"
             ]
             / units.MS,
-            "load_104_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "load_at_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "seats": queue.seats,
+            "rate_per_s": queue.rate_per_s,
+            "interval_ms": queue.interval_s / units.MS,
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
         },
     )
