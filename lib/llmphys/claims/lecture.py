@@ -287,16 +287,16 @@ def l16() -> Check:
     return Check(
         value=study_economics.tier_ladder(specs.model("llama3_70b"), specs.accelerator("h100_sxm")),
         numbers={
-            "idle_cache_tiers_breakeven_idle_s": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["HBM"]["breakeven_idle_s"],
-            "dram_breakeven_hours": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["host DRAM"]["breakeven_idle_s"]
+            "idle_cache_tiers_breakeven_idle_s": study_economics.kv_keep_s(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "HBM"
+            ),
+            "dram_breakeven_hours": study_economics.kv_keep_s(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "host DRAM"
+            )
             / units.HOUR,
-            "nvme_breakeven_days": study_economics.idle_cache_tiers(
-                specs.model("llama3_70b"), specs.accelerator("h100_sxm")
-            )["NVMe"]["breakeven_idle_s"]
+            "nvme_breakeven_days": study_economics.kv_keep_s(
+                specs.model("llama3_70b"), specs.accelerator("h100_sxm"), "NVMe"
+            )
             / units.DAY,
         },
     )
