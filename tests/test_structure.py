@@ -257,7 +257,6 @@ LEDGER_ONLY_KNOWN = {
     "pipeline.studies.near_over_exact",
     "scaling_laws.doubling_gain_ratio",
     "scaling_laws.isoflop_waste_pct",
-    "trends.registry_growth_all",
 }
 
 
