@@ -242,7 +242,6 @@ def chapter_calls() -> set[str]:
 # 34 remain): each should be called where its chapter shows the number, or the claim should call
 # what the chapter calls. The list may only shrink.
 LEDGER_ONLY_KNOWN = {
-    "compute_split.cost_ratio_range",
     "compute_split.lifetime_optimum",
     "compute_split.tokens_for_loss",
     "kv_cache.cached_positions",
