@@ -105,7 +105,8 @@ def test_guaranteed_no_evict_never_preempts_and_holds_fewer_sequences():
 def test_unmixed_prefill_steps_make_decodes_wait_and_prompts_finish_sooner():
     # SGLang's default: a step with prompt work carries no decodes. With 8,000-token prompts
     # arriving at random, the running sequences sit out every prefill step (p90 TPOT up by about
-    # a fifth here, 0.109 -> 0.130 s) while each prompt, no longer sharing its steps, reaches its first token sooner
+    # a fifth here, 0.109 -> 0.130 s) while each prompt, no longer sharing its steps, reaches its
+    # first token sooner
     kw = dict(n=600, input_tokens=FIXED(mean=8000), output_tokens=FIXED(mean=200))
     mixed = _run(3.0, **kw)
     apart = _run(3.0, scheduler=predict.Scheduler(mixed_prefill=False), **kw)

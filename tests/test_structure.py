@@ -242,7 +242,7 @@ COINCIDENCES = {
 TYPED_KNOWN: dict[str, dict[str, int]] = {
     "predict/plan.py": {"65536": 1},
     "predict/runs.py": {"51200": 1},
-    "predict/simulate.py": {"131072": 1},
+    "predict/simulate_types.py": {"131072": 1},
 }
 
 
@@ -360,11 +360,8 @@ def chapter_calls() -> set[str]:
 # 33 remain): each should be called where its chapter shows the number, or the claim should call
 # what the chapter calls. The list may only shrink.
 LEDGER_ONLY_KNOWN = {
-    "activation_memory.reversible_reconstruction",
-    "compute_split.cost_ratio_range",
     "compute_split.lifetime_optimum",
     "compute_split.tokens_for_loss",
-    "economics.economic_life_years",
     "kv_cache.cached_positions",
     "kv_cache.fraction_of_mha",
     "moe.all_to_all_over_compute",
@@ -374,25 +371,8 @@ LEDGER_ONLY_KNOWN = {
     "pipeline.studies.fertility_premium",
     "pipeline.studies.lsh_candidate_probability",
     "pipeline.studies.near_over_exact",
-    "precision.unscaled_flush_pct",
     "scaling_laws.doubling_gain_ratio",
     "scaling_laws.isoflop_waste_pct",
-    "studies.economics.kv_keep_s",
-    "studies.economics.tier_ladder",
-    "studies.memory_wall.tp_time_over_step",
-    "studies.scale_up.domain_growth",
-    "studies.scale_up.pipeline_product_needed",
-    "studies.scale_up.pipelining_against_wide",
-    "studies.scale_up.pipelining_ratio",
-    "studies.scale_up.size_over_domain_hbm",
-    "studies.serving.balance_batch_spread",
-    "studies.serving.chip_cost_spread",
-    "studies.serving.long_context",
-    "studies.serving.prefill_decode_bounds",
-    "studies.serving.slope_ratio",
-    "studies.serving.step_time_growth",
-    "studies.serving.weight_byte_share",
-    "trends.registry_growth_all",
 }
 
 

@@ -23,6 +23,16 @@ def test_llama3_tp_traffic_hides_on_nvlink_but_not_on_the_nic():
         memory_wall.tp_time_over_step(case, link="pcie")
 
 
+def test_llama3_tp_bytes_per_step_match_megatrons_closed_form():
+    # Shoeybi et al. 2019: 4 all-reduces of s h BF16 values per layer, each 2 (t-1)/t on a ring,
+    # so 16 (t-1)/t s h bytes per layer and sequence; 126 layers over 16 stages, 16 sequences
+    # per data-parallel rank (16M tokens / 8,192 / 128). Exact up to float rounding.
+    s, h, t = 8192, 16384, 8
+    closed = 16 * (t - 1) / t * s * h * (126 / 16) * 16
+    got = memory_wall.tp_bytes_per_step(specs.scenario("llama3_405b"))
+    assert got == pytest.approx(closed, rel=1e-12)
+
+
 def test_the_series_case_needs_a_training_run_for_a_layout():
     with pytest.raises(TypeError, match="training_run"):
         memory_wall.layout(specs.scenario("series_dp"))

@@ -92,6 +92,9 @@ def l03() -> Check:
                 / units.MS
             ),
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
+            "seats": queue.seats,
+            "load_at_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "interval_ms": queue.interval_s / units.MS,
         },
     )
 
@@ -284,17 +287,13 @@ def l15() -> Check:
 @check
 def l16() -> Check:
     conversation = specs.scenario("idle_conversation_32k")  # Llama 3 70B, 32K tokens, 8 H100s
-    tiers = study_economics.idle_cache_tiers(
-        specs.model(conversation.model),
-        specs.accelerator(conversation.accelerator),
-        context_tokens=conversation.context_tokens,
-    )
     return Check(
         value=study_economics.tier_ladder(conversation),
         numbers={
-            "idle_cache_tiers_breakeven_idle_s": tiers["HBM"]["breakeven_idle_s"],
-            "dram_breakeven_hours": tiers["host DRAM"]["breakeven_idle_s"] / units.HOUR,
-            "nvme_breakeven_days": tiers["NVMe"]["breakeven_idle_s"] / units.DAY,
+            "idle_cache_tiers_breakeven_idle_s": study_economics.kv_keep_s(conversation, "HBM"),
+            "dram_breakeven_hours": study_economics.kv_keep_s(conversation, "host DRAM")
+            / units.HOUR,
+            "nvme_breakeven_days": study_economics.kv_keep_s(conversation, "NVMe") / units.DAY,
         },
     )
 

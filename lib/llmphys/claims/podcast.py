@@ -50,11 +50,8 @@ def p01() -> Check:
         numbers={
             "batch1_penalty_low": batch1_penalty_low,
             "chip_cost_spread": study_serving.chip_cost_spread("llama3_70b"),
-            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context(
-                "llama3_70b", "b200", context_tokens=131072, what="usd_per_mtok"
-            )
-            / study_serving.long_context(
-                "llama3_70b", "b200", context_tokens=1024, what="usd_per_mtok"
+            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context_penalty(
+                "llama3_70b", "b200", 131072
             ),
         },
     )
@@ -237,7 +234,10 @@ def p12() -> Check:
                 "mean_s"
             ]
             / units.MS,
-            "load_104_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "load_at_seats": queue.rate_per_s * queue.interval_s / queue.seats,
+            "seats": queue.seats,
+            "rate_per_s": queue.rate_per_s,
+            "interval_ms": queue.interval_s / units.MS,
             "tight_max_ms": float(schedule["limited"]["latency_s"].max()) / units.MS,
         },
     )
@@ -639,17 +639,11 @@ def p34() -> Check:
             ),
         ),
         numbers={
-            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context(
-                "llama3_70b", "b200", context_tokens=131072, what="usd_per_mtok"
-            )
-            / study_serving.long_context(
-                "llama3_70b", "b200", context_tokens=1024, what="usd_per_mtok"
+            "long_llama3_70b_131072_usd_per_mtok": study_serving.long_context_penalty(
+                "llama3_70b", "b200", 131072
             ),
-            "long_deepseek_v3_131072_usd_per_mtok": study_serving.long_context(
-                "deepseek_v3", "b200", context_tokens=131072, what="usd_per_mtok"
-            )
-            / study_serving.long_context(
-                "deepseek_v3", "b200", context_tokens=1024, what="usd_per_mtok"
+            "long_deepseek_v3_131072_usd_per_mtok": study_serving.long_context_penalty(
+                "deepseek_v3", "b200", 131072
             ),
         },
     )

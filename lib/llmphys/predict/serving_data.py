@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import specs, units
+from .. import units
 from . import train as _train
 
 # the modules themselves: the package's names serve and simulate_serving are the functions
@@ -43,98 +43,11 @@ pairs over 2,048); outputs are clipped at the same length."""
 SEED = 2026
 """Seed of the simulations behind the latency rows (one ``numpy.random.Generator`` per row)."""
 
-LATENCY_FIELDS = ("ttft_p50", "ttft_mean", "tpot_p50", "tpot_p99", "tpot_mean")
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class ServingRun:
-    """A published serving measurement: source, engine, model, layout, workload, figures."""
-
-    key: str
-    source_key: str
-    engine: str
-    model: str
-    model_name: str
-    accelerator: str
-    n_chips: int
-    tp: int
-    ep: int
-    pp: int
-    weight_dtype: str
-    kv_dtype: str
-    math_dtype: str
-    arrival: str  # burst | concurrency | decode_only
-    concurrency: int  # 0: unlimited (burst)
-    length_distribution: str  # fixed | sharegpt
-    input_tokens: int
-    output_tokens: int
-    measured_output_tokens_per_s: float
-    quote: str
-    source: str
-    table: str
-    unstated: str
-    n_requests: int | None = None
-    two_batch_overlap: bool = False
-    measured_ttft_p50_s: float | None = None
-    measured_ttft_mean_s: float | None = None
-    measured_tpot_p50_s: float | None = None
-    measured_tpot_p99_s: float | None = None
-    measured_tpot_mean_s: float | None = None
-    fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
-    worked_example: bool = False  # the decode pool chapter 6 works through
-    scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)
-    warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
-    chunked_prefill: bool = True  # prompts split over steps at the token budget
-    mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
-    overlap_scheduler: bool = False  # step n+1 scheduled while step n runs (SGLang, TRT-LLM torch)
-
-    @property
-    def is_moe(self) -> bool:
-        """Whether the row's model is a mixture of experts."""
-        return _serve.resolve_model(self.model).moe is not None
-
-    @property
-    def engine_family(self) -> str:
-        """trtllm, vllm, sglang or other: which engine's default limits apply."""
-        e = self.engine.lower()
-        for fam, prefix in (("trtllm", "tensorrt-llm"), ("vllm", "vllm"), ("sglang", "sglang")):
-            if e.startswith(prefix):
-                return fam
-        return "other"
-
-    def measured_latency(self) -> dict[str, float]:
-        """The published latency figures, by name (seconds)."""
-        out = {f: getattr(self, f"measured_{f}_s") for f in LATENCY_FIELDS}
-        return {f: v for f, v in out.items() if v is not None}
-
-
-_ARRIVALS = ("burst", "concurrency", "decode_only")
-
-
-@functools.cache
-def serving_runs() -> dict[str, ServingRun]:
-    """Every measurement in ``data/serving_runs.toml``, keyed by row (checked field by field)."""
-    runs = {}
-    for key, entry in specs.registry_table("serving_runs.toml").items():
-        where = f"serving_runs.toml[{key}]"
-        run = runs[key] = specs.build_spec(ServingRun, entry, where, key=key)
-        for field in ("weight_dtype", "kv_dtype", "math_dtype"):
-            units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
-        if run.arrival not in _ARRIVALS:
-            raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
-        if run.length_distribution not in ("fixed", "sharegpt"):
-            raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
-        if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
-            raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
-    if sum(r.worked_example for r in runs.values()) != 1:
-        raise ValueError("serving_runs.toml: exactly one row must set worked_example = true")
-    return runs
-
-
-def calibration_runs() -> tuple[str, ...]:
-    """The rows the fitted constants are fitted on: those ``data/serving_runs.toml`` marks
-    ``fit_row = true`` (its header says why each)."""
-    return tuple(k for k, r in serving_runs().items() if r.fit_row)
+from .serving_rows import (  # noqa: E402  (re-exported: the package reads them here)
+    ServingRun,
+    calibration_runs,
+    serving_runs,
+)
 
 
 def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:

@@ -95,14 +95,28 @@ def step_compute_s(case: TrainingRunCase) -> float:
     return float(comms.dp_compute_time_s(n_gpus=run.tp * run.pp * run.dp, **step_inputs(case)))
 
 
+def tp_bytes_per_step(case: TrainingRunCase) -> float:
+    """Tensor-parallel bytes one GPU sends in one step of a run's layout.
+
+    Each of a data-parallel rank's B / (T DP) sequences crosses the L / PP layers of its stage,
+    each layer moving :func:`~llmphys.parallelism.tp_bytes_per_layer` (two all-reduces forward,
+    two backward).
+
+    >>> round(tp_bytes_per_step(specs.scenario("llama3_405b")) / 1e9)
+    237
+    """
+    run = layout(case)
+    m = specs.model_spec(run.model)
+    per_layer = parallelism.tp_bytes_per_layer(tokens=run.seq_len, d_model=m.d_model, tp=run.tp)
+    return per_layer * (m.n_layers / run.pp) * (run.global_batch_tokens / run.seq_len / run.dp)
+
+
 def tp_time_over_step(case: TrainingRunCase, *, link: str) -> float:
     """Tensor-parallel traffic time over step compute in a run's layout (dimensionless).
 
-    Each of the run's sequences crosses L / PP layers per stage, each layer moving
-    :func:`~llmphys.parallelism.tp_bytes_per_layer`; a data-parallel rank handles
-    B / (T DP) sequences per step. ``link`` is ``"scale_up"`` (NVLink) or ``"scale_out"`` (the
-    network card). Llama 3 405B: TP 8, PP 16, DP 128 on 16,384 H100s, 16M-token steps of
-    8,192-token sequences at 40% MFU (Dubey et al. 2024, arXiv:2407.21783, sec. 3.3).
+    :func:`tp_bytes_per_step` over the link's bandwidth, over :func:`step_compute_s`. ``link``
+    is ``"scale_up"`` (NVLink) or ``"scale_out"`` (the network card). For Llama 3 405B's layout
+    (its ``training_runs.toml`` row; Dubey et al. 2024, arXiv:2407.21783, sec. 3.3):
 
     >>> case = specs.scenario("llama3_405b")
     >>> (round(tp_time_over_step(case, link="scale_out"), 2),
@@ -111,10 +125,8 @@ def tp_time_over_step(case: TrainingRunCase, *, link: str) -> float:
     """
     if link not in ("scale_up", "scale_out"):
         raise ValueError(f"link must be 'scale_up' or 'scale_out', got {link!r}")
-    run = layout(case)
-    m, acc = specs.model_spec(run.model), specs.accelerator(run.accelerator)
-    per_layer = parallelism.tp_bytes_per_layer(tokens=run.seq_len, d_model=m.d_model, tp=run.tp)
-    traffic = per_layer * (m.n_layers / run.pp) * (run.global_batch_tokens / run.seq_len / run.dp)
+    acc = specs.accelerator(layout(case).accelerator)
+    traffic = tp_bytes_per_step(case)
     bw = {
         "scale_up": acc.scale_up_bytes_per_s_per_direction,
         "scale_out": acc.scale_out_bytes_per_s_per_direction,

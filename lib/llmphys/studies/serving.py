@@ -206,6 +206,27 @@ def rack_floor_s(model_key: str, rack: RackCase) -> float:
     )["step_time_s"]
 
 
+def rack_all_weights_s(model_key: str, rack: RackCase) -> float:
+    """Seconds for a rack to read every weight of a model once, all experts included.
+
+    Every parameter in the serving precision (:data:`SERVING_DTYPE`) spread evenly over the
+    rack's n chips: t = bytes_w(all) / (n W). For a mixture of experts this is what a step
+    would take if it read the experts no token was routed to (:func:`rack_floor_s` reads only
+    the routed ones).
+
+    >>> rack = specs.scenario("nvl72")
+    >>> rack_all_weights_s("deepseek_v3", rack) > rack_floor_s("deepseek_v3", rack)
+    True
+    """
+    m, acc = specs.model(model_key), specs.accelerator(rack.accelerator)
+    every = inference.weight_bytes_read(
+        m,
+        batch_size=1e6,  # enough tokens to touch every expert
+        weight_bytes_per_param=units.bytes_per_element(SERVING_DTYPE[model_key]),
+    )
+    return every / (rack.n_chips * acc.hbm_bytes_per_s)
+
+
 def chip_cost_spread(model_key: str, *, context_tokens: float = 1024, n_chips: int = 8) -> float:
     """Dearest over cheapest of :data:`COMPARED_CHIPS` for a token (largest batch, n chips).
 
