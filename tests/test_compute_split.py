@@ -99,3 +99,23 @@ def test_equal_costs_put_the_loss_terms_in_the_ratio_2beta_to_alpha():
     y = REFIT.B * r["n_tokens"] ** -REFIT.beta
     assert 2 * REFIT.beta / REFIT.alpha == pytest.approx(2.1035, abs=5e-5)
     assert x / y == pytest.approx(2 * REFIT.beta / REFIT.alpha, rel=1e-12)
+
+
+def test_at_the_lifetime_optimum_one_more_training_flop_saves_one_inference_flop():
+    # The first-order condition: the finite step's ratio misses 1 by a term linear in the step
+    # (about 5.6 x step at loss 2.0, 1e15 tokens), so a tenfold smaller step is ten times closer.
+    gaps = [abs(cs.marginal_saving_at_optimum(target_loss=2.0, inference_tokens=1e15, step=s) - 1)
+            for s in (1e-3, 1e-4, 1e-5)]
+    assert gaps[0] < 1e-2 and gaps[1] < 1e-3 and gaps[2] < 1e-4
+    assert gaps[0] / gaps[1] == pytest.approx(10, rel=0.01)
+    assert gaps[1] / gaps[2] == pytest.approx(10, rel=0.01)
+    with pytest.raises(ValueError, match="step"):
+        cs.marginal_saving_at_optimum(target_loss=2.0, inference_tokens=1e15, step=1.0)
+
+
+def test_at_the_optimum_a_training_flop_saves_one_over_the_inference_price():
+    # Pricing a served FLOP at c training FLOP moves the optimum until c x saved = extra, so the
+    # saving in inference FLOP is 1/c: five at c = 0.2 (to the step's first-order error).
+    r = cs.marginal_saving_at_optimum(target_loss=2.0, inference_tokens=1e15,
+                                      inference_cost_per_flop=0.2)
+    assert r == pytest.approx(5.0, rel=1e-3)

@@ -101,6 +101,40 @@ def lifetime_optimum(
     return _chapter_names(r)
 
 
+def marginal_saving_at_optimum(
+    *,
+    target_loss: float,
+    inference_tokens: float,
+    step: float = 1e-4,
+    fit: ParametricLaw | None = None,
+    inference_cost_per_flop: float = 1.0,
+) -> float:
+    """Inference FLOP saved per extra training FLOP, one finite step from the lifetime optimum.
+
+    From :func:`lifetime_optimum`'s N (served FLOP priced at ``inference_cost_per_flop``
+    training FLOP, c), a model N' = (1 - step) N reaches the same loss on D(N') tokens
+    (:func:`tokens_for_loss`): it costs 6 (N' D(N') - N D(N)) more training FLOP and saves
+    2 D_inf (N - N') inference FLOP. At the optimum the ratio is 1/c to first order in ``step``
+    (the first-order condition of Sardana et al. 2024, arXiv:2401.00448): 1 counting FLOP alike.
+
+    >>> round(marginal_saving_at_optimum(target_loss=2.0, inference_tokens=1e15), 3)
+    0.999
+    """
+    if not 0.0 < step < 1.0:
+        raise ValueError(f"step must be a fraction of the model size in (0, 1), got {step!r}")
+    n0 = lifetime_optimum(
+        target_loss=target_loss,
+        inference_tokens=inference_tokens,
+        fit=fit,
+        inference_cost_per_flop=inference_cost_per_flop,
+    )["n_params"]
+    n1 = n0 * (1 - step)  # a smaller model, trained longer
+    d0, d1 = (tokens_for_loss(n, target_loss=target_loss, fit=fit) for n in (n0, n1))
+    extra_training = 6 * (n1 * d1 - n0 * d0)
+    inference_saved = 2 * inference_tokens * (n0 - n1)
+    return inference_saved / extra_training
+
+
 def _chapter_names(r: dict[str, float]) -> dict[str, float]:
     keys = ("n_params", "n_tokens", "tokens_per_param", "inference_cost", "cost_ratio")
     return {

@@ -184,12 +184,13 @@ def o14() -> Check:
 
 @check
 def o15() -> Check:
+    n = 13  # GPT-3's n-gram overlap check
     return Check(
-        value=studies.decontam_recall(specs.scenario("crawl_800"), 13),
+        value=studies.decontam_sweep(specs.scenario("crawl_800"), (n,))[n]["recall"],
         numbers={
-            "decontam_recall_13_false": studies.decontam_recall(
-                specs.scenario("crawl_800"), 13, edited=False
-            )
+            "decontam_recall_13_false": studies.decontam_sweep(
+                specs.scenario("crawl_800"), (n,), edited=False
+            )[n]["recall"]
         },
     )
 
@@ -233,7 +234,7 @@ def o19() -> Check:
         ),
         numbers={
             "all_to_all_over_compute_dsv3_h100_scale_up": moe.all_to_all_over_compute(
-                dsv3, h100, n_tokens=4096, n_devices=64, fabric="scale_up"
+                dsv3, h100, n_tokens=4096, n_devices=h100.scale_up_domain_size, fabric="scale_up"
             )
         },
     )
@@ -498,14 +499,11 @@ def o36() -> Check:
 def o37() -> Check:
     besiroglu = scaling_laws.parametric_law("besiroglu2024")
     llama8 = specs.model("llama3_8b")
-    d_inf, step = 1e15, 1e-4
-    best = compute_split.lifetime_optimum(target_loss=2.0, inference_tokens=d_inf)
-    n0, n1 = best["n_params"], best["n_params"] * (1 - step)  # a smaller model, trained longer
-    d0, d1 = (compute_split.tokens_for_loss(n, target_loss=2.0) for n in (n0, n1))
-    extra_training = 6 * (n1 * d1 - n0 * d0)
-    inference_saved = 2 * d_inf * (n0 - n1)
+    d_inf = 1e15
     return Check(
-        value=inference_saved / extra_training,
+        value=compute_split.marginal_saving_at_optimum(
+            target_loss=2.0, inference_tokens=d_inf, inference_cost_per_flop=1.0
+        ),
         numbers={
             "l8_return": d_inf
             / inference_optimal.break_even_inference_tokens(

@@ -20,17 +20,37 @@ from ..specs import CrawlCase
 from . import bpe, collapse, crawl, decontam, dedup, mixture, run
 
 __all__ = [
+    "BPE_VOCAB",
+    "FINEWEB_N_BANDS",
+    "FINEWEB_N_ROWS",
+    "N_COLLAPSE_GENERATIONS",
+    "N_COLLAPSE_SAMPLES",
     "book_crawl",
     "book_run",
+    "book_tokenizer",
     "code_shares",
+    "collapse_run",
     "collapse_survivors",
     "collapse_words_lost",
-    "decontam_recall",
+    "decontam_sweep",
     "dedup_removals",
     "fertility_premium",
+    "held_out_crawl",
     "lsh_candidate_probability",
     "near_over_exact",
+    "tokenizer_texts",
 ]
+
+# FineWeb's MinHash banding: 14 bands of 8 rows, 112 hashes (Penedo et al. 2024, 'The FineWeb
+# Datasets', sec. 3.3, arXiv:2406.17557; https://arxiv.org/abs/2406.17557).
+FINEWEB_N_BANDS, FINEWEB_N_ROWS = 14, 8
+# The book's small tokenizer: 256 byte tokens and 512 merges, trained on the first 350 pages the
+# pipeline keeps; fertility is measured on a fresh crawl of 120 clean pages (seed 4).
+BPE_VOCAB = 256 + 512
+N_TOKENIZER_PAGES = 350
+N_HELD_OUT_PAGES, HELD_OUT_SEED = 120, 4
+# The model-collapse toy: each generation is fitted on 20,000 samples of the last, 100 times.
+N_COLLAPSE_SAMPLES, N_COLLAPSE_GENERATIONS = 20_000, 100
 
 
 @cache
@@ -65,7 +85,9 @@ def near_over_exact(case: CrawlCase) -> float:
     return n_near / n_exact
 
 
-def lsh_candidate_probability(jaccard: float, *, n_bands: int = 14, n_rows: int = 8) -> float:
+def lsh_candidate_probability(
+    jaccard: float, *, n_bands: int = FINEWEB_N_BANDS, n_rows: int = FINEWEB_N_ROWS
+) -> float:
     """Probability that a pair of this Jaccard similarity becomes an LSH candidate.
 
     FineWeb's banding by default, 14 bands of 8 rows: 1 - (1 - s^r)^b.
@@ -77,11 +99,17 @@ def lsh_candidate_probability(jaccard: float, *, n_bands: int = 14, n_rows: int 
 
 
 @cache
-def decontam_recall(case: CrawlCase, n: int, *, edited: bool = True) -> float:
-    """Recall of an n-gram decontamination check on :func:`book_crawl`'s leaking pages.
+def decontam_sweep(case: CrawlCase, ns: tuple[int, ...], *, edited: bool = True) -> dict:
+    """An n-gram decontamination check on :func:`book_crawl`'s leaking pages, for each n of ``ns``.
 
     ``edited``: the leaking pages that quote a benchmark item with 15% of its words replaced;
-    otherwise the verbatim quotes. Clean pages are kept, so false alarms are possible.
+    otherwise the verbatim quotes. Clean pages are kept, so false alarms are possible. Returns
+    :func:`decontam.sweep`'s ``{n: {"recall", "false_positive_rate", "n_flagged"}}``; each n's
+    row does not depend on the others in ``ns``. Cached: do not mutate the result.
+
+    >>> case = specs.scenario("crawl_800")
+    >>> decontam_sweep(case, (13,), edited=False)[13]["recall"]
+    1.0
     """
     web = book_crawl(case)
     docs = web.documents
@@ -89,20 +117,37 @@ def decontam_recall(case: CrawlCase, n: int, *, edited: bool = True) -> float:
     truth = np.array([d.defect == ("edited" if edited else "verbatim") for d in docs]) & leak
     keep = truth | ~leak
     texts = [d.main_text for d, k in zip(docs, keep, strict=True) if k]
-    return float(decontam.sweep(texts, list(web.benchmark), truth[keep], [n])[n]["recall"])
+    return decontam.sweep(texts, list(web.benchmark), truth[keep], list(ns))
+
+
+def tokenizer_texts(case: CrawlCase) -> list[str]:
+    """The first ``N_TOKENIZER_PAGES`` pages that survive :func:`book_run` (a fresh list)."""
+    result = book_run(case)
+    kept = np.flatnonzero(result.alive["decontam"])
+    return [result.texts[i] for i in kept[:N_TOKENIZER_PAGES]]
+
+
+@cache
+def book_tokenizer(case: CrawlCase) -> bpe.BytePairTokenizer:
+    """The book's ``BPE_VOCAB``-token byte-level BPE, trained on :func:`tokenizer_texts`."""
+    return bpe.BytePairTokenizer().train(tokenizer_texts(case), vocab_size=BPE_VOCAB)
+
+
+@cache
+def held_out_crawl() -> crawl.Crawl:
+    """A fresh crawl of ``N_HELD_OUT_PAGES`` clean pages (seed ``HELD_OUT_SEED``) to measure on."""
+    return crawl.generate_crawl(
+        N_HELD_OUT_PAGES, rng=np.random.default_rng(HELD_OUT_SEED), kinds={"clean": 1.0}
+    )
 
 
 @cache
 def fertility_premium(case: CrawlCase) -> float:
-    """Worst language's tokens per word over English's, for the book's 768-token BPE.
+    """Worst language's tokens per word over English's, for :func:`book_tokenizer`.
 
-    The tokenizer is trained on 350 pages that survived :func:`book_run`; fertility is
-    measured on a fresh crawl of 120 clean pages (seed 4).
+    Fertility is measured on :func:`held_out_crawl`, language by language.
     """
-    result = book_run(case)
-    kept = np.flatnonzero(result.alive["decontam"])
-    tok = bpe.BytePairTokenizer().train([result.texts[i] for i in kept[:350]], vocab_size=256 + 512)
-    held_out = crawl.generate_crawl(120, rng=np.random.default_rng(4), kinds={"clean": 1.0})
+    tok, held_out = book_tokenizer(case), held_out_crawl()
     fert = {
         lang: bpe.corpus_fertility(
             tok.encode, [d.main_text for d in held_out.documents if d.lang == lang]
@@ -113,22 +158,29 @@ def fertility_premium(case: CrawlCase) -> float:
 
 
 @cache
-def collapse_survivors(case: CrawlCase, mode: str) -> tuple[int, ...]:
-    """Words a Zipf model of ``zipf_vocab`` words can still produce, per generation of 100
-    (seed ``collapse_seed``).
+def collapse_run(case: CrawlCase, mode: str) -> np.ndarray:
+    """A Zipf model of ``zipf_vocab`` words refitted generation after generation (seed
+    ``collapse_seed``): its probabilities, one row per generation (read-only).
 
-    Each generation is fitted on 20,000 samples of the last
-    (:func:`collapse.categorical_recursion`); ``mode`` is ``"replace"``, ``"accumulate"``,
-    ``"mix_real"`` or ``"verified"``.
+    Each generation is fitted on ``N_COLLAPSE_SAMPLES`` samples of the last, for
+    ``N_COLLAPSE_GENERATIONS`` generations (:func:`collapse.categorical_recursion`); ``mode`` is
+    ``"replace"``, ``"accumulate"``, ``"mix_real"`` or ``"verified"``.
     """
     q = collapse.categorical_recursion(
         collapse.zipf(case.zipf_vocab),
-        n_samples=20_000,
-        n_generations=100,
+        n_samples=N_COLLAPSE_SAMPLES,
+        n_generations=N_COLLAPSE_GENERATIONS,
         rng=np.random.default_rng(case.collapse_seed),
         mode=mode,
     )
-    return tuple(int(x) for x in collapse.surviving_types(q))
+    q.flags.writeable = False
+    return q
+
+
+@cache
+def collapse_survivors(case: CrawlCase, mode: str) -> tuple[int, ...]:
+    """Words :func:`collapse_run`'s model can still produce, per generation."""
+    return tuple(int(x) for x in collapse.surviving_types(collapse_run(case, mode)))
 
 
 def collapse_words_lost(case: CrawlCase, mode: str) -> int:
