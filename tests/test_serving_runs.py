@@ -80,6 +80,20 @@ def test_trtllm_reserves_whole_sequences_so_its_batch_is_the_cache_over_i_plus_o
     assert abs(full.batch_size / lazy.batch_size - 2176 / 4224) < 0.01
 
 
+def test_405b_rows_cache_in_bf16_as_their_checkpoint_declares_so_the_h100_batch_halves():
+    # nvidia/Llama-3.1-405B-Instruct-FP8's hf_quant_config.json sets kv_cache_quant_algo null: FP8
+    # weights, BF16 cache. Every 405B row of the TensorRT-LLM page says so; on the H100's 128 in /
+    # 4,096 out row the cache sets the batch, so a BF16 cache holds about half the sequences an FP8
+    # one would (within 2 % for rounding to whole sequences; trtllm-bench's sizing moves with it)
+    import dataclasses
+    runs = [r for r in predict.serving_runs().values() if r.model == "llama31_405b"]
+    assert len(runs) == 20 and all(r.kv_dtype == "bf16" and r.weight_dtype == "fp8" for r in runs)
+    row = predict.serving_runs()["trtllm_llama31_405b_h100_tp8_128_4096"]
+    bf16 = R.predict_serve(row)
+    fp8 = R.predict_serve(dataclasses.replace(row, kv_dtype="fp8"))
+    assert abs(bf16.batch_size / fp8.batch_size - 0.5) < 0.02
+
+
 def test_leave_one_source_out_errors_benchmark():
     # issue 28's bars: throughput median <= 15 %, worst <= 40 %, |median signed| <= 5 %;
     # latency median <= 25 %, worst <= 50 %; MoE rows median <= 20 %. Printed in full; the
@@ -98,7 +112,7 @@ def test_leave_one_source_out_errors_benchmark():
     assert s["n_rows"] == len(predict.serving_runs())
     # the bars this model meets, at the issue's values
     assert abs(s["median_signed"]) <= 0.05
-    assert s["median"] <= 0.15  # 12.8 %: met once each engine's batch limits are its own
+    assert s["median"] <= 0.15  # 12.0 %: met (12.8 % before the 405B checkpoint's BF16 KV cache)
     # the bars it misses, held at today's level so a change that makes them worse fails: these
     # are regression floors, not the issue's bars (worst <= 40 %, MoE median
     # <= 20 %, latency median <= 25 % and worst <= 50 %); chapter 6 says why each is missed.
