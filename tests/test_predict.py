@@ -59,13 +59,13 @@ def test_benchmark_leave_one_source_out(capsys):
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
     assert verdict["|median signed| <= 5%"]  # issue 27's bar, met
-    # Regression floors for the three bars that are NOT met (issue 27: median <= 12%, worst
-    # <= 30%, >= 80% within 20%). Each floor is the level measured when it was last changed
-    # (median 16.0%, worst 110.6%, 63% within 20%) with no slack beyond the printed digit, so a
-    # change that makes the out-of-source errors worse fails here.
-    assert bars["median"] <= 0.161
-    assert bars["worst"] <= 1.107
-    assert bars["within_20"] >= 0.62
+    assert verdict["median |error| <= 12%"]  # issue 27's bar, met (10.7%)
+    # Regression floors for the two bars that are NOT met (issue 27: worst <= 30%, >= 80%
+    # within 20%). Each floor is the level measured when it was last changed (worst 99.0%,
+    # 60 of 87 runs = 69.0% within 20%) with no slack beyond the printed digit, so a change
+    # that makes the out-of-source errors worse fails here.
+    assert bars["worst"] <= 0.991
+    assert bars["within_20"] >= 0.689
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
@@ -210,10 +210,12 @@ def test_llama3_8b_on_one_h100_server(capsys):
     with capsys.disabled():
         print(f"\nLlama 3 8B, 8 H100, BF16, 8K: causal MFU {s.mfu:.1%} (issue's range 40-55%)")
     assert s.fits
-    # Issue 27's range is 40-55%; the model gives 62% (not met). A regression floor at that
-    # level: the ceiling may only come down. torchtitan measures this layout (on 500 W parts,
-    # torch.compile, op-level checkpointing) at 37% of the 700 W part's peak.
-    assert 0.40 < s.mfu < 0.625
+    # Issue 27's range is 40-55%; the model gives 55.4% (not met, by 0.4 points; it gave 62%
+    # before TPU v5e's measured matmul fraction stopped the MaxText rows from pulling the fitted
+    # GEMM fraction up). A regression floor at that level: the ceiling may only come down.
+    # torchtitan measures this layout (on 500 W parts, torch.compile, op-level checkpointing)
+    # at 37% of the 700 W part's peak.
+    assert 0.40 < s.mfu < 0.555
 
 
 def test_llama3_405b_budget_lands_near_the_published_41_percent():

@@ -31,7 +31,10 @@ def test_a_skinny_gemm_is_memory_bound_on_the_roofline():
     ridge = H100.peak_bf16_flop_per_s * E.gemm_bf16 / (H100.hbm_bytes_per_s * E.hbm)
     got = predict.gemm_efficiency(m, n, k, acc=H100, dtype="bf16", eff=E)
     assert got == pytest.approx(E.gemm_bf16 * intensity / ridge, rel=1e-12)
-    assert got < 0.5 * E.gemm_bf16
+    # 120 FLOP/B against a ridge of ~215 FLOP/B (989 TFLOP/s x eta / (3.35 TB/s x 0.85)):
+    # memory-bound, so the achieved fraction is well under the large-GEMM one
+    assert intensity < ridge
+    assert got < 0.6 * E.gemm_bf16
 
 
 def test_fp8_fractions_come_from_the_published_sweeps():
