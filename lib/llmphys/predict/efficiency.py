@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import tomllib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -79,8 +78,7 @@ def default_efficiencies() -> Efficiencies:
     >>> e.gemm_fraction("gb200", "fp8"), e.attention_fraction("h100_sxm")
     (0.53, 0.34)
     """
-    with open(specs.data_dir() / "training_efficiency.toml", "rb") as f:
-        raw = tomllib.load(f)
+    raw = specs.registry_table("training_efficiency.toml")
     d = {k: v for k, v in raw["defaults"].items() if not k.endswith("_source")}
     chip = tuple(
         (k, float(v)) for k, v in raw.get("chip_gemm", {}).items() if not k.endswith("_source")

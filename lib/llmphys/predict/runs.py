@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import tomllib
 
 from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
@@ -74,11 +73,8 @@ class TrainingRun:
 @functools.cache
 def training_runs() -> dict[str, TrainingRun]:
     """Every run in ``data/training_runs.toml``, keyed by run key (checked field by field)."""
-    path = specs.data_dir() / "training_runs.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
     runs = {}
-    for key, entry in raw.items():
+    for key, entry in specs.registry_table("training_runs.toml").items():
         run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
         for field, allowed in (
             ("flop_count", FLOP_COUNTS),
@@ -171,4 +167,7 @@ def measured_mfu(run: TrainingRun, *, attention_flops: str = "causal") -> float:
     f = model_flop_per_token(
         specs.model_spec(run.model), seq_len=run.seq_len, attention_flops=attention_flops
     )
-    return measured_tokens_per_s(run) * f / (run.n_chips * peak)
+    # one second of the run: R F model FLOP in n chip-seconds
+    return mfu.utilisation(
+        measured_tokens_per_s(run) * f, chip_s=float(run.n_chips), peak_flop_per_s=peak
+    )
