@@ -1,6 +1,7 @@
 """The step model's mechanisms added for issue 27: torchtitan's op-level checkpointing, DeepEP's
 node-deduplicated dispatch, and chips as published runs ran them."""
 
+import dataclasses
 import math
 
 import pytest
@@ -131,3 +132,21 @@ def test_eager_pytorch_moves_the_bytes_of_each_elementwise_op():
     assert grown == pytest.approx(extra, rel=1e-9)
     assert {k: v for k, v in eager.parts.items() if k != "memory_bound"} == {
         k: v for k, v in fused.parts.items() if k != "memory_bound"}
+
+
+def test_a_tensor_parallel_ring_on_a_torus_has_one_axis_of_links():
+    # Austin et al. 2025 ("How to Scale Your Model"): a collective along one axis of v5e's 2D
+    # torus uses 2 of the chip's 4 ICI links, so TP's bytes (not its per-hop latency) take twice
+    # as long as over every link; an H100 on NVSwitch rings over all of its links.
+    kw = dict(n_chips=256, tp=16, seq_len=2048, global_batch_tokens=256 * 2048,
+              micro_batch_size=16, zero_stage=3, check_memory=False)
+    e = predict.default_efficiencies()
+    on_axis = predict.train_step("maxtext_128b", "tpu_v5e", **kw, efficiencies=e)
+    every_link = predict.train_step("maxtext_128b", "tpu_v5e", **kw,
+                                    efficiencies=dataclasses.replace(e, chip_axis_links=()))
+    n_layers = specs.model_spec("maxtext_128b").n_layers
+    lat = n_layers * 8 * (16 - 1) * terms.SCALE_UP_LATENCY_S  # one micro-batch, 8 collectives
+    got = (on_axis.parts["tp_collectives"] - lat) / (every_link.parts["tp_collectives"] - lat)
+    assert got == pytest.approx(2.0, rel=1e-9)  # float rounding only
+    assert e.axis_link_fraction("tpu_v5p") == pytest.approx(1 / 3, abs=1e-4)  # 2 of 6 links
+    assert e.axis_link_fraction("h100_sxm") == 1.0

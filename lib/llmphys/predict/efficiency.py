@@ -46,6 +46,7 @@ class Efficiencies:
     allocator_overhead: float
     chip_gemm: tuple[tuple[str, float], ...] = ()
     chip_attention: tuple[tuple[str, float], ...] = ()
+    chip_axis_links: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("gemm_bf16", "gemm_fp8", "attention", "collective", "hbm"):
@@ -69,6 +70,11 @@ class Efficiencies:
         """Flash attention's fraction of ``chip``'s BF16 dense peak."""
         return dict(self.chip_attention).get(chip, self.attention)
 
+    def axis_link_fraction(self, chip: str) -> float:
+        """Share of ``chip``'s scale-up bandwidth a ring along one torus axis uses: the axis's
+        2 of its 2D links on a D-dimensional torus (1 on a switched fabric, the default)."""
+        return dict(self.chip_axis_links).get(chip, 1.0)
+
 
 @functools.cache
 def default_efficiencies() -> Efficiencies:
@@ -80,13 +86,13 @@ def default_efficiencies() -> Efficiencies:
     """
     raw = specs.registry_table("training_efficiency.toml")
     d = {k: v for k, v in raw["defaults"].items() if not k.endswith("_source")}
-    chip = tuple(
-        (k, float(v)) for k, v in raw.get("chip_gemm", {}).items() if not k.endswith("_source")
-    )
-    att = tuple(
-        (k, float(v)) for k, v in raw.get("chip_attention", {}).items() if not k.endswith("_source")
-    )
-    return Efficiencies(**d, chip_gemm=chip, chip_attention=att)
+    per_chip = {
+        table: tuple(
+            (k, float(v)) for k, v in raw.get(table, {}).items() if not k.endswith("_source")
+        )
+        for table in ("chip_gemm", "chip_attention", "chip_axis_links")
+    }
+    return Efficiencies(**d, **per_chip)
 
 
 def _tile(x: float, edge: int) -> float:

@@ -61,7 +61,10 @@ def hiding_thresholds(
         ),
         "TP": (
             "d_model",
-            2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
+            2
+            * (tp - 1)
+            * r
+            / (9 * (up * eff.axis_link_fraction(acc.key) if tp <= domain else out)),
             float(mdl.d_model),
         ),
         "PP": ("layers per stage x d_model", r / (18 * out), None),

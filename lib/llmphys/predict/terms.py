@@ -239,10 +239,14 @@ def attention_time_s(c: _Ctx) -> float:
 
 
 def tp_time_s(c: _Ctx) -> float:
-    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed."""
+    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed. On a
+    torus the TP group is one ring along one axis, using that axis's links only."""
     if c.tp == 1:
         return 0.0
-    link = c.up_bw if c.tp <= c.acc.scale_up_domain_size else c.out_bw
+    if c.tp <= c.acc.scale_up_domain_size:
+        link = c.up_bw * c.eff.axis_link_fraction(c.acc.key)
+    else:
+        link = c.out_bw
     per_layer = parallelism.tp_bytes_per_layer(
         tokens=c.tokens_mb, d_model=c.mdl.d_model, tp=c.tp, bytes_per_element=2.0
     )
