@@ -424,3 +424,14 @@ def test_pure_data_parallel_series_case_has_244_tokens_per_gpu():
     with pytest.raises(ValueError, match="256 tokens each, less than one 2048-token sequence"):
         predict.train_step("llama3_70b", "h100_sxm", n_chips=16_384, seq_len=2048,
                            global_batch_tokens=4 * 2**20, zero_stage=3)
+
+
+def test_held_out_rows_of_a_source_are_its_leave_one_source_out_rows():
+    # With the default constants as base, one source's held-out rows are exactly the rows
+    # loso_residuals gives it (the same refit on the other sources; float identity).
+    loso = {r["run"]: r["rel_error"] for r in predict.loso_residuals()}
+    for group in ("palm", "maxtext"):
+        rows = predict.validation.held_out_rows(group, base=predict.default_efficiencies())
+        assert rows and all(r["rel_error"] == loso[r["run"]] for r in rows)
+    with pytest.raises(ValueError, match="group: 'nobody' is not a source"):
+        predict.validation.held_out_rows("nobody", base=predict.default_efficiencies())

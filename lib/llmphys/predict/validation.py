@@ -93,6 +93,32 @@ def loso_residuals() -> list[dict[str, Any]]:
     return [dict(r) for r in _loso()]
 
 
+def held_out_rows(group: str, *, base: Efficiencies) -> list[dict[str, Any]]:
+    """Source ``group``'s runs predicted with ``base``'s fitted constant refitted on every other
+    source: ``loso_residuals``'s rows for that source under other sourced constants (the
+    chapter's with-and-without comparisons of one mechanism).
+
+    >>> rows = held_out_rows("palm", base=fitted_efficiencies())
+    >>> [r["run"] for r in rows]
+    ['palm_540b']
+    """
+    if group not in source_groups():
+        raise ValueError(f"group: {group!r} is not a source; known: {', '.join(source_groups())}")
+    runs = [r for r in training_runs().values() if r.source_group != group]
+    eff = fit_efficiencies(_log_error, runs, base=base)
+    return [
+        _row(key, run, predict_run(run, efficiencies=eff), held_out=True)
+        for key, run in training_runs().items()
+        if run.source_group == group
+    ]
+
+
+def refit_on_all(base: Efficiencies) -> Efficiencies:
+    """``base`` with its fitted constant refitted on every run (``fitted_efficiencies`` for
+    other sourced constants)."""
+    return fit_efficiencies(_log_error, list(training_runs().values()), base=base)
+
+
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Median and worst |error|, median signed error, share within 20%, over ``rows``."""
     if not rows:
