@@ -435,3 +435,15 @@ def test_held_out_rows_of_a_source_are_its_leave_one_source_out_rows():
         assert rows and all(r["rel_error"] == loso[r["run"]] for r in rows)
     with pytest.raises(ValueError, match="group: 'nobody' is not a source"):
         predict.validation.held_out_rows("nobody", base=predict.default_efficiencies())
+
+
+def test_the_implied_attention_fraction_reproduces_the_measured_step():
+    # Charging attention at the implied fraction, every other term unchanged, gives back the
+    # published tokens/s of torchtitan's 256K row (closed form; 1e-9 is float rounding).
+    run = predict.training_runs()["torchtitan_8b_cp8_256k"]
+    eff = predict.fitted_efficiencies("torchtitan")
+    eta = predict.validation.implied_attention_fraction(run, efficiencies=eff)
+    at = dataclasses.replace(eff, chip_attention=((run.accelerator, eta),))
+    got = predict.predict_run(run, efficiencies=at).tokens_per_s
+    assert got == pytest.approx(predict.measured_tokens_per_s(run), rel=1e-9)
+    assert eta < eff.attention_fraction(run.accelerator)  # the run is over-predicted

@@ -86,13 +86,17 @@ def default_efficiencies() -> Efficiencies:
     """
     raw = specs.registry_table("training_efficiency.toml")
     d = {k: v for k, v in raw["defaults"].items() if not k.endswith("_source")}
-    per_chip = {
-        table: tuple(
-            (k, float(v)) for k, v in raw.get(table, {}).items() if not k.endswith("_source")
-        )
-        for table in ("chip_gemm", "chip_attention", "chip_axis_links")
-    }
-    return Efficiencies(**d, **per_chip)
+
+    def per_chip(table: str) -> tuple[tuple[str, float], ...]:
+        entries = raw.get(table, {}).items()
+        return tuple((k, float(v)) for k, v in entries if not k.endswith("_source"))
+
+    return Efficiencies(
+        **d,
+        chip_gemm=per_chip("chip_gemm"),
+        chip_attention=per_chip("chip_attention"),
+        chip_axis_links=per_chip("chip_axis_links"),
+    )
 
 
 def _tile(x: float, edge: int) -> float:

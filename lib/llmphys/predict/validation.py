@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import accounting, specs
 from .efficiency import Efficiencies, fit_efficiencies
-from .runs import TrainingRun, measured_mfu, training_runs
+from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
 from .train import TrainStep, predict_run
 
 
@@ -117,6 +117,32 @@ def refit_on_all(base: Efficiencies) -> Efficiencies:
     """``base`` with its fitted constant refitted on every run (``fitted_efficiencies`` for
     other sourced constants)."""
     return fit_efficiencies(_log_error, list(training_runs().values()), base=base)
+
+
+def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficiencies) -> float:
+    """The flash-attention fraction of the BF16 peak at which ``run``'s measured step time is
+    matched, every other term charged as ``train_step`` charges it (a diagnostic of a miss):
+
+        eta' = eta t_attn / (t_measured - (t_step - t_attn)),  t_measured = B / R_measured.
+
+    torchtitan's 8B FP8 row at 32K tokens, where attention is half the predicted step, implies
+    about a quarter of the peak against FlashAttention-2's best of a third:
+
+    >>> round(implied_attention_fraction("torchtitan_8b_cp1_32k",
+    ...                                  efficiencies=fitted_efficiencies("torchtitan")), 2)
+    0.24
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    step = predict_run(r, efficiencies=efficiencies)
+    t_attn = step.parts["attention"]
+    t_measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    room = t_measured - (step.step_time_s - t_attn)
+    if t_attn <= 0 or room <= 0:
+        raise ValueError(
+            f"run {r.key!r}: its other terms alone take {step.step_time_s - t_attn:.3g} s of the "
+            f"measured {t_measured:.3g} s, so no attention rate matches it"
+        )
+    return efficiencies.attention_fraction(r.accelerator) * t_attn / room
 
 
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
