@@ -11,8 +11,11 @@ last factor is the roofline: a GEMM whose arithmetic intensity I = 2mnk / bytes 
 the chip's achieved ridge I_ridge = P eta / (W hbm) is memory-bound. Small hidden sizes and
 short micro-batches thus cost what they cost, without a fitted curve.
 
+On a torus (TPUs) a ring along one axis has only that axis's links: ``chip_axis_links`` holds
+that share of the chip's scale-up bandwidth (Austin et al. 2025, "How to Scale Your Model").
+
 Efficiencies are a frozen value passed to ``train_step``; the defaults come from
-``data/training_efficiency.toml`` (two fitted numbers, the rest sourced there), and
+``data/training_efficiency.toml`` (one fitted number, the rest sourced there), and
 ``fit_efficiencies`` returns a new value instead of changing any module state.
 
 Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
