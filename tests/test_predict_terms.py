@@ -150,3 +150,22 @@ def test_a_tensor_parallel_ring_on_a_torus_has_one_axis_of_links():
     assert got == pytest.approx(2.0, rel=1e-9)  # float rounding only
     assert e.axis_link_fraction("tpu_v5p") == pytest.approx(1 / 3, abs=1e-4)  # 2 of 6 links
     assert e.axis_link_fraction("h100_sxm") == 1.0
+
+
+def test_flash_attention_charges_its_backwards_recomputed_scores_at_the_published_rate():
+    # Llama 3 8B at 8K on one H100, no recomputation: attention time is the causal forward FLOP
+    # 2 L H d s per token, times 3.5 (FlashAttention-2's backward is 2.5 forwards: 5 matmuls
+    # against 2), at 308 TFLOP/s (Dao 2023, Fig. 7d, 8K). Closed form; 1e-12 is float rounding.
+    m = specs.model("llama3_8b")
+    kw = dict(L3_8B, recompute="none")
+    s = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    flop = 2 * m.n_layers * m.n_heads * m.d_head * 8192 * 3.5 * kw["global_batch_tokens"] / 8
+    assert s.parts["attention"] == pytest.approx(flop / 308e12, rel=1e-12)
+    # full recomputation runs the forward once more; without a flash kernel the scores are
+    # kept (3 passes) and the products run at the large-GEMM fraction
+    full = predict.train_step("llama3_8b", "h100_sxm", **dict(kw, recompute="full"))
+    assert full.parts["attention"] / s.parts["attention"] == pytest.approx(4.5 / 3.5, rel=1e-12)
+    eager = predict.train_step("llama3_8b", "h100_sxm", **kw, flash_attention=False)
+    peak = specs.accelerator("h100_sxm").peak_bf16_flop_per_s
+    assert eager.parts["attention"] == pytest.approx(
+        flop / 3.5 * 3 / (peak * predict.default_efficiencies().gemm_bf16), rel=1e-12)

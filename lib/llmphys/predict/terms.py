@@ -9,8 +9,9 @@
                     TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
                     Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
                     output head stays BF16.
-    attention       the causal score and value products in a flash kernel at
-                    ``Efficiencies.attention`` of the BF16 peak (in FP8 runs too)
+    attention       the causal score and value products in a flash kernel (its backward
+                    recomputing the scores) at the kernel's published rate for its key length
+                    (``Efficiencies.attention_fraction`` of the BF16 peak, in FP8 runs too)
     memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
                     its own module, ``predict/elementwise.py``
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
@@ -49,7 +50,14 @@ GEMM_EFFICIENCY = default_efficiencies().gemm_bf16
 """The default large-GEMM fraction of the BF16 dense peak (data/training_efficiency.toml)."""
 
 ATTENTION_EFFICIENCY = default_efficiencies().attention
-"""Fraction of the dense peak a fused (flash) attention kernel sustains (Dao 2023)."""
+"""Fraction of the dense peak a fused (flash) attention kernel sustains (Dao 2023), for chips
+without a published curve (``Efficiencies.attention_fraction``)."""
+
+FLASH_FWD_BWD_PASSES = 3.5
+"""Forward + backward FLOP of a flash-attention kernel, in forwards: the backward runs 5
+matmuls against the forward's 2, recomputing the scores, and FlashAttention-2's published
+TFLOP/s count it so (Dao 2023, arXiv:2307.08691, sec. 4.1; Dao-AILab/flash-attention
+benchmarks/benchmark_flash_attention.py, ``flops``: 'bwd' is 2.5 f, 'fwd_bwd' 3.5 f)."""
 
 COLLECTIVE_EFFICIENCY = default_efficiencies().collective
 """Bus bandwidth NCCL's ring collectives reach, as a fraction of the link's per-direction rate."""
@@ -232,10 +240,19 @@ def attention_flop_per_token(c: _Ctx) -> float:
 
 
 def attention_time_s(c: _Ctx) -> float:
-    """Seconds of attention's score and value products (flash: at Efficiencies.attention)."""
-    flop = attention_flop_per_token(c) * c.passes * c.tokens_chip
-    eta = c.eff.attention_fraction(c.acc.key) if c.flash_attention else c.eff.gemm_bf16
-    return flop / (c.acc.peak_flop_per_s("bf16") * eta)
+    """Seconds of attention's score and value products.
+
+    A flash kernel's backward recomputes the scores: 5 matmuls against the forward's 2, so
+    forward + backward execute FLASH_FWD_BWD_PASSES forwards (a recomputed layer adds one), at
+    the kernel's published forward + backward rate for its key length (the local s / cp under
+    ring attention), causal mask: ``Efficiencies.attention_fraction``. Without a flash kernel
+    the scores are kept: 3 passes at the large-GEMM fraction."""
+    f = attention_flop_per_token(c) * c.tokens_chip
+    if not c.flash_attention:
+        return f * c.passes / (c.acc.peak_flop_per_s("bf16") * c.eff.gemm_bf16)
+    eta = c.eff.attention_fraction(c.acc.key, c.seq_len / c.cp, causal=True)
+    passes = FLASH_FWD_BWD_PASSES + c.layer_recompute
+    return f * passes / (c.acc.peak_flop_per_s("bf16") * eta)
 
 
 def tp_time_s(c: _Ctx) -> float:
