@@ -23,6 +23,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "llmphys"
 
 LLAMA = dict(n_chips=16_384, tp=8, pp=16, seq_len=8192, global_batch_tokens=16 * 2**20,
              interleave=8, zero_stage=3, grad_bytes=4.0, fsdp_weight_gathers=1,
+             pipeline_split="account_embedding_loss",  # Dubey et al. 2024, sec. 3.3.2
              check_memory=False)
 
 
@@ -58,14 +59,16 @@ def test_benchmark_leave_one_source_out(capsys):
         print(f"train_step {t * 1e3:.3f} ms per call (target < 1 ms)")
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
-    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.3%)
-    assert verdict["median |error| <= 12%"]  # issue 27's bar, met (9.7%)
-    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (70 of 87 runs, none to spare)
-    # Regression floor for the bar NOT met (issue 27: worst <= 30%): the level measured when it
-    # was last changed (92.9%, mcore_qwen3_235b_row5, down from 100.0% when attention was
-    # charged at FlashAttention-2's published rate by sequence length) with no slack beyond the
+    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.4%)
+    assert verdict["median |error| <= 12%"]  # issue 27's bar, met (10.2%)
+    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (71 of 87 runs)
+    # Regression floors: the share within 20% at its level (71 of 87 = 81.6%, up from 70 when
+    # the busiest pipeline stage started to set the pace), and the bar NOT met (issue 27: worst
+    # <= 30%) at the level measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down
+    # from 100.0% through attention by length and stage balance), with no slack beyond the
     # printed digit, so a change that makes the out-of-source errors worse fails here.
-    assert bars["worst"] <= 0.930
+    assert bars["within_20"] >= 0.816
+    assert bars["worst"] <= 0.873
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
@@ -214,9 +217,11 @@ def test_llama3_8b_on_one_h100_server(capsys):
     with capsys.disabled():
         print(f"\nLlama 3 8B, 8 H100, BF16, 8K: causal MFU {s.mfu:.1%} (issue's range 40-55%)")
     assert s.fits
-    # Issue 27's range is 40-55%: met (53.8%; 55.4% before attention was charged at
-    # FlashAttention-2's published forward + backward rate at 8K, causal, with the backward's
-    # recomputed scores). torchtitan measures this layout (on 500 W parts, torch.compile,
+    # Issue 27's range is 40-55%: met (54.9%, 0.1 point inside; 55.4% before attention was
+    # charged at FlashAttention-2's published forward + backward rate at 8K, causal, with the
+    # backward's recomputed scores, 53.8% with it; the pipeline-stage balance then raised the
+    # refit GEMM fraction 0.64 -> 0.66, which this unpipelined layout feels in full).
+    # torchtitan measures this layout (on 500 W parts, torch.compile,
     # op-level checkpointing) at 37% of the 700 W part's peak.
     assert 0.40 <= s.mfu <= 0.55
 
@@ -226,9 +231,11 @@ def test_llama3_405b_budget_lands_near_the_published_41_percent():
     s = predict.train_step("llama31_405b", "h100_sxm", **LLAMA)
     measured = predict.measured_mfu(predict.training_runs()["llama3_405b_16k"])
     assert abs(s.mfu - measured) / measured < 0.25
-    # the interleaved bubble with one layer per chunk: (p-1)/(v m + p-1) = 15/143
+    # the interleaved bubble with one layer per chunk, (p-1)/(v m + p-1) = 15/143, plus what
+    # the other ranks wait for the last one, whose head and loss (0.66 of a 405B layer's GEMMs)
+    # come on top of 7 layers: f = 8 / ((126 + 0.66) / 16) = 1.011, so under 2% more
     bubble = s.parts["pipeline_bubble"] / s.step_time_s
-    assert 0.05 < bubble < 15 / 143
+    assert 0.05 < bubble < 15 / 143 + 0.02
 
 
 def test_sequence_parallelism_off_repeats_the_norms_on_every_tp_rank():

@@ -169,3 +169,30 @@ def test_flash_attention_charges_its_backwards_recomputed_scores_at_the_publishe
     peak = specs.accelerator("h100_sxm").peak_bf16_flop_per_s
     assert eager.parts["attention"] == pytest.approx(
         flop / 3.5 * 3 / (peak * predict.default_efficiencies().gemm_bf16), rel=1e-12)
+
+
+def test_the_busiest_pipeline_rank_sets_the_pace():
+    # Closed forms of layout.stage_imbalance (float rounding only):
+    # 94 layers + embedding + loss as 96 slots over 32 x 3 chunks: rank 31 holds two one-layer
+    # chunks and the loss chunk (head = h layers), mean rank (94 + h) / 32
+    h = 2.4
+    got = predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=94, pp=32,
+                                         interleave=3, split="account_embedding_loss")
+    assert got == pytest.approx((2 + h) * 32 / (94 + h), rel=1e-12)
+    # "even": 32 layers over 4 ranks, the head added to the last: (8 + h) / ((32 + h) / 4)
+    got = predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=32, pp=4,
+                                         interleave=1, split="even")
+    assert got == pytest.approx((8 + h) * 4 / (32 + h), rel=1e-12)
+    assert predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=32, pp=1,
+                                          interleave=1, split="even") == 1.0
+    with pytest.raises(ValueError, match="pipeline_split='odd' is not known"):
+        predict.train_step("llama3_8b", "h100_sxm", **L3_8B, pipeline_split="odd")
+    # in train_step the wait is (f - 1) x compute, inside the bubble part; without a pipeline
+    # nothing changes, and counting the head as a slot (Llama 3's split) evens Llama 3 8B's
+    # 32 layers + head over 4 stages of 8 slots: 34 slots do not divide, so it still waits
+    kw = dict(L3_8B, n_chips=32, pp=4, global_batch_tokens=64 * 8192)
+    even = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    acct = predict.train_step("llama3_8b", "h100_sxm", **kw,
+                              pipeline_split="account_embedding_loss")
+    assert acct.step_time_s < even.step_time_s
+    assert even.parts["gemm"] == acct.parts["gemm"]

@@ -315,6 +315,7 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "selective_policy": "--selective-policy",
     "moe_dispatcher": "--moe-dispatcher",
     "fused_elementwise": "--fused-elementwise",
+    "pipeline_split": "--pipeline-split",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -543,6 +544,7 @@ def _format_train(r: dict) -> str:
         ("selective_policy", "attention", "selective policy {}"),
         ("moe_dispatcher", "alltoall", "{} dispatch"),
         ("fused_elementwise", True, "eager elementwise"),
+        ("pipeline_split", "even", "{} pipeline split"),
         ("fp8_recipe", "delayed", "{} FP8 scaling"),
         ("sequence_parallel", True, "no sequence parallelism"),
         ("flash_attention", True, "no flash attention"),
@@ -936,6 +938,15 @@ def _train_args(c: argparse.ArgumentParser) -> None:
     """The flags of ``train`` and ``cost train``: every keyword of ``predict.train_step``."""
     from . import parallelism, predict
 
+    c.add_argument(
+        "--pipeline-split",
+        choices=predict.layout.PIPELINE_SPLITS,
+        default="even",
+        help="how layers fill the pipeline's chunks: even = layers split evenly, the output "
+        "head on the last chunk; account_embedding_loss = embedding and loss counted as one "
+        "layer each (Megatron's --account-for-*-in-pipeline-split); the busiest stage sets "
+        "the pace",
+    )
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
     c.add_argument("--chips", type=_positive_int, required=True, help="chips in the run")
@@ -1136,6 +1147,7 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             selective_policy=args.selective_policy,
             moe_dispatcher=args.moe_dispatcher,
             fused_elementwise=args.fused_elementwise,
+            pipeline_split=args.pipeline_split,
             fp8_recipe=args.fp8_recipe,
             attention_flops=args.attention_flops,
         )

@@ -65,6 +65,7 @@ class TrainingRun:
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
+    pipeline_split: str = "even"
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -84,6 +85,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("fp8_recipe", FP8_RECIPES),
             ("selective_policy", ("attention", "op", "layer")),
             ("moe_dispatcher", ("alltoall", "deepep")),
+            ("pipeline_split", ("even", "account_embedding_loss")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

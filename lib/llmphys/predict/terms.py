@@ -136,6 +136,7 @@ class _Ctx:
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
+    pipeline_split: str = "even"
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -354,6 +355,25 @@ def p2p_time_s(c: _Ctx) -> float:
         return 0.0
     act = c.tokens_mb * c.mdl.d_model * 2.0 / c.tp
     return c.m * c.interleave * 2 * (act / c.out_bw + LINK_LATENCY_S)
+
+
+def stage_imbalance_time_s(c: _Ctx, compute_s: float) -> float:
+    """The time the other pipeline ranks wait for the busiest one, (f - 1) x the compute,
+    f = ``layout.stage_imbalance`` of a layer's compute against the output head's GEMMs, split
+    as ``pipeline_split`` says (the head's cross-entropy counted with the layers)."""
+    if c.pp == 1:
+        return 0.0
+    from .layout import stage_imbalance  # layout imports this module's option tables
+
+    *_, (flop_token, m, n, k, _, rec) = _gemm_shapes(c)
+    eta = gemm_efficiency(m, n, k, acc=c.acc, dtype="bf16", eff=c.eff)
+    head_s = flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s("bf16") * eta)
+    layer_s = (compute_s - head_s) / (c.mdl.n_layers / c.pp)  # one layer, all micro-batches
+    f = stage_imbalance(
+        layer_cost=layer_s, head_cost=head_s * c.pp, n_layers=c.mdl.n_layers, pp=c.pp,
+        interleave=c.interleave, split=c.pipeline_split,
+    )  # fmt: skip
+    return (f - 1.0) * compute_s
 
 
 def bubble_time_s(busy_s: float, schedule: dict[str, float]) -> float:

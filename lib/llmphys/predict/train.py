@@ -37,7 +37,7 @@ from .efficiency import (  # golden_section_min re-exported: serving_data reads 
     golden_section_min,
 )
 from .elementwise import memory_bound_time_s
-from .layout import check_options, layout
+from .layout import PIPELINE_SPLITS, check_options, layout
 from .runs import TrainingRun, training_runs
 from .terms import (  # the constants re-exported: serve_model reads them from here
     ATTENTION_EFFICIENCY,
@@ -54,6 +54,7 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     gemm_time_s,
     optimizer_time_s,
     p2p_time_s,
+    stage_imbalance_time_s,
     tp_time_s,
 )
 
@@ -141,6 +142,7 @@ def train_step(
     selective_policy: str = "attention",
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
+    pipeline_split: str = "even",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -152,7 +154,8 @@ def train_step(
     recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``),
     ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
-    (``elementwise``).
+    (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
+    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace.
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -161,13 +164,17 @@ def train_step(
     >>> s = train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=8192,
     ...                global_batch_tokens=128 * 8192, zero_stage=3)
     >>> round(s.mfu, 2), round(s.mfu_full, 2), s.fits
-    (0.54, 0.6, True)
+    (0.55, 0.61, True)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = efficiencies or default_efficiencies()
     check_options(
         recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy, moe_dispatcher
     )
+    if pipeline_split not in PIPELINE_SPLITS:
+        raise ValueError(
+            f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
+        )
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -177,7 +184,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher, fused_elementwise,
+        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -191,7 +198,9 @@ def train_step(
         "ep_all_to_all": ep_time_s(c),
         "pipeline_p2p": p2p_time_s(c),
     }
-    parts["pipeline_bubble"] = bubble_time_s(sum(parts.values()), sched)
+    compute = parts["gemm"] + parts["attention"] + parts["memory_bound"]
+    wait = stage_imbalance_time_s(c, compute)  # ranks idle for the busiest stage: a bubble too
+    parts["pipeline_bubble"] = bubble_time_s(sum(parts.values()) + wait, sched) + wait
     parts["dp_fsdp"] = dp_time_s(c, parts["gemm"] + parts["attention"])
     parts["optimizer"] = optimizer_time_s(c)
     step = sum(parts.values())
@@ -295,6 +304,7 @@ def predict_run(
         selective_policy=r.selective_policy,
         moe_dispatcher=r.moe_dispatcher,
         fused_elementwise=r.fused_elementwise,
+        pipeline_split=r.pipeline_split,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,
