@@ -18,7 +18,8 @@
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind
     ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
     pipeline_p2p    the activation to the next stage and its gradient back
-    pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy
+    pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
+                    the wait for the busiest rank (``train.stage_imbalance_time_s``)
     dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
                     less the last micro-batch's backward they hide behind
     optimizer       Adam's memory-bound update of this chip's shard of the state
@@ -355,25 +356,6 @@ def p2p_time_s(c: _Ctx) -> float:
         return 0.0
     act = c.tokens_mb * c.mdl.d_model * 2.0 / c.tp
     return c.m * c.interleave * 2 * (act / c.out_bw + LINK_LATENCY_S)
-
-
-def stage_imbalance_time_s(c: _Ctx, compute_s: float) -> float:
-    """The time the other pipeline ranks wait for the busiest one, (f - 1) x the compute,
-    f = ``layout.stage_imbalance`` of a layer's compute against the output head's GEMMs, split
-    as ``pipeline_split`` says (the head's cross-entropy counted with the layers)."""
-    if c.pp == 1:
-        return 0.0
-    from .layout import stage_imbalance  # layout imports this module's option tables
-
-    *_, (flop_token, m, n, k, _, rec) = _gemm_shapes(c)
-    eta = gemm_efficiency(m, n, k, acc=c.acc, dtype="bf16", eff=c.eff)
-    head_s = flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s("bf16") * eta)
-    layer_s = (compute_s - head_s) / (c.mdl.n_layers / c.pp)  # one layer, all micro-batches
-    f = stage_imbalance(
-        layer_cost=layer_s, head_cost=head_s * c.pp, n_layers=c.mdl.n_layers, pp=c.pp,
-        interleave=c.interleave, split=c.pipeline_split,
-    )  # fmt: skip
-    return (f - 1.0) * compute_s
 
 
 def bubble_time_s(busy_s: float, schedule: dict[str, float]) -> float:

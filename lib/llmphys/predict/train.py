@@ -34,10 +34,11 @@ from . import memory as memory_mod
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
     Efficiencies,
     default_efficiencies,
+    gemm_efficiency,
     golden_section_min,
 )
 from .elementwise import memory_bound_time_s
-from .layout import PIPELINE_SPLITS, check_options, layout
+from .layout import PIPELINE_SPLITS, check_options, layout, stage_imbalance
 from .runs import TrainingRun, training_runs
 from .terms import (  # the constants re-exported: serve_model reads them from here
     ATTENTION_EFFICIENCY,
@@ -54,7 +55,6 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     gemm_time_s,
     optimizer_time_s,
     p2p_time_s,
-    stage_imbalance_time_s,
     tp_time_s,
 )
 
@@ -207,6 +207,23 @@ def train_step(
 
     memory_parts = _memory_parts(c, sched, check_memory)
     return _result(c, step, parts, memory_parts, attention_flops, global_batch_tokens / step)
+
+
+def stage_imbalance_time_s(c: _Ctx, compute_s: float) -> float:
+    """The time the other pipeline ranks wait for the busiest one, (f - 1) x the compute,
+    f = ``layout.stage_imbalance`` of a layer's compute against the output head's GEMMs, split
+    as ``pipeline_split`` says (the head's cross-entropy counted with the layers)."""
+    if c.pp == 1:
+        return 0.0
+    *_, (flop_token, m, n, k, _, rec) = _gemm_shapes(c)
+    eta = gemm_efficiency(m, n, k, acc=c.acc, dtype="bf16", eff=c.eff)
+    head_s = flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s("bf16") * eta)
+    layer_s = (compute_s - head_s) / (c.mdl.n_layers / c.pp)  # one layer, all micro-batches
+    f = stage_imbalance(
+        layer_cost=layer_s, head_cost=head_s * c.pp, n_layers=c.mdl.n_layers, pp=c.pp,
+        interleave=c.interleave, split=c.pipeline_split,
+    )  # fmt: skip
+    return (f - 1.0) * compute_s
 
 
 def _memory_parts(c: _Ctx, sched: dict[str, float], check_memory: bool) -> dict[str, float]:
