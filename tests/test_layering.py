@@ -47,7 +47,7 @@ LAYERS = {
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",
         "predict.simulate_types", "predict.serving_rows",
-        "predict.plan", "predict.cost", "predict.plan_serve",
+        "predict.plan", "predict.plan_runs", "predict.cost", "predict.plan_serve",
         "pipeline.crawl", "pipeline.run", "pipeline.classifier", "pipeline.toxicity",
         "pipeline.speed", "pipeline.studies", "zero_memory", "comm_roofline", "mup",
         "kv_offload", "reasoning_cost",

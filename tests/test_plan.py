@@ -147,7 +147,7 @@ def test_bench_published_layouts_against_the_planner():
     grid_size = {}
     for key in runs:  # the grid check is cheap: every run
         reason = predict.outside_grid_reason(key)
-        mine = predict.plan._published_layout(runs[key])
+        mine = predict.plan_runs._published_layout(runs[key])
         acc = predict._accelerator(runs[key].accelerator)
         grid = set(predict.legal_layouts(  # the grid at the run's own ZeRO stage
             runs[key].model, n_chips=runs[key].n_chips, seq_len=runs[key].seq_len,

@@ -23,6 +23,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "llmphys"
 
 LLAMA = dict(n_chips=16_384, tp=8, pp=16, seq_len=8192, global_batch_tokens=16 * 2**20,
              interleave=8, zero_stage=3, grad_bytes=4.0, fsdp_weight_gathers=1,
+             pipeline_split="account_embedding_loss",  # Dubey et al. 2024, sec. 3.3.2
              check_memory=False)
 
 
@@ -58,14 +59,16 @@ def test_benchmark_leave_one_source_out(capsys):
         print(f"train_step {t * 1e3:.3f} ms per call (target < 1 ms)")
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
-    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met
-    # Regression floors for the three bars that are NOT met (issue 27: median <= 12%, worst
-    # <= 30%, >= 80% within 20%). Each floor is the level measured when it was last changed
-    # (median 16.0%, worst 110.6%, 63% within 20%) with no slack beyond the printed digit, so a
-    # change that makes the out-of-source errors worse fails here.
-    assert bars["median"] <= 0.161
-    assert bars["worst"] <= 1.107
-    assert bars["within_20"] >= 0.62
+    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.4%)
+    assert verdict["median |error| <= 12%"]  # issue 27's bar, met (10.2%)
+    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (71 of 87 runs)
+    # Regression floors: the share within 20% at its level (71 of 87 = 81.6%, up from 70 when
+    # the busiest pipeline stage started to set the pace), and the bar NOT met (issue 27: worst
+    # <= 30%) at the level measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down
+    # from 100.0% through attention by length and stage balance), with no slack beyond the
+    # printed digit, so a change that makes the out-of-source errors worse fails here.
+    assert bars["within_20"] >= 0.816
+    assert bars["worst"] <= 0.873
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
@@ -110,7 +113,11 @@ def test_no_constant_is_tuned_per_run():
     raw = tomllib.loads((specs.data_dir() / "training_efficiency.toml").read_text())
     for table, entries in raw.items():
         for key, value in entries.items():
-            if not key.endswith("_source"):
+            if isinstance(value, dict):  # a published table: its numbers and one source
+                nums = [v for k, v in value.items() if k.endswith("_per_s") or k == "seq_len"]
+                assert nums and all(isinstance(x, float | int) for v in nums for x in v), key
+                assert len(value.get("source", "")) >= 40, (table, key)
+            elif not key.endswith("_source"):
                 src = entries.get(key + "_source") or entries.get(f"{key}_source")
                 assert isinstance(value, float | int) and src and len(src) >= 40, (table, key)
     assert dataclasses.is_dataclass(predict.default_efficiencies())
@@ -210,10 +217,13 @@ def test_llama3_8b_on_one_h100_server(capsys):
     with capsys.disabled():
         print(f"\nLlama 3 8B, 8 H100, BF16, 8K: causal MFU {s.mfu:.1%} (issue's range 40-55%)")
     assert s.fits
-    # Issue 27's range is 40-55%; the model gives 62% (not met). A regression floor at that
-    # level: the ceiling may only come down. torchtitan measures this layout (on 500 W parts,
-    # torch.compile, op-level checkpointing) at 37% of the 700 W part's peak.
-    assert 0.40 < s.mfu < 0.625
+    # Issue 27's range is 40-55%: met (54.9%, 0.1 point inside; 55.4% before attention was
+    # charged at FlashAttention-2's published forward + backward rate at 8K, causal, with the
+    # backward's recomputed scores, 53.8% with it; the pipeline-stage balance then raised the
+    # refit GEMM fraction 0.64 -> 0.66, which this unpipelined layout feels in full).
+    # torchtitan measures this layout (on 500 W parts, torch.compile,
+    # op-level checkpointing) at 37% of the 700 W part's peak.
+    assert 0.40 <= s.mfu <= 0.55
 
 
 def test_llama3_405b_budget_lands_near_the_published_41_percent():
@@ -221,9 +231,11 @@ def test_llama3_405b_budget_lands_near_the_published_41_percent():
     s = predict.train_step("llama31_405b", "h100_sxm", **LLAMA)
     measured = predict.measured_mfu(predict.training_runs()["llama3_405b_16k"])
     assert abs(s.mfu - measured) / measured < 0.25
-    # the interleaved bubble with one layer per chunk: (p-1)/(v m + p-1) = 15/143
+    # the interleaved bubble with one layer per chunk, (p-1)/(v m + p-1) = 15/143, plus what
+    # the other ranks wait for the last one, whose head and loss (0.66 of a 405B layer's GEMMs)
+    # come on top of 7 layers: f = 8 / ((126 + 0.66) / 16) = 1.011, so under 2% more
     bubble = s.parts["pipeline_bubble"] / s.step_time_s
-    assert 0.05 < bubble < 15 / 143
+    assert 0.05 < bubble < 15 / 143 + 0.02
 
 
 def test_sequence_parallelism_off_repeats_the_norms_on_every_tp_rank():
@@ -421,3 +433,26 @@ def test_pure_data_parallel_series_case_has_244_tokens_per_gpu():
     with pytest.raises(ValueError, match="256 tokens each, less than one 2048-token sequence"):
         predict.train_step("llama3_70b", "h100_sxm", n_chips=16_384, seq_len=2048,
                            global_batch_tokens=4 * 2**20, zero_stage=3)
+
+
+def test_held_out_rows_of_a_source_are_its_leave_one_source_out_rows():
+    # With the default constants as base, one source's held-out rows are exactly the rows
+    # loso_residuals gives it (the same refit on the other sources; float identity).
+    loso = {r["run"]: r["rel_error"] for r in predict.loso_residuals()}
+    for group in ("palm", "maxtext"):
+        rows = predict.validation.held_out_rows(group, base=predict.default_efficiencies())
+        assert rows and all(r["rel_error"] == loso[r["run"]] for r in rows)
+    with pytest.raises(ValueError, match="group: 'nobody' is not a source"):
+        predict.validation.held_out_rows("nobody", base=predict.default_efficiencies())
+
+
+def test_the_implied_attention_fraction_reproduces_the_measured_step():
+    # Charging attention at the implied fraction, every other term unchanged, gives back the
+    # published tokens/s of torchtitan's 256K row (closed form; 1e-9 is float rounding).
+    run = predict.training_runs()["torchtitan_8b_cp8_256k"]
+    eff = predict.fitted_efficiencies("torchtitan")
+    eta = predict.validation.implied_attention_fraction(run, efficiencies=eff)
+    at = dataclasses.replace(eff, chip_attention=((run.accelerator, eta),))
+    got = predict.predict_run(run, efficiencies=at).tokens_per_s
+    assert got == pytest.approx(predict.measured_tokens_per_s(run), rel=1e-9)
+    assert eta < eff.attention_fraction(run.accelerator)  # the run is over-predicted

@@ -1,6 +1,7 @@
 """The step model's mechanisms added for issue 27: torchtitan's op-level checkpointing, DeepEP's
 node-deduplicated dispatch, and chips as published runs ran them."""
 
+import dataclasses
 import math
 
 import pytest
@@ -131,3 +132,67 @@ def test_eager_pytorch_moves_the_bytes_of_each_elementwise_op():
     assert grown == pytest.approx(extra, rel=1e-9)
     assert {k: v for k, v in eager.parts.items() if k != "memory_bound"} == {
         k: v for k, v in fused.parts.items() if k != "memory_bound"}
+
+
+def test_a_tensor_parallel_ring_on_a_torus_has_one_axis_of_links():
+    # Austin et al. 2025 ("How to Scale Your Model"): a collective along one axis of v5e's 2D
+    # torus uses 2 of the chip's 4 ICI links, so TP's bytes (not its per-hop latency) take twice
+    # as long as over every link; an H100 on NVSwitch rings over all of its links.
+    kw = dict(n_chips=256, tp=16, seq_len=2048, global_batch_tokens=256 * 2048,
+              micro_batch_size=16, zero_stage=3, check_memory=False)
+    e = predict.default_efficiencies()
+    on_axis = predict.train_step("maxtext_128b", "tpu_v5e", **kw, efficiencies=e)
+    every_link = predict.train_step("maxtext_128b", "tpu_v5e", **kw,
+                                    efficiencies=dataclasses.replace(e, chip_axis_links=()))
+    n_layers = specs.model_spec("maxtext_128b").n_layers
+    lat = n_layers * 8 * (16 - 1) * terms.SCALE_UP_LATENCY_S  # one micro-batch, 8 collectives
+    got = (on_axis.parts["tp_collectives"] - lat) / (every_link.parts["tp_collectives"] - lat)
+    assert got == pytest.approx(2.0, rel=1e-9)  # float rounding only
+    assert e.axis_link_fraction("tpu_v5p") == pytest.approx(1 / 3, abs=1e-4)  # 2 of 6 links
+    assert e.axis_link_fraction("h100_sxm") == 1.0
+
+
+def test_flash_attention_charges_its_backwards_recomputed_scores_at_the_published_rate():
+    # Llama 3 8B at 8K on one H100, no recomputation: attention time is the causal forward FLOP
+    # 2 L H d s per token, times 3.5 (FlashAttention-2's backward is 2.5 forwards: 5 matmuls
+    # against 2), at 308 TFLOP/s (Dao 2023, Fig. 7d, 8K). Closed form; 1e-12 is float rounding.
+    m = specs.model("llama3_8b")
+    kw = dict(L3_8B, recompute="none")
+    s = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    flop = 2 * m.n_layers * m.n_heads * m.d_head * 8192 * 3.5 * kw["global_batch_tokens"] / 8
+    assert s.parts["attention"] == pytest.approx(flop / 308e12, rel=1e-12)
+    # full recomputation runs the forward once more; without a flash kernel the scores are
+    # kept (3 passes) and the products run at the large-GEMM fraction
+    full = predict.train_step("llama3_8b", "h100_sxm", **dict(kw, recompute="full"))
+    assert full.parts["attention"] / s.parts["attention"] == pytest.approx(4.5 / 3.5, rel=1e-12)
+    eager = predict.train_step("llama3_8b", "h100_sxm", **kw, flash_attention=False)
+    peak = specs.accelerator("h100_sxm").peak_bf16_flop_per_s
+    assert eager.parts["attention"] == pytest.approx(
+        flop / 3.5 * 3 / (peak * predict.default_efficiencies().gemm_bf16), rel=1e-12)
+
+
+def test_the_busiest_pipeline_rank_sets_the_pace():
+    # Closed forms of layout.stage_imbalance (float rounding only):
+    # 94 layers + embedding + loss as 96 slots over 32 x 3 chunks: rank 31 holds two one-layer
+    # chunks and the loss chunk (head = h layers), mean rank (94 + h) / 32
+    h = 2.4
+    got = predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=94, pp=32,
+                                         interleave=3, split="account_embedding_loss")
+    assert got == pytest.approx((2 + h) * 32 / (94 + h), rel=1e-12)
+    # "even": 32 layers over 4 ranks, the head added to the last: (8 + h) / ((32 + h) / 4)
+    got = predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=32, pp=4,
+                                         interleave=1, split="even")
+    assert got == pytest.approx((8 + h) * 4 / (32 + h), rel=1e-12)
+    assert predict.layout.stage_imbalance(layer_cost=1.0, head_cost=h, n_layers=32, pp=1,
+                                          interleave=1, split="even") == 1.0
+    with pytest.raises(ValueError, match="pipeline_split='odd' is not known"):
+        predict.train_step("llama3_8b", "h100_sxm", **L3_8B, pipeline_split="odd")
+    # in train_step the wait is (f - 1) x compute, inside the bubble part; without a pipeline
+    # nothing changes, and counting the head as a slot (Llama 3's split) evens Llama 3 8B's
+    # 32 layers + head over 4 stages of 8 slots: 34 slots do not divide, so it still waits
+    kw = dict(L3_8B, n_chips=32, pp=4, global_batch_tokens=64 * 8192)
+    even = predict.train_step("llama3_8b", "h100_sxm", **kw)
+    acct = predict.train_step("llama3_8b", "h100_sxm", **kw,
+                              pipeline_split="account_embedding_loss")
+    assert acct.step_time_s < even.step_time_s
+    assert even.parts["gemm"] == acct.parts["gemm"]

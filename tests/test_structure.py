@@ -63,8 +63,8 @@ def named_keys(source: str, keys: set[str]) -> set[str]:
     return found
 
 
-# Modules of other engineers' issues that still name a key (the lead removes each entry as
-# its module is cleaned; a stale entry fails below). None is left.
+# Modules that still name a registry key (issue 26 drove the list to empty; an entry would have
+# to be justified, and a stale one fails below).
 KNOWN: dict[str, set[str]] = {}
 
 
@@ -115,11 +115,9 @@ def long_files_without_a_reason(limit: int = 400) -> list[str]:
     return out
 
 
-# Files over 400 lines whose owners (other issues this round) split or justify them; the
-# lead removes an entry when its file is fixed. A file not listed here must comply now.
-LONG_KNOWN = {
-    "predict/plan.py",
-}
+# Files over 400 lines not yet split or justified (empty: every file complies; a stale entry
+# fails below).
+LONG_KNOWN: set[str] = set()
 
 
 def test_no_file_over_400_lines_without_a_docstring_line_saying_why():
@@ -142,12 +140,8 @@ def _loads_data(source: str) -> bool:
     )
 
 
-# Modules outside specs that still open a registry themselves (other engineers' files this
-# round; the lead moves each loader into specs and removes the entry).
-LOADERS_KNOWN = {
-    "predict/efficiency.py",
-    "predict/runs.py",
-}
+# Modules outside specs that open a registry themselves: none is left (a new one fails).
+LOADERS_KNOWN: set[str] = set()
 
 
 def test_no_module_but_specs_loads_a_data_file():
@@ -220,6 +214,8 @@ COINCIDENCES = {
     ("mup.py", "16384"): "the held-out sample's length in symbols, not a GPU count",
     ("cli_args.py", "65536"): "the largest chip count --tokens-per-s tries, not a context",
     ("predict/serve_terms.py", "32768"): "trtllm-bench's own cap on tokens a step (tuning.py)",
+    ("predict/plan_runs.py", "65536"): "the largest chip count fewest_chips tries (a search bound)",
+    ("predict/simulate_types.py", "131072"): "the cap on a sampled request length, not a context",
     ("grading/architecture.py", "14336"): "Gemma 2 9B's d_ff (a model not in the registry), "
     "equal to Llama 3 8B's by chance",
     ("grading/architecture.py", "3072"): "one of the d_model widths a layer case is drawn from",
@@ -237,13 +233,8 @@ COINCIDENCES = {
 
 # Literals in the library equal to a distinctive number of a keyed registry (the rule is
 # test_typed_facts' module docstring), by file and value with their count: each should be read from
-# the registry (or a scenario). The list may only shrink. predict/'s serving and training files
-# are other issues' this round.
-TYPED_KNOWN: dict[str, dict[str, int]] = {
-    "predict/plan.py": {"65536": 1},
-    "predict/runs.py": {"51200": 1},
-    "predict/simulate_types.py": {"131072": 1},
-}
+# the registry (or a scenario). The list may only shrink; it is empty.
+TYPED_KNOWN: dict[str, dict[str, int]] = {}
 
 
 def _typed_copies() -> dict[str, dict[str, int]]:

@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             selective_policy=args.selective_policy,
             moe_dispatcher=args.moe_dispatcher,
             fused_elementwise=args.fused_elementwise,
+            pipeline_split=args.pipeline_split,
             fp8_recipe=args.fp8_recipe,
             attention_flops=args.attention_flops,
         )

@@ -33,6 +33,7 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "selective_policy": "--selective-policy",
     "moe_dispatcher": "--moe-dispatcher",
     "fused_elementwise": "--fused-elementwise",
+    "pipeline_split": "--pipeline-split",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -271,6 +272,7 @@ def _format_train(r: dict) -> str:
         ("selective_policy", "attention", "selective policy {}"),
         ("moe_dispatcher", "alltoall", "{} dispatch"),
         ("fused_elementwise", True, "eager elementwise"),
+        ("pipeline_split", "even", "{} pipeline split"),
         ("fp8_recipe", "delayed", "{} FP8 scaling"),
         ("sequence_parallel", True, "no sequence parallelism"),
         ("flash_attention", True, "no flash attention"),

@@ -136,6 +136,15 @@ def _train_args(c: argparse.ArgumentParser) -> None:
     """The flags of ``train`` and ``cost train``: every keyword of ``predict.train_step``."""
     from . import parallelism
 
+    c.add_argument(
+        "--pipeline-split",
+        choices=predict.layout.PIPELINE_SPLITS,
+        default="even",
+        help="how layers fill the pipeline's chunks: even = layers split evenly, the output "
+        "head on the last chunk; account_embedding_loss = embedding and loss counted as one "
+        "layer each (Megatron's --account-for-*-in-pipeline-split); the busiest stage sets "
+        "the pace",
+    )
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
     c.add_argument("--chips", type=_positive_int, required=True, help="chips in the run")

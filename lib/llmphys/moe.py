@@ -18,6 +18,8 @@ Home: chapters/03_architecture.ipynb.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import accounting, comms, units
@@ -297,3 +299,20 @@ def all_to_all_over_compute(
     """
     t = moe_layer_times_s(model, acc, n_tokens=n_tokens, n_devices=n_devices, fabric=fabric)
     return t["all_to_all_s"] / t["compute_s"]
+
+
+def remote_nodes_per_token(n_experts: int, top_k: int, n_nodes: int) -> float:
+    """Expected number of other nodes a token's top-k experts land on, experts spread evenly
+    over ``n_nodes`` and routed uniformly: (n - 1) (1 - C(E - E/n, k) / C(E, k)).
+
+    DeepEP sends a token once per node it reaches (DeepSeek-AI 2024, arXiv:2412.19437, sec.
+    3.2.2: tokens go 'via IB to the GPUs with the same in-node index on their target nodes' and
+    are then forwarded 'via NVLink'). Qwen3-235B's 8 of 128 experts over 4 nodes:
+
+    >>> round(remote_nodes_per_token(128, 8, 4), 2)
+    2.72
+    """
+    if n_nodes < 1 or not 0 < top_k <= n_experts:
+        raise ValueError(f"need n_nodes >= 1 and 0 < top_k <= n_experts, got {n_nodes}, {top_k}")
+    miss = math.comb(n_experts - n_experts // n_nodes, top_k) / math.comb(n_experts, top_k)
+    return (n_nodes - 1) * (1.0 - miss)

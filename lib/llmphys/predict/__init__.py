@@ -16,10 +16,13 @@ A package with one file per part of the model (issues 26-29 agree on this layout
                    whenever an importer sets the package attribute, as pytest's doctests do)
     serve_terms.py the serving constants, layout and registries; serve_step.py one step's terms
     simulate.py    ``simulate_serving``: discrete-event continuous batching
+    simulate_types.py the simulator's lengths, scheduler options and result
     simulate_load.py ``load_sweep``: latency against the arrival rate, the SLA-bound rate
-    serving_data.py ``data/serving_runs.toml``, calibration, leave-one-source-out errors
+    serving_rows.py the rows of ``data/serving_runs.toml``, one schema
+    serving_data.py predicting those rows, calibration, leave-one-source-out errors
     serving_studies.py the LOSO table as text, the misses' subsets, DeepSeek-V3's decode pool
     plan.py        the inverse questions: layout search, chips for a target, cost
+    plan_runs.py   fewest chips for a token rate; published runs among the planner's layouts
 
 Callers use the package's names (``predict.train_step``, ``predict.training_runs``); the
 files behind them may move.
@@ -247,17 +250,14 @@ from .plan import (
     MAX_MICRO_BATCH,
     ZERO_STAGES,
     TrainingPlan,
-    chip_counts,
-    fewest_chips,
     legal_layouts,
-    outside_grid_reason,
     plan_training,
-    published_rank,
     tp_degrees,
 )
 from .plan import (
     Layout as TrainingLayout,
 )
+from .plan_runs import chip_counts, fewest_chips, outside_grid_reason, published_rank
 from .plan_serve import ServingPlan, plan_serving
 
 __all__ += [

@@ -11,8 +11,11 @@ last factor is the roofline: a GEMM whose arithmetic intensity I = 2mnk / bytes 
 the chip's achieved ridge I_ridge = P eta / (W hbm) is memory-bound. Small hidden sizes and
 short micro-batches thus cost what they cost, without a fitted curve.
 
+On a torus (TPUs) a ring along one axis has only that axis's links: ``chip_axis_links`` holds
+that share of the chip's scale-up bandwidth (Austin et al. 2025, "How to Scale Your Model").
+
 Efficiencies are a frozen value passed to ``train_step``; the defaults come from
-``data/training_efficiency.toml`` (two fitted numbers, the rest sourced there), and
+``data/training_efficiency.toml`` (one fitted number, the rest sourced there), and
 ``fit_efficiencies`` returns a new value instead of changing any module state.
 
 Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
@@ -22,12 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
-import tomllib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import specs
+from .. import specs, units
 from ..specs import Accelerator
 
 BYTES_PER_ELEMENT = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
@@ -47,6 +50,9 @@ class Efficiencies:
     allocator_overhead: float
     chip_gemm: tuple[tuple[str, float], ...] = ()
     chip_attention: tuple[tuple[str, float], ...] = ()
+    chip_axis_links: tuple[tuple[str, float], ...] = ()
+    # chip -> ((sequence length, causal fraction, full fraction), ...), ascending length
+    attention_curves: tuple[tuple[str, tuple[tuple[float, float, float], ...]], ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("gemm_bf16", "gemm_fp8", "attention", "collective", "hbm"):
@@ -66,9 +72,35 @@ class Efficiencies:
             return override
         return self.gemm_fp8 if dtype == "fp8" else self.gemm_bf16
 
-    def attention_fraction(self, chip: str) -> float:
-        """Flash attention's fraction of ``chip``'s BF16 dense peak."""
-        return dict(self.chip_attention).get(chip, self.attention)
+    def attention_fraction(
+        self, chip: str, seq_len: float | None = None, *, causal: bool = True
+    ) -> float:
+        """Flash attention's forward + backward fraction of ``chip``'s BF16 dense peak at
+        ``seq_len`` (the kernel's key length): a flat ``chip_attention`` override if given,
+        else the published curve of ``attention_curves`` interpolated linearly in log2 of
+        the length and held flat beyond its ends (its longest point when ``seq_len`` is None),
+        else the default ``attention``."""
+        flat = dict(self.chip_attention).get(chip)
+        if flat is not None:
+            return flat
+        curve = dict(self.attention_curves).get(chip)
+        if curve is None:
+            return self.attention
+        col = 1 if causal else 2
+        if seq_len is None or seq_len >= curve[-1][0]:
+            return curve[-1][col]
+        if seq_len <= curve[0][0]:
+            return curve[0][col]
+        for lo, hi in itertools.pairwise(curve):
+            if seq_len <= hi[0]:
+                w = math.log2(seq_len / lo[0]) / math.log2(hi[0] / lo[0])
+                return lo[col] + w * (hi[col] - lo[col])
+        return curve[-1][col]  # unreachable: the loop returns once seq_len <= the last length
+
+    def axis_link_fraction(self, chip: str) -> float:
+        """Share of ``chip``'s scale-up bandwidth a ring along one torus axis uses: the axis's
+        2 of its 2D links on a D-dimensional torus (1 on a switched fabric, the default)."""
+        return dict(self.chip_axis_links).get(chip, 1.0)
 
 
 @functools.cache
@@ -76,19 +108,32 @@ def default_efficiencies() -> Efficiencies:
     """The defaults of ``data/training_efficiency.toml``.
 
     >>> e = default_efficiencies()
-    >>> e.gemm_fraction("gb200", "fp8"), e.attention_fraction("h100_sxm")
-    (0.53, 0.34)
+    >>> e.gemm_fraction("gb200", "fp8"), round(e.attention_fraction("h100_sxm", 8192), 2)
+    (0.53, 0.31)
     """
-    with open(specs.data_dir() / "training_efficiency.toml", "rb") as f:
-        raw = tomllib.load(f)
+    raw = specs.registry_table("training_efficiency.toml")
     d = {k: v for k, v in raw["defaults"].items() if not k.endswith("_source")}
-    chip = tuple(
-        (k, float(v)) for k, v in raw.get("chip_gemm", {}).items() if not k.endswith("_source")
+
+    def per_chip(table: str) -> tuple[tuple[str, float], ...]:
+        entries = raw.get(table, {}).items()
+        return tuple((k, float(v)) for k, v in entries if not k.endswith("_source"))
+
+    return Efficiencies(
+        **d,
+        chip_gemm=per_chip("chip_gemm"),
+        chip_attention=per_chip("chip_attention"),
+        chip_axis_links=per_chip("chip_axis_links"),
+        attention_curves=tuple(
+            (chip, _attention_curve(t)) for chip, t in raw.get("attention_fwd_bwd", {}).items()
+        ),
     )
-    att = tuple(
-        (k, float(v)) for k, v in raw.get("chip_attention", {}).items() if not k.endswith("_source")
-    )
-    return Efficiencies(**d, chip_gemm=chip, chip_attention=att)
+
+
+def _attention_curve(t: dict[str, Any]) -> tuple[tuple[float, float, float], ...]:
+    """A published forward + backward TFLOP/s table as fractions of the measured chip's peak."""
+    peak = specs.accelerator(t["measured_on"]).peak_bf16_flop_per_s
+    rows = zip(t["seq_len"], t["causal_tflop_per_s"], t["full_tflop_per_s"], strict=True)
+    return tuple((float(n), c * units.TERA / peak, f * units.TERA / peak) for n, c, f in rows)
 
 
 def _tile(x: float, edge: int) -> float:
@@ -105,7 +150,7 @@ def gemm_efficiency(
 
     >>> e, h100 = default_efficiencies(), specs.accelerator("h100_sxm")
     >>> round(gemm_efficiency(8192, 28672, 4096, acc=h100, dtype="bf16", eff=e), 2)
-    0.73
+    0.66
     >>> round(gemm_efficiency(128, 4096, 4096, acc=h100, dtype="bf16", eff=e), 2)
     0.35
     """

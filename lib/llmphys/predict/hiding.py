@@ -42,7 +42,7 @@ def hiding_thresholds(
 
     >>> t = hiding_thresholds("llama31_405b", "h100_sxm", tp=8)
     >>> round(t["TP"]["threshold"]), int(t["TP"]["value"])
-    (3121, 16384)
+    (2822, 16384)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = default_efficiencies()
@@ -61,7 +61,10 @@ def hiding_thresholds(
         ),
         "TP": (
             "d_model",
-            2 * (tp - 1) * r / (9 * (up if tp <= domain else out)),
+            2
+            * (tp - 1)
+            * r
+            / (9 * (up * eff.axis_link_fraction(acc.key) if tp <= domain else out)),
             float(mdl.d_model),
         ),
         "PP": ("layers per stage x d_model", r / (18 * out), None),

@@ -115,3 +115,48 @@ def check_options(
         raise ValueError(f"dtype={dtype!r} is not known; allowed: bf16, fp16, fp8")
     if fp8_recipe not in FP8_RECIPES:
         raise ValueError(f"fp8_recipe={fp8_recipe!r} is not known; allowed: {FP8_RECIPES[1:]}")
+
+
+PIPELINE_SPLITS = ("even", "account_embedding_loss")
+"""How a pipeline assigns layers to its pp x v model chunks. "even": the transformer layers
+split as evenly as they divide, the output head and loss added to the last chunk (Megatron-LM's
+and torchtitan's default). "account_embedding_loss": the embedding and the loss each counted as
+one layer slot, n_layers + 2 slots split evenly (Megatron-LM's
+``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``;
+Llama 3's 'the first model chunk on the first stage has only the embedding', Dubey et al. 2024,
+sec. 3.3.2)."""
+
+
+def stage_imbalance(
+    *, layer_cost: float, head_cost: float, n_layers: int, pp: int, interleave: int, split: str
+) -> float:
+    """Busiest pipeline rank's work over the mean rank's, >= 1.
+
+    A pipeline runs at its slowest stage's pace (Huang et al. 2019, GPipe; Narayanan et al.
+    2021, sec. 2.2): the other ranks idle for the difference. Rank r holds chunks r, r + pp, ...
+    of the pp x v chunks; a chunk's work is its layers' ``layer_cost`` plus ``head_cost`` if it
+    holds the output head and loss (the embedding costs nothing). Qwen3-235B's 94 layers as 96
+    slots over 32 x 3 chunks leave the last chunk the head alone, which costs 2.4 layers:
+
+    >>> round(stage_imbalance(layer_cost=1.0, head_cost=2.4, n_layers=94, pp=32, interleave=3,
+    ...                       split="account_embedding_loss"), 2)
+    1.46
+    """
+    if split not in PIPELINE_SPLITS:
+        raise ValueError(f"split={split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}")
+    if layer_cost <= 0 or head_cost < 0:
+        raise ValueError(f"need layer_cost > 0 and head_cost >= 0, got {layer_cost}, {head_cost}")
+    if pp == 1:
+        return 1.0
+    n_chunks = pp * interleave
+    # the cost of each slot in order: [embedding] + layers + [head], or layers with the head last
+    if split == "account_embedding_loss":
+        slots = [0.0] + [layer_cost] * n_layers + [head_cost]
+    else:
+        slots = [layer_cost] * n_layers
+    bounds = [round(i * len(slots) / n_chunks) for i in range(n_chunks + 1)]
+    chunk = [sum(slots[bounds[i] : bounds[i + 1]]) for i in range(n_chunks)]
+    if split == "even":
+        chunk[-1] += head_cost
+    rank = [sum(chunk[r::pp]) for r in range(pp)]
+    return max(rank) * pp / sum(rank)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import tomllib
 
 from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
@@ -66,6 +65,7 @@ class TrainingRun:
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
+    pipeline_split: str = "even"
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -74,11 +74,8 @@ class TrainingRun:
 @functools.cache
 def training_runs() -> dict[str, TrainingRun]:
     """Every run in ``data/training_runs.toml``, keyed by run key (checked field by field)."""
-    path = specs.data_dir() / "training_runs.toml"
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
     runs = {}
-    for key, entry in raw.items():
+    for key, entry in specs.registry_table("training_runs.toml").items():
         run = specs.build_spec(TrainingRun, entry, f"training_runs.toml[{key}]", key=key)
         for field, allowed in (
             ("flop_count", FLOP_COUNTS),
@@ -88,6 +85,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("fp8_recipe", FP8_RECIPES),
             ("selective_policy", ("attention", "op", "layer")),
             ("moe_dispatcher", ("alltoall", "deepep")),
+            ("pipeline_split", ("even", "account_embedding_loss")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(
@@ -132,7 +130,7 @@ def source_flop_per_token(run: TrainingRun) -> float:
     8.17
     """
     m = specs.model_spec(run.model)
-    n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, 51200  # Megatron pads V to 51,200
+    n_l, h, s, v = m.n_layers, m.d_model, run.seq_len, m.vocab_size  # Megatron's padded V
     if run.flop_count == "megatron_eq3":
         return 96.0 * n_l * h**2 * (1 + s / (6 * h) + v / (16 * n_l * h))
     if run.flop_count == "megatron_mfu":
@@ -171,4 +169,7 @@ def measured_mfu(run: TrainingRun, *, attention_flops: str = "causal") -> float:
     f = model_flop_per_token(
         specs.model_spec(run.model), seq_len=run.seq_len, attention_flops=attention_flops
     )
-    return measured_tokens_per_s(run) * f / (run.n_chips * peak)
+    # one second of the run: R F model FLOP in n chip-seconds
+    return mfu.utilisation(
+        measured_tokens_per_s(run) * f, chip_s=float(run.n_chips), peak_flop_per_s=peak
+    )

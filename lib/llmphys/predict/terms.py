@@ -9,15 +9,17 @@
                     TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
                     Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
                     output head stays BF16.
-    attention       the causal score and value products in a flash kernel at
-                    ``Efficiencies.attention`` of the BF16 peak (in FP8 runs too)
+    attention       the causal score and value products in a flash kernel (its backward
+                    recomputing the scores) at the kernel's published rate for its key length
+                    (``Efficiencies.attention_fraction`` of the BF16 peak, in FP8 runs too)
     memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
                     its own module, ``predict/elementwise.py``
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind
     ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
     pipeline_p2p    the activation to the next stage and its gradient back
-    pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy
+    pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
+                    the wait for the busiest rank (``train.stage_imbalance_time_s``)
     dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
                     less the last micro-batch's backward they hide behind
     optimizer       Adam's memory-bound update of this chip's shard of the state
@@ -38,9 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 
 from .. import accounting, comms, parallelism
+from ..moe import remote_nodes_per_token  # re-exported: the EP term and its tests use it here
 from ..specs import Accelerator, Model
 from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
 
@@ -49,7 +51,14 @@ GEMM_EFFICIENCY = default_efficiencies().gemm_bf16
 """The default large-GEMM fraction of the BF16 dense peak (data/training_efficiency.toml)."""
 
 ATTENTION_EFFICIENCY = default_efficiencies().attention
-"""Fraction of the dense peak a fused (flash) attention kernel sustains (Dao 2023)."""
+"""Fraction of the dense peak a fused (flash) attention kernel sustains (Dao 2023), for chips
+without a published curve (``Efficiencies.attention_fraction``)."""
+
+FLASH_FWD_BWD_PASSES = 3.5
+"""Forward + backward FLOP of a flash-attention kernel, in forwards: the backward runs 5
+matmuls against the forward's 2, recomputing the scores, and FlashAttention-2's published
+TFLOP/s count it so (Dao 2023, arXiv:2307.08691, sec. 4.1; Dao-AILab/flash-attention
+benchmarks/benchmark_flash_attention.py, ``flops``: 'bwd' is 2.5 f, 'fwd_bwd' 3.5 f)."""
 
 COLLECTIVE_EFFICIENCY = default_efficiencies().collective
 """Bus bandwidth NCCL's ring collectives reach, as a fraction of the link's per-direction rate."""
@@ -128,6 +137,7 @@ class _Ctx:
     selective_policy: str = "attention"
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
+    pipeline_split: str = "even"
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -232,17 +242,30 @@ def attention_flop_per_token(c: _Ctx) -> float:
 
 
 def attention_time_s(c: _Ctx) -> float:
-    """Seconds of attention's score and value products (flash: at Efficiencies.attention)."""
-    flop = attention_flop_per_token(c) * c.passes * c.tokens_chip
-    eta = c.eff.attention_fraction(c.acc.key) if c.flash_attention else c.eff.gemm_bf16
-    return flop / (c.acc.peak_flop_per_s("bf16") * eta)
+    """Seconds of attention's score and value products.
+
+    A flash kernel's backward recomputes the scores: 5 matmuls against the forward's 2, so
+    forward + backward execute FLASH_FWD_BWD_PASSES forwards (a recomputed layer adds one), at
+    the kernel's published forward + backward rate for its key length (the local s / cp under
+    ring attention), causal mask: ``Efficiencies.attention_fraction``. Without a flash kernel
+    the scores are kept: 3 passes at the large-GEMM fraction."""
+    f = attention_flop_per_token(c) * c.tokens_chip
+    if not c.flash_attention:
+        return f * c.passes / (c.acc.peak_flop_per_s("bf16") * c.eff.gemm_bf16)
+    eta = c.eff.attention_fraction(c.acc.key, c.seq_len / c.cp, causal=True)
+    passes = FLASH_FWD_BWD_PASSES + c.layer_recompute
+    return f * passes / (c.acc.peak_flop_per_s("bf16") * eta)
 
 
 def tp_time_s(c: _Ctx) -> float:
-    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed."""
+    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed. On a
+    torus the TP group is one ring along one axis, using that axis's links only."""
     if c.tp == 1:
         return 0.0
-    link = c.up_bw if c.tp <= c.acc.scale_up_domain_size else c.out_bw
+    if c.tp <= c.acc.scale_up_domain_size:
+        link = c.up_bw * c.eff.axis_link_fraction(c.acc.key)
+    else:
+        link = c.out_bw
     per_layer = parallelism.tp_bytes_per_layer(
         tokens=c.tokens_mb, d_model=c.mdl.d_model, tp=c.tp, bytes_per_element=2.0
     )
@@ -308,23 +331,6 @@ def ep_time_s(c: _Ctx) -> float:
     else:
         t = per_layer / c.out_bw
     return c.m * (n_moe / c.pp) * (t + 4 * (c.ep - 1) * LINK_LATENCY_S)
-
-
-def remote_nodes_per_token(n_experts: int, top_k: int, n_nodes: int) -> float:
-    """Expected number of other nodes a token's top-k experts land on, experts spread evenly
-    over ``n_nodes`` and routed uniformly: (n - 1) (1 - C(E - E/n, k) / C(E, k)).
-
-    DeepEP sends a token once per node it reaches (DeepSeek-AI 2024, arXiv:2412.19437, sec.
-    3.2.2: tokens go 'via IB to the GPUs with the same in-node index on their target nodes' and
-    are then forwarded 'via NVLink'). Qwen3-235B's 8 of 128 experts over 4 nodes:
-
-    >>> round(remote_nodes_per_token(128, 8, 4), 2)
-    2.72
-    """
-    if n_nodes < 1 or not 0 < top_k <= n_experts:
-        raise ValueError(f"need n_nodes >= 1 and 0 < top_k <= n_experts, got {n_nodes}, {top_k}")
-    miss = math.comb(n_experts - n_experts // n_nodes, top_k) / math.comb(n_experts, top_k)
-    return (n_nodes - 1) * (1.0 - miss)
 
 
 def p2p_time_s(c: _Ctx) -> float:

@@ -34,10 +34,11 @@ from . import memory as memory_mod
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
     Efficiencies,
     default_efficiencies,
+    gemm_efficiency,
     golden_section_min,
 )
 from .elementwise import memory_bound_time_s
-from .layout import check_options, layout
+from .layout import PIPELINE_SPLITS, check_options, layout, stage_imbalance
 from .runs import TrainingRun, training_runs
 from .terms import (  # the constants re-exported: serve_model reads them from here
     ATTENTION_EFFICIENCY,
@@ -141,6 +142,7 @@ def train_step(
     selective_policy: str = "attention",
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
+    pipeline_split: str = "even",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -152,7 +154,8 @@ def train_step(
     recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``),
     ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
-    (``elementwise``).
+    (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
+    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace.
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -161,13 +164,17 @@ def train_step(
     >>> s = train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=8192,
     ...                global_batch_tokens=128 * 8192, zero_stage=3)
     >>> round(s.mfu, 2), round(s.mfu_full, 2), s.fits
-    (0.62, 0.7, True)
+    (0.55, 0.61, True)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = efficiencies or default_efficiencies()
     check_options(
         recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy, moe_dispatcher
     )
+    if pipeline_split not in PIPELINE_SPLITS:
+        raise ValueError(
+            f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
+        )
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -177,7 +184,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher, fused_elementwise,
+        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -191,13 +198,32 @@ def train_step(
         "ep_all_to_all": ep_time_s(c),
         "pipeline_p2p": p2p_time_s(c),
     }
-    parts["pipeline_bubble"] = bubble_time_s(sum(parts.values()), sched)
+    compute = parts["gemm"] + parts["attention"] + parts["memory_bound"]
+    wait = stage_imbalance_time_s(c, compute)  # ranks idle for the busiest stage: a bubble too
+    parts["pipeline_bubble"] = bubble_time_s(sum(parts.values()) + wait, sched) + wait
     parts["dp_fsdp"] = dp_time_s(c, parts["gemm"] + parts["attention"])
     parts["optimizer"] = optimizer_time_s(c)
     step = sum(parts.values())
 
     memory_parts = _memory_parts(c, sched, check_memory)
     return _result(c, step, parts, memory_parts, attention_flops, global_batch_tokens / step)
+
+
+def stage_imbalance_time_s(c: _Ctx, compute_s: float) -> float:
+    """The time the other pipeline ranks wait for the busiest one, (f - 1) x the compute,
+    f = ``layout.stage_imbalance`` of a layer's compute against the output head's GEMMs, split
+    as ``pipeline_split`` says (the head's cross-entropy counted with the layers)."""
+    if c.pp == 1:
+        return 0.0
+    *_, (flop_token, m, n, k, _, rec) = _gemm_shapes(c)
+    eta = gemm_efficiency(m, n, k, acc=c.acc, dtype="bf16", eff=c.eff)
+    head_s = flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s("bf16") * eta)
+    layer_s = (compute_s - head_s) / (c.mdl.n_layers / c.pp)  # one layer, all micro-batches
+    f = stage_imbalance(
+        layer_cost=layer_s, head_cost=head_s * c.pp, n_layers=c.mdl.n_layers, pp=c.pp,
+        interleave=c.interleave, split=c.pipeline_split,
+    )  # fmt: skip
+    return (f - 1.0) * compute_s
 
 
 def _memory_parts(c: _Ctx, sched: dict[str, float], check_memory: bool) -> dict[str, float]:
@@ -295,6 +321,7 @@ def predict_run(
         selective_policy=r.selective_policy,
         moe_dispatcher=r.moe_dispatcher,
         fused_elementwise=r.fused_elementwise,
+        pipeline_split=r.pipeline_split,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import accounting, specs
 from .efficiency import Efficiencies, fit_efficiencies
-from .runs import TrainingRun, measured_mfu, training_runs
+from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
 from .train import TrainStep, predict_run
 
 
@@ -91,6 +91,60 @@ def loso_residuals() -> list[dict[str, Any]]:
     """Leave-one-source-out: for each source S, the constants are refitted without S and S's
     runs predicted. One row per run, as ``residuals``."""
     return [dict(r) for r in _loso()]
+
+
+def held_out_rows(group: str, *, base: Efficiencies) -> list[dict[str, Any]]:
+    """Source ``group``'s runs predicted with ``base``'s fitted constant refitted on every other
+    source: ``loso_residuals``'s rows for that source under other sourced constants (the
+    chapter's with-and-without comparisons of one mechanism).
+
+    >>> rows = held_out_rows("palm", base=fitted_efficiencies())
+    >>> [r["run"] for r in rows]
+    ['palm_540b']
+    """
+    if group not in source_groups():
+        raise ValueError(f"group: {group!r} is not a source; known: {', '.join(source_groups())}")
+    runs = [r for r in training_runs().values() if r.source_group != group]
+    eff = fit_efficiencies(_log_error, runs, base=base)
+    return [
+        _row(key, run, predict_run(run, efficiencies=eff), held_out=True)
+        for key, run in training_runs().items()
+        if run.source_group == group
+    ]
+
+
+def refit_on_all(base: Efficiencies) -> Efficiencies:
+    """``base`` with its fitted constant refitted on every run (``fitted_efficiencies`` for
+    other sourced constants)."""
+    return fit_efficiencies(_log_error, list(training_runs().values()), base=base)
+
+
+def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficiencies) -> float:
+    """The flash-attention fraction of the BF16 peak at which ``run``'s measured step time is
+    matched, every other term charged as ``train_step`` charges it (a diagnostic of a miss):
+
+        eta' = eta t_attn / (t_measured - (t_step - t_attn)),  t_measured = B / R_measured.
+
+    torchtitan's 8B FP8 row at 32K tokens, where attention is half the predicted step, implies
+    27% of the peak against the 33% FlashAttention-2 publishes for its longest (16K) causal
+    sequences:
+
+    >>> round(implied_attention_fraction("torchtitan_8b_cp1_32k",
+    ...                                  efficiencies=fitted_efficiencies("torchtitan")), 2)
+    0.27
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    step = predict_run(r, efficiencies=efficiencies)
+    t_attn = step.parts["attention"]
+    t_measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    room = t_measured - (step.step_time_s - t_attn)
+    if t_attn <= 0 or room <= 0:
+        raise ValueError(
+            f"run {r.key!r}: its other terms alone take {step.step_time_s - t_attn:.3g} s of the "
+            f"measured {t_measured:.3g} s, so no attention rate matches it"
+        )
+    eta = efficiencies.attention_fraction(r.accelerator, r.seq_len / r.cp)
+    return eta * t_attn / room
 
 
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
