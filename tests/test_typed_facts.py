@@ -196,11 +196,53 @@ def offenders() -> dict[str, Counter[str]]:
     facts = registry_facts()
     out: dict[str, Counter[str]] = {}
     for label, src in sources().items():
-        hits = typed_facts(src, facts)
+        key = label.split("#")[0]
+        hits = [h for h in typed_facts(src, facts) if (key, h[1]) not in COINCIDENCES]
         if hits:
-            key = label.split("#")[0]
             out.setdefault(key, Counter()).update(lit for _, lit, _ in hits)
     return out
+
+
+# Literals that equal a registry number by coincidence: (file label as in KNOWN, literal as
+# written) -> why it is not the registry's fact. offenders() skips them.
+COINCIDENCES: dict[tuple[str, str], str] = {
+    # chapters 4 and 6
+    ("04_memory_wall", "2**14"): (
+        "16,384 tokens in the roofline section's example training matmul (the GEMM's token "
+        "dimension), not Llama 3's GPU count"
+    ),
+    ("04_memory_wall", "4 * 2**20"): (
+        "the series' round 4M-token batch read as 4 x 2^20 beside the series_dp scenario's 4e6 "
+        "(its notes say so), not PaLM's batch"
+    ),
+    ("04_memory_wall", "2 * 512 * 5"): (
+        "the all-reduce exercise's own latency estimate 2 p alpha, 512 GPUs at 5 us, not Llama 2 "
+        "13B's width"
+    ),
+    ("04_memory_wall", "16384"): (
+        "the widest weight of the GEMM-efficiency figure's sweep (512, 4,096, 16,384), not Llama "
+        "3's GPU count"
+    ),
+    ("04_memory_wall", "131_072"): (
+        "the checkpoint exercise's hypothetical cluster of 8 times Llama 3's GPUs, not a batch"
+    ),
+    ("06_economics", "32768"): (
+        "a sweep value: the 32K point of the context table and of the prompt-length sweep, not a "
+        "training run's sequence length"
+    ),
+    ("06_economics", "65536"): (
+        "the tier exercise's own 64K DeepSeek-V3 conversation and the upper end of the reasoning "
+        "exercise's search grid, not a training run's sequence length"
+    ),
+    ("06_economics", "131072"): (
+        "128K, the chapter's long-context example length (Llama 3.1's and DeepSeek-V3's window; "
+        "the registry's Llama 3 70B, the model it is applied to, is trained to 8K), not a batch"
+    ),
+    ("06_economics", "1048576"): (
+        "a million-token context, beyond both models' trained 128K, that extends the long-context "
+        "price; not a batch"
+    ),
+}
 
 
 # Typed registry facts found when the test was written (issue 26), per file: literal -> count.
@@ -224,19 +266,8 @@ KNOWN: dict[str, dict[str, int]] = {
         "65_536": 3,
         "65_536.0": 1,
     },
-    "04_memory_wall": {
-        "128 * 8192": 1,
-        "131_072": 3,
-        "16 * 2**20": 2,
-        "16384": 1,
-        "16_384": 10,
-        "2 * 512 * 5": 1,
-        "2048 * 2048": 1,
-        "4 * 2**20": 2,
-        "6144": 1,
-    },
+    "04_memory_wall": {"16_384": 2},
     "05_scaling_laws": {"1.4e12": 1, "13e9": 8, "15e12": 4, "5.76e23": 2},
-    "06_economics": {"131072": 9, "3072": 2, "32768": 5, "65536": 2},
     "claims/lecture.py": {"131072": 2},
     "claims/overview.py": {"16384": 3},
     "claims/part3.py": {"131072": 1, "16384": 8},
