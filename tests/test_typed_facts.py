@@ -207,37 +207,40 @@ def offenders() -> dict[str, Counter[str]]:
 # written) -> why it is not the registry's fact. offenders() skips them.
 COINCIDENCES: dict[tuple[str, str], str] = {
     # chapters 4 and 6
+    ("04_memory_wall", "16384"): (
+        "a GEMM side or a sequence length, not Llama 3's GPU count: the tokens of the roofline "
+        "section's training matmul, as claim M03's call spells them (68357543), the widest weight "
+        "of the GEMM-efficiency sweep 512 / 4,096 / 16,384 (a7b59058) and, on main after train's "
+        "merge, the 16K-token point of the FlashAttention rates (9be45de0, ccf90499)"
+    ),
     ("04_memory_wall", "4 * 2**20"): (
-        "the series' round 4M-token batch read as 4 x 2^20 beside the series_dp scenario's 4e6 "
-        "(its notes say so), not PaLM's batch"
+        "the series' round 4M-token batch read as 4 x 2^20 beside the series_dp scenario's 4e6, "
+        "as its notes say (70aec348, 9ca8bac9); not PaLM's batch"
     ),
     ("04_memory_wall", "2 * 512 * 5"): (
-        "the all-reduce exercise's own latency estimate 2 p alpha, 512 GPUs at 5 us, not Llama 2 "
-        "13B's width"
-    ),
-    ("04_memory_wall", "16384"): (
-        "a GEMM side, not Llama 3's GPU count: the tokens of the roofline section's training "
-        "matmul (the series' example, claim M03's call) and the widest weight of the "
-        "GEMM-efficiency figure's sweep (512, 4,096, 16,384)"
+        "the all-reduce exercise's own latency estimate 2 p alpha, 512 GPUs at 5 us (9df9b1eb); "
+        "not Llama 2 13B's width"
     ),
     ("04_memory_wall", "131_072"): (
-        "the checkpoint exercise's hypothetical cluster of 8 times Llama 3's GPUs, not a batch"
-    ),
-    ("06_economics", "32768"): (
-        "a sweep value: the 32K point of the context table and of the prompt-length sweep, not a "
-        "training run's sequence length"
-    ),
-    ("06_economics", "65536"): (
-        "the tier exercise's own 64K DeepSeek-V3 conversation and the upper end of the reasoning "
-        "exercise's search grid, not a training run's sequence length"
+        "the checkpoint exercise's hypothetical cluster of 8 times Llama 3's GPUs (e4099bf9); "
+        "not a batch"
     ),
     ("06_economics", "131072"): (
-        "128K, the chapter's long-context example length (Llama 3.1's and DeepSeek-V3's window; "
-        "the registry's Llama 3 70B, the model it is applied to, is trained to 8K), not a batch"
+        "128K, the chapter's long-context example length (0360db07, 2e1f4eb6, d3fd9b28, ch1x6008, "
+        "ch1x6011): Llama 3.1's and DeepSeek-V3's window, but the registry's Llama 3 70B, the "
+        "model it is applied to, is trained to 8K, so it is no field of that model; not a batch"
     ),
     ("06_economics", "1048576"): (
-        "a million-token context, beyond both models' trained 128K, that extends the long-context "
-        "price; not a batch"
+        "a million-token context beyond both models' trained one, extending the long-context "
+        "price (2e1f4eb6); not a batch"
+    ),
+    ("06_economics", "32768"): (
+        "a sweep point: the 32K column of the context table (0360db07) and of the prompt-length "
+        "sweep (a75790a5); the 32K idle conversation is read from its scenario"
+    ),
+    ("06_economics", "65536"): (
+        "the tier exercise's own 64K DeepSeek-V3 conversation (a1ead32d) and the upper end of the "
+        "reasoning exercise's search grid (ch1x6017); not a training run's sequence length"
     ),
 }
 
