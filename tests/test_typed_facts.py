@@ -158,7 +158,9 @@ def typed_facts(source: str, facts: dict[float, str]) -> list[tuple[int, str, st
             isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
             and n.body
             and isinstance(n.body[0], ast.Expr)
-        ):
+            and isinstance(n.body[0].value, ast.Constant)
+            and isinstance(n.body[0].value.value, str)
+        ):  # a docstring: a string literal first, not any expression (a glue(...) call)
             skip.add(id(n.body[0].value))
         if isinstance(n, ast.Call):
             skip |= {id(k.value) for k in n.keywords if k.arg in STATED_KEYWORDS}
@@ -272,30 +274,65 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("claims/part3.py", "131072"): "2**17 tokens, the binary reading of the essay's 128K, M12",
     ("claims/podcast.py", "131072"): "the 128K context the podcast prices, P01, P34, P35",
     ("claims/podcast.py", "1048576"): "the 1M context the podcast prices, P35",
+    # chapters 4 and 6
+    ("04_memory_wall", "16384"): (
+        "a GEMM side or a sequence length, not Llama 3's GPU count: the tokens of the roofline "
+        "section's training matmul, as claim M03's call spells them (68357543), the widest weight "
+        "of the GEMM-efficiency sweep 512 / 4,096 / 16,384 (a7b59058) and, on main after train's "
+        "merge, the 16K-token point of the FlashAttention rates (9be45de0, ccf90499)"
+    ),
+    ("04_memory_wall", "4 * 2**20"): (
+        "the series' round 4M-token batch read as 4 x 2^20 beside the series_dp scenario's 4e6, "
+        "as its notes say (70aec348, 9ca8bac9); not PaLM's batch"
+    ),
+    ("04_memory_wall", "2 * 512 * 5"): (
+        "the all-reduce exercise's own latency estimate 2 p alpha, 512 GPUs at 5 us (9df9b1eb); "
+        "not Llama 2 13B's width"
+    ),
+    ("04_memory_wall", "131_072"): (
+        "the checkpoint exercise's hypothetical cluster of 8 times Llama 3's GPUs (e4099bf9); "
+        "not a batch"
+    ),
+    ("06_economics", "131072"): (
+        "128K, the chapter's long-context example length (0360db07, 2e1f4eb6, d3fd9b28, ch1x6008, "
+        "ch1x6011): Llama 3.1's and DeepSeek-V3's window, but the registry's Llama 3 70B, the "
+        "model it is applied to, is trained to 8K, so it is no field of that model; not a batch"
+    ),
+    ("06_economics", "1048576"): (
+        "a million-token context beyond both models' trained one, extending the long-context "
+        "price (2e1f4eb6); not a batch"
+    ),
+    ("06_economics", "32768"): (
+        "a sweep point: the 32K column of the context table (0360db07) and of the prompt-length "
+        "sweep (a75790a5); the 32K idle conversation is read from its scenario"
+    ),
+    # the appendix, and chapter 4's prediction section (merged by the lead)
+    ("04_memory_wall", "128 * 8192"): (
+        "issue 27's new-user check, Llama 3 8B on 8 H100s with 128 sequences of 8,192 tokens"
+        " (ccf90499, as tests/test_predict.py runs it); not Megatron's 1T batch"
+    ),
+    ("your_own_model", "4 * 2**20"): (
+        "the appendix's own example problem, a 4M-token batch for Llama 3 70B (2b05d9fd,"
+        " 35ff99b2); not PaLM's batch"
+    ),
+    ("your_own_model", "50257"): (
+        "GPT-2 small's config.json as a reader would type it (d7c217dc); GPT-2 is not in the"
+        " registry, and its vocabulary equals GPT-3's"
+    ),
+    ("your_own_model", "32_768"): (
+        "the KV exercise's own 32K-token sequence (73685dcd); not a training run's length"
+    ),
+    ("06_economics", "65536"): (
+        "the tier exercise's own 64K DeepSeek-V3 conversation (a1ead32d) and the upper end of the "
+        "reasoning exercise's search grid (ch1x6017); not a training run's sequence length"
+    ),
 }
 
 
-# Typed registry facts found when the test was written (issue 26), per file: literal -> count.
-# The lists may only shrink; regenerate with `python tests/test_typed_facts.py --list`.
-# The claims modules' literals that equal a registry value are the series' own inputs: they are
-# COINCIDENCES. The chapters' entries are being removed by their engineers; the lead regenerates
-# them after the merge.
-KNOWN: dict[str, dict[str, int]] = {
-    "02_data": {"32_000": 1},
-    "04_memory_wall": {
-        "128 * 8192": 1,
-        "131_072": 3,
-        "16 * 2**20": 2,
-        "16384": 1,
-        "16_384": 10,
-        "2 * 512 * 5": 1,
-        "2048 * 2048": 1,
-        "4 * 2**20": 2,
-        "6144": 1,
-    },
-    "06_economics": {"131072": 9, "3072": 2, "32768": 5, "65536": 2},
-    "your_own_model": {"15e12": 1, "32_768": 1, "4 * 2**20": 1, "50257": 1},
-}
+# Typed registry facts still to be read from data/, per file: literal -> count. Issue 26 drove the
+# list to empty (each hit was read through specs or listed in COINCIDENCES with its reason); a new
+# typed copy fails, and so would a stale entry. `python tests/test_typed_facts.py --list` prints it.
+KNOWN: dict[str, dict[str, int]] = {}
 
 
 def test_no_new_typed_copy_of_a_registry_fact():
