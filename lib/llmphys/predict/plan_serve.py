@@ -76,8 +76,19 @@ dropped (queueing falls fast below full utilisation)."""
 SIM_SEED = 2026
 
 
+_SIMULATED: dict[str, dict] = {}  # memo: the same candidate at the same load is simulated once
+
+
 def _simulated(mdl: Model, row: ServingPlan, *, i: int, o: int, rate_per_s: float) -> dict:
-    """p90 TPOT and TTFT of one replica of ``row`` at its share of ``rate_per_s``."""
+    """p90 TPOT and TTFT of one replica of ``row`` at its share of ``rate_per_s`` (the simulation
+    is seeded, so a repeated check is read from a memo instead of run again)."""
+    key = repr((mdl, row, i, o, rate_per_s))
+    if key not in _SIMULATED:
+        _SIMULATED[key] = _simulate_row(mdl, row, i=i, o=o, rate_per_s=rate_per_s)
+    return dict(_SIMULATED[key])
+
+
+def _simulate_row(mdl: Model, row: ServingPlan, *, i: int, o: int, rate_per_s: float) -> dict:
     g = row.tp * row.ep * row.pp
     sim = simulate.simulate_serving(
         mdl,
