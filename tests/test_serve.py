@@ -209,6 +209,48 @@ def test_kv_bytes_in_memory_are_the_cache_of_the_batch_at_mean_length():
     assert s.memory_parts["weights"] == inference.weight_bytes_stored(m)
 
 
+def test_engine_reserve_is_one_layers_largest_tensors_plus_fp32_last_token_logits():
+    # closed form: T (2 d_model + 2 d_ff / tp) BF16 bytes + min(seqs, T) vocab FP32 bytes
+    m = specs.model("llama3_70b")
+    r = S.engine_reserved_bytes(m, tp=2, chips=2, n_tokens=8192, n_sequences=2048)
+    act = 8192 * (2 * 8192 + 2 * 28672 / 2) * 2
+    logits = 2048 * 128256 * 4
+    assert r == pytest.approx(act + logits, rel=1e-12)  # 0.74 GB + 1.05 GB
+    # a step of fewer tokens than sequences has at most one last token per token
+    assert S.engine_reserved_bytes(m, tp=2, chips=2, n_tokens=512, n_sequences=2048) == (
+        pytest.approx(512 * (2 * 8192 + 28672) * 2 + 512 * 128256 * 4, rel=1e-12))
+    # a MoE layer's routed rows (k d_ff_expert a token) spread over the chips that hold experts
+    q = specs.model("deepseek_v3")
+    assert q.moe is not None
+    moe = S.engine_reserved_bytes(q, tp=1, chips=8, n_tokens=8192, n_sequences=1)
+    mlp = max(2 * q.d_ff, 2 * q.moe.n_experts_per_token * q.moe.d_ff_expert / 8)
+    assert moe == pytest.approx(8192 * (2 * q.d_model + mlp) * 2 + q.vocab_size * 4, rel=1e-12)
+
+
+def test_the_engine_reserve_comes_out_of_the_cache_as_each_engine_rule_says():
+    # free: f (HBM - W - R); total: f HBM - W - R; static (SGLang): f HBM - W, R ignored
+    hbm, w, r = 80e9, 35e9, 2e9
+    assert S.kv_budget_bytes(hbm, w, rule=("free", 0.9), reserved_bytes=r) == pytest.approx(
+        0.9 * (hbm - w - r), rel=1e-12)
+    assert S.kv_budget_bytes(hbm, w, rule=("total", 0.9), reserved_bytes=r) == pytest.approx(
+        0.9 * hbm - w - r, rel=1e-12)
+    assert S.kv_budget_bytes(hbm, w, rule=("static", 0.88), reserved_bytes=r) == pytest.approx(
+        0.88 * hbm - w, rel=1e-12)
+    with pytest.raises(ValueError, match="rule"):
+        S.kv_budget_bytes(hbm, w, rule=("most", 0.9))
+
+
+def test_max_throughput_batch_is_the_cache_left_after_weights_and_the_reserve():
+    # Llama 3 8B FP8 on one H100, 1,000 in and 1,000 out: B = floor(0.9 (HBM - W - R) / kv(1,500))
+    m, h = specs.model("llama3_8b"), specs.accelerator("h100_sxm")
+    s = predict.serve(m, h, n_chips=1, batch_size=None, input_tokens=1000, output_tokens=1000,
+                      weight_dtype="fp8", kv_dtype="fp8")
+    w = inference.weight_bytes_stored(m, weight_dtype="fp8")
+    r = S.engine_reserved_bytes(m, tp=1, chips=1, n_tokens=8192, n_sequences=2048)
+    one = kv_cache.kv_cache_bytes(m, n_tokens=1500, batch_size=1, bytes_per_element=1.0)
+    assert s.batch_size == int(0.9 * (h.hbm_bytes - w - r) // one)
+
+
 def test_serving_only_models_recount_to_their_cards():
     # Qwen3 model cards: 8.2B (6.95B without embeddings); 235B total, 22B active
     q8, q235 = S.resolve_model("qwen3_8b"), S.resolve_model("qwen3_235b_a22b")

@@ -112,14 +112,17 @@ def test_leave_one_source_out_errors_benchmark():
     assert s["n_rows"] == len(predict.serving_runs())
     # the bars this model meets, at the issue's values
     assert abs(s["median_signed"]) <= 0.05
-    assert s["median"] <= 0.15  # 12.0 %: met (12.8 % before the 405B checkpoint's BF16 KV cache)
+    assert s["median"] <= 0.15  # 11.9 %: met (12.8 % before the 405B checkpoint's BF16 KV cache)
     # the bars it misses, held at today's level so a change that makes them worse fails: these
     # are regression floors, not the issue's bars (worst <= 40 %, MoE median
-    # <= 20 %, latency median <= 25 % and worst <= 50 %); chapter 6 says why each is missed.
+    # <= 20 %, latency worst <= 50 %); chapter 6 says why each is missed. The latency median
+    # (bar 25 %) is met and asserted at the bar below.
     # Today's levels, after the engine limits (TensorRT-LLM reserves whole sequences and
     # trtllm-bench sizes its engine from the dataset) and the experts' unhidden weight stream:
     assert s["worst"] <= 1.21  # GPUStack's Qwen3-235B FP8 TP8+EP on vLLM, +120 %
-    assert s["moe_median"] <= 0.25  # 24 MoE rows, 24.5 %
+    # 120.3 % -> 120.5 % once the cache is sized after each engine's peak step activations
+    # (serve_terms.engine_reserved_bytes): the floor above still holds, not loosened
+    assert s["moe_median"] <= 0.243  # 24 MoE rows, 24.2 % (24.5 % before the activation reserve)
     # latency: 39 figures. The NIM sweep is simulated as TensorRT-LLM admits (GUARANTEED_NO_EVICT)
     # and measured in its steady state (the first wave left out), SGLang's steps as it schedules
     # them (prefill steps apart from decode steps): median 43.2 % -> 26.9 %, worst 160 % (NIM
@@ -131,5 +134,10 @@ def test_leave_one_source_out_errors_benchmark():
     # its equal requests keep the closed loop in lockstep (see simulate.py's docstring)
     # With the serving issue's step-cost changes merged (engine batch limits, the experts' weight
     # stream): median 26.0 %, worst 87.6 % (the same vLLM Qwen3-8B TTFT)
-    assert s["latency_median"] <= 0.261
+    # Charging the peak activations of one step (one layer's largest tensors and FP32 last-token
+    # logits at the engine's max tokens and sequences) before the cache is sized, as TensorRT-LLM's
+    # memory guide and its PyTorch backend's _cal_max_memory do: NIM's cache at 5,500 tokens a
+    # request holds 97 instead of 100, its c100-c250 TPOT goes from +24..+26 % to +19..+22 %, c100
+    # TTFT -86 % -> -56 %: median 21.8 %, the issue's bar met
+    assert s["latency_median"] <= 0.25
     assert s["latency_worst"] <= 0.877

@@ -170,7 +170,7 @@ def plan_serving(
     >>> best = plan_serving("llama3_70b", accelerators=["h100_sxm"], request_rate_per_s=100,
     ...                     input_tokens=2000, output_tokens=500, tpot_p90_s=0.05)[0]
     >>> best.n_chips, best.tp, best.weight_dtype, round(best.tpot_p90_s * 1e3)  # ms
-    (60, 2, 'fp8', 48)
+    (50, 1, 'fp8', 47)
     """
     mdl = _model(model)
     i = _whole("input_tokens", input_tokens)

@@ -59,6 +59,7 @@ from .serve_terms import (
     ServeConstants,
     _expert_params,
     _int,
+    engine_reserved_bytes,
     kv_budget_bytes,
     make_layout,
     n_moe_layers,
@@ -198,7 +199,7 @@ def serve(
     ``batch_size`` is the number of sequences decoding at once in the whole deployment, split
     evenly over its replicas; ``None`` is max-throughput mode, the largest batch whose KV cache
     fits (``kv_memory_rule``, by default ``KV_CACHE_FREE_FRACTION`` of the memory the weights
-    leave, sequences at their mean
+    and the step's peak activations (:func:`engine_reserved_bytes`) leave, sequences at their mean
     length I + O/2, or at their full length I + O with ``kv_reserve_full``, as an engine that
     reserves a request's whole sequence on admission holds them), capped at ``max_batch`` a
     replica. In the steady state each step decodes B
@@ -261,7 +262,12 @@ def serve(
         )
     one = memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=ctx)["kv_cache"]
     if batch_size is None:
-        kv = kv_budget_bytes(acc.hbm_bytes, empty["weights"], rule=kv_memory_rule)
+        held = engine_reserved_bytes(
+            mdl, tp=layout.tp, chips=layout.stage_chips, n_tokens=chunk, n_sequences=cap
+        )
+        kv = kv_budget_bytes(
+            acc.hbm_bytes, empty["weights"], rule=kv_memory_rule, reserved_bytes=held
+        )
         if kv_reserve_full and not decode_only:
             full = kv_cache.cached_positions(mdl, n_tokens=i + o)
             one = memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=full)["kv_cache"]

@@ -40,15 +40,18 @@ against the H800's 1,979 TFLOPS dense FP8), 0.55-0.66, mean 0.60. Not used in th
 is checked to sit below it. Sourced."""
 
 KV_CACHE_FREE_FRACTION = 0.9
-"""Share of the memory left after the weights that TensorRT-LLM gives the KV cache: its
+"""Share of the memory left after the weights and the step's activations
+(:func:`engine_reserved_bytes`) that TensorRT-LLM gives the KV cache: its
 ``kv_cache_free_gpu_mem_fraction`` default (0.90, its perf-overview page). Sourced."""
 
-KV_MEMORY_RULES = {"trtllm": ("free", 0.90), "vllm": ("total", 0.90), "sglang": ("total", 0.88)}
-"""How each engine sizes its KV cache: ("free", f) gives the cache f of the memory the weights
-leave (TensorRT-LLM's kv_cache_free_gpu_mem_fraction, 0.90); ("total", f) caps weights plus cache
-at f of the whole HBM (vLLM's gpu_memory_utilization, default 0.90, in its engine arguments;
-SGLang's mem_fraction_static, 0.88 assumed: SGLang picks it from the GPU's memory and the TP size).
-The activation workspace is not subtracted."""
+KV_MEMORY_RULES = {"trtllm": ("free", 0.90), "vllm": ("total", 0.90), "sglang": ("static", 0.88)}
+"""How each engine sizes its KV cache (:func:`kv_budget_bytes`): ("free", f) gives the cache f of
+the memory left after the weights and the engine's reserve (TensorRT-LLM's
+kv_cache_free_gpu_mem_fraction, 0.90); ("total", f) caps weights, reserve and cache at f of the
+whole HBM (vLLM's gpu_memory_utilization, default 0.90, in its engine arguments); ("static", f)
+caps weights plus cache at f and leaves the rest to activations (SGLang's mem_fraction_static,
+0.88 assumed: SGLang picks it from the GPU's memory and the TP size). The reserve is
+:func:`engine_reserved_bytes`."""
 
 KV_RESERVES_FULL_SEQUENCE = {"trtllm": True, "vllm": False, "sglang": False}
 """Whether an engine admits a request only when the cache can hold its whole sequence (prompt plus
@@ -62,19 +65,61 @@ tokens arrive and preempt when the cache is full (vLLM docs, 'Optimization and T
 Preemption). Sourced."""
 
 
-def kv_budget_bytes(hbm_bytes: float, weight_bytes: float, *, rule: tuple[str, float]) -> float:
+def kv_budget_bytes(
+    hbm_bytes: float, weight_bytes: float, *, rule: tuple[str, float], reserved_bytes: float = 0.0
+) -> float:
     """Bytes of KV cache a chip holds under an engine's memory rule (``KV_MEMORY_RULES``).
 
+    ``reserved_bytes`` is what the engine holds outside the cache before it sizes it
+    (:func:`engine_reserved_bytes`): "free" gives the cache f (HBM - weights - reserve), "total"
+    f HBM - weights - reserve, "static" f HBM - weights (the reserve lives in the 1 - f share).
+
     >>> rules = (("free", 0.9), ("total", 0.9))  # TensorRT-LLM's and vLLM's defaults
-    >>> [round(kv_budget_bytes(80e9, 35e9, rule=r) / 1e9, 1) for r in rules]  # GB
-    [40.5, 37.0]
+    >>> [round(kv_budget_bytes(80e9, 35e9, rule=r, reserved_bytes=2e9) / 1e9, 1) for r in rules]
+    [38.7, 35.0]
     """
     kind, f = rule
     if kind == "free":
-        return max(hbm_bytes - weight_bytes, 0.0) * f
+        return max(hbm_bytes - weight_bytes - reserved_bytes, 0.0) * f
     if kind == "total":
+        return max(f * hbm_bytes - weight_bytes - reserved_bytes, 0.0)
+    if kind == "static":
         return max(f * hbm_bytes - weight_bytes, 0.0)
-    raise ValueError(f"rule must be ('free', f) or ('total', f), got {rule!r}")
+    raise ValueError(f"rule must be ('free' | 'total' | 'static', f), got {rule!r}")
+
+
+def engine_reserved_bytes(
+    model: Model, *, tp: int, chips: int, n_tokens: int, n_sequences: int
+) -> float:
+    """Bytes a chip holds outside its KV cache for one forward step: the step's peak activations.
+
+    Both engines size the cache after that peak: TensorRT-LLM's engine 'pre-computes the
+    activation tensors memory requirement at build time' for its largest shapes, 'close to max
+    number of input tokens * some constant factor', one block's worth because layers reuse it
+    (docs/source/reference/memory.md), and its PyTorch backend gives the cache
+    (total - peak of a dummy forward of max_num_tokens) x fraction
+    (tensorrt_llm/_torch/pyexecutor/_util.py, _cal_max_memory); vLLM gives it
+    gpu_memory_utilization x total - weights - the peak of a dummy forward of
+    max_num_batched_tokens (vllm/v1/worker/gpu_worker.py, determine_available_memory).
+    The peak modelled here is one layer's largest live tensors at T = ``n_tokens``:
+    the residual stream in and the normed copy (2 d_model, replicated over TP) and the MLP's
+    gate and up outputs (2 d_ff / tp, or for a MoE layer 2 k d_ff_expert over the ``chips``
+    that share the routed rows), BF16; plus FP32 logits over the whole vocabulary for the last
+    token of each of min(``n_sequences``, T) sequences. Sampler workspaces, NCCL buffers and
+    CUDA graphs are not counted, so this is a lower bound.
+
+    >>> from llmphys import specs
+    >>> r = engine_reserved_bytes(specs.model("llama3_70b"), tp=2, chips=2, n_tokens=8192,
+    ...                           n_sequences=2048)
+    >>> round(r / 1e9, 2)  # GB: 0.74 of activations + 1.05 of FP32 logits
+    1.79
+    """
+    t, seqs = _int("n_tokens", n_tokens), _int("n_sequences", n_sequences)
+    mlp = 2.0 * model.d_ff / _int("tp", tp)
+    if model.moe is not None:
+        mlp = max(mlp, 2.0 * model.moe.n_experts_per_token * model.moe.d_ff_expert / chips)
+    act = t * (2.0 * model.d_model + mlp) * ACTIVATION_BYTES
+    return act + min(seqs, t) * model.vocab_size * 4.0
 
 
 ACTIVATION_BYTES = 2.0

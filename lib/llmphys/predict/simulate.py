@@ -292,7 +292,16 @@ def simulate_serving(
     else:
         arrivals = np.zeros(n)
     mem = _serve.memory_per_chip_bytes(cost, n_sequences=0, seq_tokens=1)
-    free = _serve.kv_budget_bytes(acc.hbm_bytes, mem["weights"], rule=scheduler.kv_memory_rule)
+    held = _serve.engine_reserved_bytes(
+        mdl,
+        tp=cost.layout.tp,
+        chips=cost.layout.stage_chips,
+        n_tokens=scheduler.max_num_batched_tokens,
+        n_sequences=scheduler.max_num_seqs,
+    )
+    free = _serve.kv_budget_bytes(
+        acc.hbm_bytes, mem["weights"], rule=scheduler.kv_memory_rule, reserved_bytes=held
+    )
     per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
     kv_blocks = int(free / per_token) // BLOCK_TOKENS
     ready = arrivals.copy()
