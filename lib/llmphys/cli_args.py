@@ -13,7 +13,6 @@ import argparse
 
 from . import predict
 from .cli_reports import KV_DTYPES, PEAK_DTYPES
-from .cli_step import GRAD_DTYPES
 from .cli_step_args import (
     CHIP_HELP,
     MODEL_HELP,
@@ -26,6 +25,8 @@ from .cli_step_args import (
     _step_options,
     _train_args,
     _whole,
+    add_request_lengths,
+    add_train_memory_flags,
 )
 
 
@@ -168,24 +169,7 @@ def _plan_train_args(c: argparse.ArgumentParser) -> None:
         default=",".join(parallelism.RECOMPUTE),
         help="recomputation choices searched, comma-separated",
     )
-    c.add_argument(
-        "--grad-dtype",
-        choices=tuple(GRAD_DTYPES),
-        default="bf16",
-        help="width of the gradients the data-parallel group reduces",
-    )
-    c.add_argument(
-        "--fsdp-weight-gathers",
-        type=int,
-        choices=(1, 2),
-        default=2,
-        help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
-    )
-    c.add_argument(
-        "--no-flash-attention",
-        action="store_true",
-        help="materialise the attention scores (no fused flash kernel)",
-    )
+    add_train_memory_flags(c)
     _step_options(c)
     c.add_argument(
         "--memory-margin",
@@ -213,8 +197,7 @@ def _plan_serve_args(c: argparse.ArgumentParser) -> None:
         default=None,
         help="instead of --rate: output tokens per second",
     )
-    c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
-    c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
+    add_request_lengths(c)
     c.add_argument(
         "--tpot", type=_positive_float, default=None, help="p90 time per output token target, s"
     )

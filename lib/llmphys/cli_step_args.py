@@ -176,25 +176,8 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         help="activation recomputation",
     )
     c.add_argument("--zero-stage", type=int, choices=(0, 1, 2, 3), default=1, help="ZeRO stage")
-    c.add_argument(
-        "--fsdp-weight-gathers",
-        type=int,
-        choices=(1, 2),
-        default=2,
-        help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
-    )
     c.add_argument("--dtype", choices=("bf16", "fp8"), default="bf16", help="matrix precision")
-    c.add_argument(
-        "--grad-dtype",
-        choices=tuple(GRAD_DTYPES),
-        default="bf16",
-        help="width of the gradients the data-parallel group reduces",
-    )
-    c.add_argument(
-        "--no-flash-attention",
-        action="store_true",
-        help="materialise the attention scores (no fused flash kernel)",
-    )
+    add_train_memory_flags(c)
     _step_options(c)
     c.add_argument(
         "--attention-flops",
@@ -209,6 +192,34 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         default=0.0,
         help="fraction of HBM held back from the layout (fragmentation, framework buffers)",
     )
+
+
+def add_train_memory_flags(c: argparse.ArgumentParser) -> None:
+    """The training step's memory and traffic flags shared by ``train`` and ``plan train``."""
+    c.add_argument(
+        "--grad-dtype",
+        choices=tuple(GRAD_DTYPES),
+        default="bf16",
+        help="width of the gradients the data-parallel group reduces",
+    )
+    c.add_argument(
+        "--fsdp-weight-gathers",
+        type=int,
+        choices=(1, 2),
+        default=2,
+        help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
+    )
+    c.add_argument(
+        "--no-flash-attention",
+        action="store_true",
+        help="materialise the attention scores (no fused flash kernel)",
+    )
+
+
+def add_request_lengths(c: argparse.ArgumentParser) -> None:
+    """``--input`` and ``--output``: a request's prompt and generated tokens (serve, plan serve)."""
+    c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
+    c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
 
 
 def _serve_args(c: argparse.ArgumentParser) -> None:
@@ -229,8 +240,7 @@ def _serve_args(c: argparse.ArgumentParser) -> None:
         default=None,
         help="concurrent sequences, whole deployment (default: the most that fit)",
     )
-    c.add_argument("--input", type=_positive_int, required=True, help="prompt tokens")
-    c.add_argument("--output", type=_positive_int, required=True, help="generated tokens")
+    add_request_lengths(c)
     c.add_argument(
         "--weights",
         choices=("bf16", "fp8", "int4", "fp4"),
