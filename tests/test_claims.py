@@ -176,7 +176,7 @@ def test_notes_hold_no_expressions():
 # whose calls together make the value.
 ONE_CALL: dict[str, str | tuple[str, ...]] = {
     "L01": "studies.serving.batch1_penalty_range",
-    "L17": "studies.economics.cached_input_pct",
+    "L17": "studies.economics.cached_input_fraction",
     "L18": "studies.serving.output_over_input",
     "L22": "inference_optimal.overtraining_at_cost_ratio",
     "L23": ("accounting.n_active_params", "accounting.embedding_params", "accounting.n_params"),

@@ -232,13 +232,15 @@ def precision_speedup(
     }
 
 
-def unscaled_flush_pct(fmt: str, *, rms: float = 1e-4, n: int = 100_000, seed: int = 0) -> float:
-    """Percent of normal values of RMS ``rms`` that round to zero when cast to ``fmt`` unscaled.
+def unscaled_flush_fraction(
+    fmt: str, *, rms: float = 1e-4, n: int = 100_000, seed: int = 0
+) -> float:
+    """Fraction of normal values of RMS ``rms`` that round to zero when cast to ``fmt`` unscaled.
 
     No scaling, as when a gradient tensor is cast to FP8 directly (:func:`flushed_fraction`).
 
-    >>> unscaled_flush_pct("e4m3") > unscaled_flush_pct("e5m2")
+    >>> unscaled_flush_fraction("e4m3") > unscaled_flush_fraction("e5m2")
     True
     """
     x = rms * np.random.default_rng(seed).standard_normal(n)
-    return 100 * flushed_fraction(x, fake_quantize(x, fmt, scaled=False))
+    return flushed_fraction(x, fake_quantize(x, fmt, scaled=False))

@@ -217,16 +217,16 @@ def doubling_gain_ratio(law: ParametricLaw, *, n_params: float, n_tokens: float)
     )
 
 
-def isoflop_waste_pct(law: ParametricLaw, *, size_factor: float, train_flop: float) -> float:
-    """Compute wasted, percent, by a model ``size_factor`` times the compute-optimal size.
+def isoflop_waste_fraction(law: ParametricLaw, *, size_factor: float, train_flop: float) -> float:
+    """Fraction of the compute wasted by a model ``size_factor`` times the compute-optimal size.
 
     At a fixed budget C the off-optimum model reaches a higher loss; the compute-optimal
     allocation reaches that loss with C' < C, and the waste is 1 - C'/C.
 
-    >>> isoflop_waste_pct(parametric_law("besiroglu2024"), size_factor=1.0,
-    ...                   train_flop=5.76e23) < 1e-6
+    >>> isoflop_waste_fraction(parametric_law("besiroglu2024"), size_factor=1.0,
+    ...                        train_flop=5.76e23) < 1e-8
     True
     """
     n_opt = compute_optimal(law, train_flop=train_flop)["n_params"]
     lost = isoflop_loss(law, train_flop=train_flop, n_params=size_factor * n_opt)
-    return 100 * (1 - flop_for_loss(law, target_loss=float(lost)) / train_flop)
+    return 1 - flop_for_loss(law, target_loss=float(lost)) / train_flop

@@ -307,7 +307,7 @@ def l17() -> Check:
         context_tokens=conversation.context_tokens,
     )
     return Check(
-        value=study_economics.cached_input_pct(),
+        value=tuple(100 * f for f in study_economics.cached_input_fraction()),
         numbers={
             "dram_restore_of_recompute_pct": tiers["host DRAM"]["restore_usd"]
             / tiers["recompute"]["restore_usd"]

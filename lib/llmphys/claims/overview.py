@@ -436,11 +436,18 @@ def o34() -> Check:
     budget_flop = specs.recorded(specs.model("gopher_280b"), "published_train_flop")
     return Check(
         value=(
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=2.0, train_flop=budget_flop),
-            scaling_laws.isoflop_waste_pct(besiroglu, size_factor=0.5, train_flop=budget_flop),
+            100
+            * scaling_laws.isoflop_waste_fraction(
+                besiroglu, size_factor=2.0, train_flop=budget_flop
+            ),
+            100
+            * scaling_laws.isoflop_waste_fraction(
+                besiroglu, size_factor=0.5, train_flop=budget_flop
+            ),
         ),
         numbers={
-            "waste_4x_too_large_pct": scaling_laws.isoflop_waste_pct(
+            "waste_4x_too_large_pct": 100
+            * scaling_laws.isoflop_waste_fraction(
                 besiroglu, size_factor=4.0, train_flop=budget_flop
             )
         },

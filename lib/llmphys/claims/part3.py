@@ -343,10 +343,10 @@ def m21() -> Check:
 @check
 def m22() -> Check:
     return Check(
-        value=precision.unscaled_flush_pct("e4m3"),
+        value=100 * precision.unscaled_flush_fraction("e4m3"),
         numbers={
             "e4m3_min_subnormal": precision.float_format("e4m3").min_subnormal,
-            "e5m2_unscaled_flush_pct": precision.unscaled_flush_pct("e5m2"),
+            "e5m2_unscaled_flush_pct": 100 * precision.unscaled_flush_fraction("e5m2"),
         },
     )
 

@@ -137,18 +137,18 @@ def api_output_over_input() -> dict[str, float]:
     }
 
 
-def cached_input_pct() -> tuple[float, float]:
-    """Least and greatest list price of a cached input token, % of an uncached one.
+def cached_input_fraction() -> tuple[float, float]:
+    """Least and greatest list price of a cached input token, as a fraction of an uncached one.
 
-    >>> cached_input_pct()
-    (10.0, 50.0)
+    >>> cached_input_fraction()
+    (0.1, 0.5)
     """
     r = [
         price(f"api_usd_per_mtok.{k}.cached_input").value
         / price(f"api_usd_per_mtok.{k}.input").value
         for k in API_MODELS
     ]
-    return min(r) * 100, max(r) * 100
+    return min(r), max(r)
 
 
 def idle_cache_tiers(
