@@ -196,3 +196,12 @@ def test_the_busiest_pipeline_rank_sets_the_pace():
                               pipeline_split="account_embedding_loss")
     assert acct.step_time_s < even.step_time_s
     assert even.parts["gemm"] == acct.parts["gemm"]
+
+
+def test_head_layers_equivalent_from_llama3_70bs_published_total():
+    # Llama 3 70B: 70,553,706,496 parameters (the checkpoint's total), V = 128,256, d = 8,192,
+    # 80 layers, untied: the head is V d / ((N - 2 V d) / 80) = 1.2279 layers of weights.
+    m = specs.model("llama3_70b")
+    v_d = 128_256 * 8_192
+    expected = v_d / ((70_553_706_496 - 2 * v_d) / 80)
+    assert predict.layout.head_layers_equivalent(m) == pytest.approx(expected, rel=1e-9)

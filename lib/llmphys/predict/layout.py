@@ -9,7 +9,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 
 from __future__ import annotations
 
-from .. import parallelism
+from .. import accounting, parallelism
 from ..specs import Model
 from .runs import ATTENTION_FLOPS, FP8_RECIPES
 from .terms import MOE_DISPATCHERS, SELECTIVE_POLICIES
@@ -160,3 +160,17 @@ def stage_imbalance(
         chunk[-1] += head_cost
     rank = [sum(chunk[r::pp]) for r in range(pp)]
     return max(rank) * pp / sum(rank)
+
+
+def head_layers_equivalent(model: Model) -> float:
+    """The output head's weights in units of one transformer layer's active weights:
+    V d / ((N_active - E) / L), E the embedding and head parameters (once if tied). A pipeline
+    chunk that carries the head does about this many extra layers' GEMM work per token.
+
+    >>> from llmphys import specs
+    >>> round(head_layers_equivalent(specs.model("llama3_70b")), 2)
+    1.23
+    """
+    embed = (1 if model.tied_embeddings else 2) * model.vocab_size * model.d_model
+    per_layer = (accounting.n_active_params(model) - embed) / model.n_layers
+    return model.vocab_size * model.d_model / per_layer
