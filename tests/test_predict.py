@@ -61,14 +61,16 @@ def test_benchmark_leave_one_source_out(capsys):
     assert len(predict.source_groups()) >= 8
     assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.4%)
     assert verdict["median |error| <= 12%"]  # issue 27's bar, met (10.2%)
-    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (71 of 87 runs)
-    # Regression floors: the share within 20% at its level (71 of 87 = 81.6%, up from 70 when
-    # the busiest pipeline stage started to set the pace), and the bar NOT met (issue 27: worst
-    # <= 30%) at the level measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down
-    # from 100.0% through attention by length and stage balance), with no slack beyond the
+    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (73 of 87 runs)
+    # Regression floors: the share within 20% at its level (73 of 87 = 83.9%, up from 71 when
+    # PyTorch's all-gather ring attention was charged (predict/ring.py), 70 before the busiest
+    # pipeline stage set the pace), and the bar NOT met (issue 27: worst <= 30%) at the level
+    # measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down from 100.0% through
+    # attention by length and stage balance; 87.33% since the ring's charge moved the refit
+    # GEMM fraction of the other sources by 3e-4, up from 87.26%), with no slack beyond the
     # printed digit, so a change that makes the out-of-source errors worse fails here.
-    assert bars["within_20"] >= 0.816
-    assert bars["worst"] <= 0.873
+    assert bars["within_20"] >= 0.839
+    assert bars["worst"] <= 0.874
 
 
 # The modules that hold the prediction models' constants: every file of the predict package

@@ -16,6 +16,7 @@ import functools
 from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
 from . import chips
+from .ring import CP_ROTATIONS
 
 FLOP_COUNTS = ("palm", "palm_causal", "megatron_eq3", "megatron_mfu")
 MEASURED_UNITS = (
@@ -66,6 +67,8 @@ class TrainingRun:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    cp_rotate: str = "p2p"
+    kv_repeat: bool = False
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -86,6 +89,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("selective_policy", ("attention", "op", "layer")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
+            ("cp_rotate", CP_ROTATIONS),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

@@ -15,7 +15,8 @@
     memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
                     its own module, ``predict/elementwise.py``
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
-    cp_attention    context parallelism's K/V exchange, less the attention it hides behind
+    cp_attention    context parallelism's K/V exchange, less the attention it hides behind;
+                    for PyTorch's all-gather ring also its eager FP32 merges (``ring``)
     ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
     pipeline_p2p    the activation to the next stage and its gradient back
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
@@ -44,6 +45,7 @@ import functools
 from .. import accounting, comms, parallelism
 from ..moe import remote_nodes_per_token  # re-exported: the EP term and its tests use it here
 from ..specs import Accelerator, Model
+from . import ring
 from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
 
 # ---------------------------------------------------------------- constants with sources
@@ -138,6 +140,8 @@ class _Ctx:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    cp_rotate: str = "p2p"
+    kv_repeat: bool = False
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -277,26 +281,46 @@ def tp_time_s(c: _Ctx) -> float:
 
 
 def cp_time_s(c: _Ctx) -> float:
-    """Context parallelism's K/V exchange per layer, less the attention it hides behind."""
+    """Context parallelism's K/V exchange per layer, less the attention it hides behind.
+
+    ``cp_rotate`` (``ring.CP_ROTATIONS``): "p2p" sends each block while the previous one
+    computes, so only the excess over the whole ring's attention shows; "allgather" is
+    PyTorch's ring (``predict/ring.py``): one all-gather hidden behind the first block only,
+    the FP32 dK/dV permute after every backward block, and the eager FP32 merges of the
+    partial outputs, all rerun with the forward under full recomputation. ``kv_repeat``: K and
+    V travel repeated to the query heads (attention code that expands GQA before the kernel)."""
     if c.cp == 1:
         return 0.0
     mdl = c.mdl
-    kv = (
-        comms.ring_attention_bytes(
-            seq_len=c.seq_len,
-            micro_batch=c.micro_batch_size,
-            n_kv_heads=mdl.n_kv_heads,
-            d_head=mdl.d_head,
-            cp=c.cp,
-            bytes_per_element=2.0,
-        )
-        / c.tp
-    )
+    kv_heads = mdl.n_heads if c.kv_repeat else mdl.n_kv_heads
     link = c.up_bw if c.tp * c.cp <= c.acc.scale_up_domain_size else c.out_bw
     layers = mdl.n_layers / c.pp
-    t_kv = c.m * layers * kv / link
-    lat = c.m * layers * 3 * (c.cp - 1) * LINK_LATENCY_S
-    return max(0.0, t_kv - attention_time_s(c)) + lat
+    if c.cp_rotate == "p2p":
+        kv = comms.ring_attention_bytes(
+            seq_len=c.seq_len, micro_batch=c.micro_batch_size, n_kv_heads=kv_heads,
+            d_head=mdl.d_head, cp=c.cp, bytes_per_element=2.0,
+        ) / c.tp  # fmt: skip
+        t_kv = c.m * layers * kv / link
+        lat = c.m * layers * 3 * (c.cp - 1) * LINK_LATENCY_S
+        return max(0.0, t_kv - attention_time_s(c)) + lat
+    n_fwd = 1.0 + c.layer_recompute
+    lat = ((c.cp - 1) * (n_fwd + 1.0) + c.cp) * LINK_LATENCY_S
+    return c.m * layers * (ring_budget(c).total_s + lat)
+
+
+def ring_budget(c: _Ctx) -> ring.RingBudget:
+    """PyTorch's all-gather ring on this layout, one layer and micro-batch (``ring``)."""
+    mdl = c.mdl
+    layers = mdl.n_layers / c.pp
+    passes = FLASH_FWD_BWD_PASSES + c.layer_recompute if c.flash_attention else c.passes
+    link = c.up_bw if c.tp * c.cp <= c.acc.scale_up_domain_size else c.out_bw
+    return ring.allgather_ring_budget(
+        n_tokens=c.tokens_mb, n_q_heads=mdl.n_heads / c.tp,
+        n_kv_heads=(mdl.n_heads if c.kv_repeat else mdl.n_kv_heads) / c.tp, d_head=mdl.d_head,
+        cp=c.cp, n_forward=1.0 + c.layer_recompute,
+        block_fwd_s=attention_time_s(c) / (passes * c.m * layers * c.cp),
+        link_bytes_per_s=link, hbm_bytes_per_s=c.hbm_bw,
+    )  # fmt: skip
 
 
 def ep_time_s(c: _Ctx) -> float:

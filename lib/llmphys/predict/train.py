@@ -39,6 +39,7 @@ from .efficiency import (  # golden_section_min re-exported: serving_data reads 
 )
 from .elementwise import memory_bound_time_s
 from .layout import PIPELINE_SPLITS, check_options, layout, stage_imbalance
+from .ring import CP_ROTATIONS
 from .runs import TrainingRun, training_runs
 from .terms import (  # the constants re-exported: serve_model reads them from here
     ATTENTION_EFFICIENCY,
@@ -143,6 +144,8 @@ def train_step(
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
     pipeline_split: str = "even",
+    cp_rotate: str = "p2p",
+    kv_repeat: bool = False,
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -155,7 +158,9 @@ def train_step(
     ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
     (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
-    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace.
+    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace. ``cp_rotate`` how ring
+    attention moves K/V ("p2p" or PyTorch's "allgather", ``ring.CP_ROTATIONS``);
+    ``kv_repeat`` that K/V are repeated to the query heads before attention.
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -175,6 +180,10 @@ def train_step(
         raise ValueError(
             f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
         )
+    if cp_rotate not in CP_ROTATIONS:
+        raise ValueError(
+            f"cp_rotate={cp_rotate!r} is not known; allowed: {', '.join(CP_ROTATIONS)}"
+        )
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -184,7 +193,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split,
+        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, cp_rotate, kv_repeat,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -322,6 +331,8 @@ def predict_run(
         moe_dispatcher=r.moe_dispatcher,
         fused_elementwise=r.fused_elementwise,
         pipeline_split=r.pipeline_split,
+        cp_rotate=r.cp_rotate,
+        kv_repeat=r.kv_repeat,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,

@@ -16,8 +16,12 @@ import statistics
 from typing import Any
 
 from .. import accounting, specs
-from .efficiency import Efficiencies, fit_efficiencies
+from .chips import accelerator_spec
+from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
+from .layout import layout
+from .ring import RingBudget
 from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
+from .terms import _Ctx, ring_budget
 from .train import TrainStep, predict_run
 
 
@@ -145,6 +149,34 @@ def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficien
         )
     eta = efficiencies.attention_fraction(r.accelerator, r.seq_len / r.cp)
     return eta * t_attn / room
+
+
+def run_ring_budget(
+    run: TrainingRun | str, *, efficiencies: Efficiencies | None = None
+) -> RingBudget:
+    """PyTorch's all-gather ring of a published CP run, one layer and micro-batch on one rank
+    (``terms.ring_budget``; its ``cp_attention`` term is m x layers per stage x this, plus
+    latency). torchtitan's Llama 3.1 405B at 256K, CP 8 over the NICs, K/V repeated to the
+    query heads, gathers 1.9 GB per layer:
+
+    >>> round(run_ring_budget("torchtitan_405b_cp8_256k").gather_bytes / 1e9, 1)
+    1.9
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    if r.cp < 2 or r.cp_rotate != "allgather":
+        raise ValueError(f"run {r.key!r}: not an all-gather ring (cp={r.cp}, {r.cp_rotate!r})")
+    mdl, acc = specs.model_spec(r.model), accelerator_spec(r.accelerator)
+    dp, m = layout(r.n_chips, r.tp, r.pp, r.cp, r.ep, r.seq_len, r.global_batch_tokens,
+                   r.micro_batch_size, r.interleave, mdl)  # fmt: skip
+    c = _Ctx(
+        mdl, acc, efficiencies or default_efficiencies(), r.tp, r.pp, r.cp, r.ep, dp, m,
+        r.seq_len, r.micro_batch_size, r.interleave, r.recompute, r.zero_stage, r.dtype,
+        r.grad_bytes, r.fsdp_weight_gathers, r.flash_attention, r.sequence_parallel,
+        r.fp8_recipe or "delayed", r.global_batch_tokens / r.n_chips,
+        r.micro_batch_size * r.seq_len / r.cp, r.selective_policy, r.moe_dispatcher,
+        r.fused_elementwise, r.pipeline_split, r.cp_rotate, r.kv_repeat,
+    )  # fmt: skip
+    return ring_budget(c)
 
 
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
