@@ -14,7 +14,9 @@ One step is a short sum of named terms, each its own function below, timed on th
                  and the routed experts at bytes read / W_eff + FLOP / P_expert (a grouped GEMM of
                  a few rows an expert does not hide its weight stream behind its math; only the
                  experts the step's tokens touch are read, E (1 - (1 - k/E)^T) a layer, and their
-                 FLOP is scaled by the expert load imbalance of the busiest EP rank)
+                 FLOP is scaled by the expert load imbalance of the busiest EP rank); an engine
+                 that overlaps two micro-batches runs each layer's GEMMs once per micro-batch, so
+                 it streams every weight twice a step (the experts touched by T/2 tokens each)
     attention    decode attention, max(KV bytes / W_eff, FLOP / P_attn) (a KV head is copied on
                  every TP rank beyond the model's KV heads), plus the chunked prompts' causal
                  attention

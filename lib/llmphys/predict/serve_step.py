@@ -79,15 +79,19 @@ class StepCost:
         p_attn = self.attention_peak_flop_per_s * c.attention_efficiency
         tokens = n_decode * self.tokens_per_decode + n_prefill
         n_dense, n_expert, n_moe, attn_per_pos, _ = self._counts
+        # two micro-batches run every layer's GEMMs once each, so each weight streams from HBM
+        # twice a step (a layer's weights dwarf the 50 MB L2); one batch streams them once
+        n_mb = 2 if lay.two_batch_overlap else 1
         # dense operators: each data-parallel group of tp chips reads the whole dense part
-        dense_mem = n_dense * self.weight_bytes / (lay.tp * bw)
+        dense_mem = n_mb * n_dense * self.weight_bytes / (lay.tp * bw)
         p = self.peak_flop_per_s * c.gemm_efficiency
         dense_cmp = 2.0 * n_dense * tokens / (s * p)
         exp_mem = exp_cmp = 0.0
         if m.moe is not None:
             e, k = m.moe.n_experts, m.moe.n_experts_per_token
-            touched = e * (1.0 - (1.0 - k / e) ** max(tokens, 1.0))  # inference.experts_touched
-            exp_mem = n_moe * touched * n_expert * self.weight_bytes / (s * bw)
+            t_mb = max(tokens / n_mb, 1.0)  # tokens of one micro-batch
+            touched = e * (1.0 - (1.0 - k / e) ** t_mb)  # inference.experts_touched
+            exp_mem = n_mb * n_moe * touched * n_expert * self.weight_bytes / (s * bw)
             imb = expert_load_imbalance(n_tokens=tokens, k=k, ep=lay.ep)
             # grouped GEMMs with routing and permutes around them, at the fitted rate (below
             # DeepGEMM's large-m tables, EXPERT_GEMM_CEILING)

@@ -1,11 +1,13 @@
 """What chapter 6 reads from the serving validation: the leave-one-source-out table as text, the
-subsets of the residuals its lessons come from, and DeepSeek-V3's decode pool worked through.
+subsets of the residuals its lessons come from, the step a max-throughput row implies, and
+DeepSeek-V3's decode pool worked through.
 
 Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import statistics
@@ -64,6 +66,9 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
         kv_dtype=r.kv_dtype,
     )
     _, a2a_s = cost.collectives_s(float(r.concurrency))
+    ctx = float(r.concurrency * r.input_tokens)
+    one_batch = dataclasses.replace(cost.layout, two_batch_overlap=False)
+    once = dataclasses.replace(cost, layout=one_batch)
     nodes = r.n_chips / DEEPSEEK_NODE_CHIPS
     return {
         "n_gpus": r.n_chips,
@@ -73,10 +78,34 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
         "parts_s": s.parts,
         "step_s": s.step_s,
         "all_to_all_s": a2a_s,
+        "weights_s": cost.parts(float(r.concurrency), ctx, 0.0, 0.0)["weights"],
+        "weights_one_batch_s": once.parts(float(r.concurrency), ctx, 0.0, 0.0)["weights"],
         "predicted_per_node": s.output_tokens_per_s / nodes,
         "measured_per_node": r.measured_output_tokens_per_s / nodes,
         "predicted_tpot_s": s.tpot_s,
         "measured_tpot_s": r.measured_tpot_mean_s,
+    }
+
+
+def implied_step(run_key: str) -> dict[str, float]:
+    """The step a published max-throughput row implies (seconds), at the model's own batch.
+
+    Throughput is replicas x B e / t_step, so at the batch ``serve`` predicts (the engine's cache
+    and limits; no fitted constant enters it) the measured rate implies t_implied = t_step x
+    (predicted rate / measured rate) = replicas x B e / measured rate. Where two chips of one table
+    imply the same step for batches that differ twofold, the step has a floor that neither the
+    batch's bytes nor its FLOP set.
+
+    >>> r = implied_step("trtllm_qwen3_235b_a22b_h100_tp8_128_2048")
+    >>> r["batch"], round(r["predicted_step_s"] * 1e3), round(r["implied_step_s"] * 1e3)
+    (953, 37, 48)
+    """
+    r = serving_runs()[run_key]
+    s = predict_serve(r)
+    return {
+        "batch": s.batch_size,
+        "predicted_step_s": s.step_s,
+        "implied_step_s": s.step_s * s.output_tokens_per_s / r.measured_output_tokens_per_s,
     }
 
 
