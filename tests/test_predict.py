@@ -456,3 +456,16 @@ def test_the_implied_attention_fraction_reproduces_the_measured_step():
     got = predict.predict_run(run, efficiencies=at).tokens_per_s
     assert got == pytest.approx(predict.measured_tokens_per_s(run), rel=1e-9)
     assert eta < eff.attention_fraction(run.accelerator)  # the run is over-predicted
+
+
+def test_megatron_moe_recompute_runs_the_all_to_alls_and_expert_forward_again():
+    # Megatron-Core's "moe" recompute module re-runs each MoE layer's forward in the backward:
+    # the EP all-to-all term is 6 of 4 passes (exactly 1.5x), the GEMMs grow, memory shrinks
+    kw = dict(n_chips=256, tp=4, pp=8, ep=8, interleave=4, seq_len=16384,
+              global_batch_tokens=4194304.0, recompute="selective", moe_dispatcher="deepep",
+              check_memory=False)  # fmt: skip
+    attn = predict.train_step("qwen3_235b_a22b", "h100_sxm", selective_policy="attention", **kw)
+    moe = predict.train_step("qwen3_235b_a22b", "h100_sxm", selective_policy="moe", **kw)
+    assert moe.parts["ep_all_to_all"] == pytest.approx(1.5 * attn.parts["ep_all_to_all"], rel=1e-9)
+    assert moe.parts["gemm"] > attn.parts["gemm"]
+    assert moe.memory_parts["activations"] < attn.memory_parts["activations"]

@@ -83,7 +83,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("schedule", parallelism.SCHEDULES),
             ("recompute", parallelism.RECOMPUTE),
             ("fp8_recipe", FP8_RECIPES),
-            ("selective_policy", ("attention", "op", "layer")),
+            ("selective_policy", ("attention", "op", "layer", "moe")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
         ):
