@@ -64,11 +64,12 @@ def test_benchmark_leave_one_source_out(capsys):
     assert verdict[">= 80% within 20%"]  # issue 27's bar, met (71 of 87 runs)
     # Regression floors: the share within 20% at its level (71 of 87 = 81.6%, up from 70 when
     # the busiest pipeline stage started to set the pace), and the bar NOT met (issue 27: worst
-    # <= 30%) at the level measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down
-    # from 100.0% through attention by length and stage balance), with no slack beyond the
+    # <= 30%) at the level measured when it was last changed (80.7%, mcore_qwen3_235b_row5, down
+    # from 87.3% through the MoE rows' recompute and busiest-rank load, from 100.0% through
+    # attention by length and stage balance), with no slack beyond the
     # printed digit, so a change that makes the out-of-source errors worse fails here.
     assert bars["within_20"] >= 0.816
-    assert bars["worst"] <= 0.873
+    assert bars["worst"] <= 0.807
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
