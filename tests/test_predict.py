@@ -470,3 +470,18 @@ def test_megatron_moe_recompute_runs_the_all_to_alls_and_expert_forward_again():
     assert moe.parts["ep_all_to_all"] == pytest.approx(1.5 * attn.parts["ep_all_to_all"], rel=1e-9)
     assert moe.parts["gemm"] > attn.parts["gemm"]
     assert moe.memory_parts["activations"] < attn.memory_parts["activations"]
+
+
+def test_moe_token_permutation_moves_four_bytes_per_routed_copy_and_unit_of_width():
+    # (4k + 4) h bytes a token per MoE layer: Qwen3-235B, top-8, h = 4,096, 94 MoE layers
+    from llmphys.predict import elementwise, terms, train
+
+    mdl = train._model("qwen3_235b_a22b")
+    c = terms._Ctx(mdl=mdl, acc=specs.accelerator("h100_sxm"),
+                   eff=predict.default_efficiencies(), tp=1, pp=1, cp=1, ep=8, dp=8, m=1,
+                   seq_len=4096, micro_batch_size=1, interleave=1, recompute="none",
+                   zero_stage=1, dtype="bf16", grad_bytes=2.0, fsdp_weight_gathers=2,
+                   flash_attention=True, sequence_parallel=True, fp8_recipe="",
+                   tokens_chip=4096.0, tokens_mb=4096.0)  # fmt: skip
+    got = elementwise.memory_bound_bytes_per_token(c)["moe_permute"]
+    assert got == (4 * 8 + 4) * 4096 * 94  # exact: a count of bytes
