@@ -66,6 +66,8 @@ class TrainingRun:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    attention_kernel: str = "flash2"
+    forced_balance_value: float | None = None  # the same layout with uniformly random routing
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -86,6 +88,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("selective_policy", ("attention", "op", "layer", "moe")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
+            ("attention_kernel", ("flash2", "cudnn")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

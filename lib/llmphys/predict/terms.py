@@ -145,6 +145,7 @@ class _Ctx:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    attention_kernel: str = "flash2"
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -277,12 +278,15 @@ def attention_time_s(c: _Ctx) -> float:
     A flash kernel's backward recomputes the scores: 5 matmuls against the forward's 2, so
     forward + backward execute FLASH_FWD_BWD_PASSES forwards (a recomputed layer adds one), at
     the kernel's published forward + backward rate for its key length (the local s / cp under
-    ring attention), causal mask: ``Efficiencies.attention_fraction``. Without a flash kernel
+    ring attention), causal mask, for the run's kernel (FlashAttention-2, or cuDNN's as
+    Transformer Engine picks on Hopper): ``Efficiencies.attention_fraction``. Without a flash kernel
     the scores are kept: 3 passes at the large-GEMM fraction."""
     f = attention_flop_per_token(c) * c.tokens_chip
     if not c.flash_attention:
         return f * c.passes / (c.acc.peak_flop_per_s("bf16") * c.eff.gemm_bf16)
-    eta = c.eff.attention_fraction(c.acc.key, c.seq_len / c.cp, causal=True)
+    eta = c.eff.attention_fraction(
+        c.acc.key, c.seq_len / c.cp, causal=True, kernel=c.attention_kernel
+    )
     passes = FLASH_FWD_BWD_PASSES + c.layer_recompute
     return f * passes / (c.acc.peak_flop_per_s("bf16") * eta)
 

@@ -32,6 +32,7 @@ from ..specs import Accelerator, Model
 from . import chips
 from . import memory as memory_mod
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
+    ATTENTION_KERNELS,
     Efficiencies,
     default_efficiencies,
     gemm_efficiency,
@@ -143,6 +144,7 @@ def train_step(
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
     pipeline_split: str = "even",
+    attention_kernel: str = "flash2",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -155,7 +157,8 @@ def train_step(
     ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
     (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
-    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace.
+    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace; ``attention_kernel`` which
+    flash kernel runs attention (``efficiency.ATTENTION_KERNELS``).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -171,6 +174,11 @@ def train_step(
     check_options(
         recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy, moe_dispatcher
     )
+    if attention_kernel not in ATTENTION_KERNELS:
+        raise ValueError(
+            f"attention_kernel={attention_kernel!r} is not known; "
+            f"allowed: {', '.join(ATTENTION_KERNELS)}"
+        )
     if pipeline_split not in PIPELINE_SPLITS:
         raise ValueError(
             f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
@@ -184,7 +192,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split,
+        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, attention_kernel,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -322,6 +330,7 @@ def predict_run(
         moe_dispatcher=r.moe_dispatcher,
         fused_elementwise=r.fused_elementwise,
         pipeline_split=r.pipeline_split,
+        attention_kernel=r.attention_kernel,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,
