@@ -42,7 +42,7 @@ LAYERS = {
         "inference", "transformer", "flash_attention", "parallelism", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
-        "predict.elementwise", "predict.layout", "predict.expert_load",
+        "predict.elementwise", "predict.layout", "predict.expert_load", "predict.moe_diagnosis",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",

@@ -103,3 +103,10 @@ def test_cudnn_attention_on_h100_combines_the_published_forward_and_backward_bar
     )
     with pytest.raises(ValueError, match="kernel='fa3' is not known"):
         E.attention_fraction("h100_sxm", 4096, kernel="fa3")
+
+
+def test_a_flat_override_for_a_chip_and_kernel_comes_before_the_chips_own():
+    # the chapter's "one best-case rate per chip" variant keeps each kernel's own best point
+    flat = dataclasses.replace(E, chip_attention=(("h100_sxm", 0.3), ("h100_sxm.cudnn", 0.5)))
+    assert flat.attention_fraction("h100_sxm", 4096, kernel="cudnn") == 0.5
+    assert flat.attention_fraction("h100_sxm", 4096) == 0.3

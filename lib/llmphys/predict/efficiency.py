@@ -93,7 +93,8 @@ class Efficiencies:
         kernel: str = "flash2",
     ) -> float:
         """Flash attention's forward + backward fraction of ``chip``'s BF16 dense peak at
-        ``seq_len`` (the kernel's key length): a flat ``chip_attention`` override if given,
+        ``seq_len`` (the kernel's key length): a flat ``chip_attention`` override if given
+        ("chip.kernel" before "chip"),
         else the published curve of ``attention_curves`` interpolated linearly in log2 of
         the length and held flat beyond its ends (its longest point when ``seq_len`` is None),
         else the default ``attention``. ``kernel`` (``ATTENTION_KERNELS``) picks the curve
@@ -102,7 +103,8 @@ class Efficiencies:
             raise ValueError(
                 f"kernel={kernel!r} is not known; allowed: {', '.join(ATTENTION_KERNELS)}"
             )
-        flat = dict(self.chip_attention).get(chip)
+        flats = dict(self.chip_attention)
+        flat = flats.get(f"{chip}.{kernel}", flats.get(chip))
         if flat is not None:
             return flat
         curves = dict(self.attention_curves)
