@@ -20,6 +20,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -41,6 +42,7 @@ def expected_max_standard_normal(n: int) -> float:
     return NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
 
 
+@functools.lru_cache(maxsize=1024)  # pure; the planner asks for the same few groups often
 def max_rank_load_factor(n_tokens: float, top_k: int, n_experts: int, n_ranks: int) -> float:
     """Expected busiest-rank load over the mean, n_tokens routed uniformly at random to top_k
     distinct of n_experts experts spread evenly over n_ranks ranks: 1 + z_n sigma / mu.
@@ -70,6 +72,7 @@ def max_rank_load_factor(n_tokens: float, top_k: int, n_experts: int, n_ranks: i
     return 1.0 + expected_max_standard_normal(n_ranks) * math.sqrt(n_tokens * var) / mu
 
 
+@functools.lru_cache(maxsize=1024)
 def padded_rows_factor(rows: float, sd_rows: float, tile: int) -> float:
     """Rows a grouped GEMM computes per row routed to one expert, E[tile ceil(X / tile)] / rows,
     X the expert's rows, nearly normal with mean ``rows`` and standard deviation ``sd_rows``.
