@@ -16,7 +16,8 @@
                     its own module, ``predict/elementwise.py``
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind
-    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
+    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's), for the
+                    busiest expert-parallel rank (``expert_load``), as are the expert GEMMs
     pipeline_p2p    the activation to the next stage and its gradient back
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
                     the wait for the busiest rank (``train.stage_imbalance_time_s``)
