@@ -59,18 +59,18 @@ def test_benchmark_leave_one_source_out(capsys):
         print(f"train_step {t * 1e3:.3f} ms per call (target < 1 ms)")
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
-    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.4%)
+    assert verdict["|median signed| <= 5%"]  # issue 27's bar, met (+4.7%)
     assert verdict["median |error| <= 12%"]  # issue 27's bar, met (10.2%)
-    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (73 of 87 runs)
-    # Regression floors: the share within 20% at its level (73 of 87 = 83.9%, up from 71 when
-    # PyTorch's all-gather ring attention was charged (predict/ring.py), 70 before the busiest
-    # pipeline stage set the pace), and the bar NOT met (issue 27: worst <= 30%) at the level
-    # measured when it was last changed (87.3%, mcore_qwen3_235b_row5, down from 100.0% through
-    # attention by length and stage balance; 87.33% since the ring's charge moved the refit
-    # GEMM fraction of the other sources by 3e-4, up from 87.26%), with no slack beyond the
-    # printed digit, so a change that makes the out-of-source errors worse fails here.
-    assert bars["within_20"] >= 0.839
-    assert bars["worst"] <= 0.874
+    assert verdict[">= 80% within 20%"]  # issue 27's bar, met (71 of 87 runs)
+    # Regression floors: the share within 20% at its level (71 of 87 = 81.6%: 73 after PyTorch's
+    # all-gather ring attention was charged (predict/ring.py), 69 after the model-zoo rows ran
+    # attention at cuDNN's rate, whose dropless 32K row (+22%) no mechanism here covers), and the
+    # worst (issue 27's bar of 30% NOT met) at the level measured when it was last changed
+    # (84.7%, mcore_qwen3_235b_row5, down from 87.3% through the MoE rows' recompute, load and
+    # permutation, from 100.0% through attention by length and stage balance), with no slack
+    # beyond the printed digit, so a change that makes the out-of-source errors worse fails here.
+    assert bars["within_20"] >= 0.816
+    assert bars["worst"] <= 0.847
 
 
 # The modules that hold the prediction models' constants: every file of the predict package
@@ -458,3 +458,31 @@ def test_the_implied_attention_fraction_reproduces_the_measured_step():
     got = predict.predict_run(run, efficiencies=at).tokens_per_s
     assert got == pytest.approx(predict.measured_tokens_per_s(run), rel=1e-9)
     assert eta < eff.attention_fraction(run.accelerator)  # the run is over-predicted
+
+
+def test_megatron_moe_recompute_runs_the_all_to_alls_and_expert_forward_again():
+    # Megatron-Core's "moe" recompute module re-runs each MoE layer's forward in the backward:
+    # the EP all-to-all term is 6 of 4 passes (exactly 1.5x), the GEMMs grow, memory shrinks
+    kw = dict(n_chips=256, tp=4, pp=8, ep=8, interleave=4, seq_len=16384,
+              global_batch_tokens=4194304.0, recompute="selective", moe_dispatcher="deepep",
+              check_memory=False)  # fmt: skip
+    attn = predict.train_step("qwen3_235b_a22b", "h100_sxm", selective_policy="attention", **kw)
+    moe = predict.train_step("qwen3_235b_a22b", "h100_sxm", selective_policy="moe", **kw)
+    assert moe.parts["ep_all_to_all"] == pytest.approx(1.5 * attn.parts["ep_all_to_all"], rel=1e-9)
+    assert moe.parts["gemm"] > attn.parts["gemm"]
+    assert moe.memory_parts["activations"] < attn.memory_parts["activations"]
+
+
+def test_moe_token_permutation_moves_four_bytes_per_routed_copy_and_unit_of_width():
+    # (4k + 4) h bytes a token per MoE layer: Qwen3-235B, top-8, h = 4,096, 94 MoE layers
+    from llmphys.predict import elementwise, terms, train
+
+    mdl = train._model("qwen3_235b_a22b")
+    c = terms._Ctx(mdl=mdl, acc=specs.accelerator("h100_sxm"),
+                   eff=predict.default_efficiencies(), tp=1, pp=1, cp=1, ep=8, dp=8, m=1,
+                   seq_len=4096, micro_batch_size=1, interleave=1, recompute="none",
+                   zero_stage=1, dtype="bf16", grad_bytes=2.0, fsdp_weight_gathers=2,
+                   flash_attention=True, sequence_parallel=True, fp8_recipe="",
+                   tokens_chip=4096.0, tokens_mb=4096.0)  # fmt: skip
+    got = elementwise.memory_bound_bytes_per_token(c)["moe_permute"]
+    assert got == (4 * 8 + 4) * 4096 * 94  # exact: a count of bytes

@@ -82,3 +82,31 @@ def test_bad_efficiencies_and_shapes_are_named():
         dataclasses.replace(E, gemm_bf16=1.5)
     with pytest.raises(ValueError, match="m must be positive"):
         predict.gemm_efficiency(0, 1, 1, acc=H100, dtype="bf16", eff=E)
+
+
+def test_cudnn_attention_on_h100_combines_the_published_forward_and_backward_bars():
+    # Shah et al. 2024 (FlashAttention-3), cuDNN at 16K, head dim 128: forward 539 causal /
+    # 595 unmasked, backward 516 unmasked; the causal backward takes the forward's mask cost.
+    # Exact to rounding: the curve is those numbers over the H100's BF16 peak.
+    peak = H100.peak_bf16_flop_per_s / 1e12
+    full = 3.5 / (1 / 595 + 2.5 / 516)
+    causal = 3.5 / (1 / 539 + 2.5 / (516 * 539 / 595))
+    got_c = E.attention_fraction("h100_sxm", 16384, kernel="cudnn")
+    got_f = E.attention_fraction("h100_sxm", 16384, causal=False, kernel="cudnn")
+    assert got_c * peak == pytest.approx(causal, rel=1e-9)
+    assert got_f * peak == pytest.approx(full, rel=1e-9)
+    # about 1.5x FlashAttention-2's causal rate at that length (328 TFLOP/s, Dao 2023)
+    assert got_c / E.attention_fraction("h100_sxm", 16384) == pytest.approx(486 / 328, rel=0.01)
+    # a chip without a cuDNN curve falls back to its FlashAttention-2 curve
+    assert E.attention_fraction("a100_sxm", 4096, kernel="cudnn") == E.attention_fraction(
+        "a100_sxm", 4096
+    )
+    with pytest.raises(ValueError, match="kernel='fa3' is not known"):
+        E.attention_fraction("h100_sxm", 4096, kernel="fa3")
+
+
+def test_a_flat_override_for_a_chip_and_kernel_comes_before_the_chips_own():
+    # the chapter's "one best-case rate per chip" variant keeps each kernel's own best point
+    flat = dataclasses.replace(E, chip_attention=(("h100_sxm", 0.3), ("h100_sxm.cudnn", 0.5)))
+    assert flat.attention_fraction("h100_sxm", 4096, kernel="cudnn") == 0.5
+    assert flat.attention_fraction("h100_sxm", 4096) == 0.3

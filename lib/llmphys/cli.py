@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             moe_dispatcher=args.moe_dispatcher,
             fused_elementwise=args.fused_elementwise,
             pipeline_split=args.pipeline_split,
+            attention_kernel=args.attention_kernel,
             fp8_recipe=args.fp8_recipe,
             attention_flops=args.attention_flops,
         )

@@ -34,6 +34,7 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "moe_dispatcher": "--moe-dispatcher",
     "fused_elementwise": "--fused-elementwise",
     "pipeline_split": "--pipeline-split",
+    "attention_kernel": "--attention-kernel",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -273,6 +274,7 @@ def _format_train(r: dict) -> str:
         ("moe_dispatcher", "alltoall", "{} dispatch"),
         ("fused_elementwise", True, "eager elementwise"),
         ("pipeline_split", "even", "{} pipeline split"),
+        ("attention_kernel", "flash2", "{} attention"),
         ("fp8_recipe", "delayed", "{} FP8 scaling"),
         ("sequence_parallel", True, "no sequence parallelism"),
         ("flash_attention", True, "no flash attention"),

@@ -104,7 +104,8 @@ def _step_options(c: argparse.ArgumentParser) -> None:
         help="what --recompute selective recomputes: attention = Megatron's, the attention "
         "core only (free under a flash kernel); op = torchtitan's op-level policy, every "
         "second matmul of a block and its norms, activation and rotary run again; layer = "
-        "torchtitan's every-other-layer checkpointing",
+        "torchtitan's every-other-layer checkpointing; moe = Megatron-Core's "
+        "--recompute-modules moe, each MoE layer's forward (all-to-alls and experts) again",
     )
     c.add_argument(
         "--moe-dispatcher",
@@ -144,6 +145,13 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         "head on the last chunk; account_embedding_loss = embedding and loss counted as one "
         "layer each (Megatron's --account-for-*-in-pipeline-split); the busiest stage sets "
         "the pace",
+    )
+    c.add_argument(
+        "--attention-kernel",
+        choices=predict.efficiency.ATTENTION_KERNELS,
+        default="flash2",
+        help="the flash-attention kernel's published rate: flash2 = FlashAttention-2; cudnn = "
+        "cuDNN's fused attention, which Transformer Engine (Megatron-Core) picks on Hopper",
     )
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)

@@ -36,6 +36,18 @@ from ..specs import Accelerator
 BYTES_PER_ELEMENT = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 """The book's one table of element widths (CONVENTIONS.md)."""
 
+ATTENTION_KERNELS = ("flash2", "cudnn")
+"""The attention kernel a run calls: "flash2", FlashAttention-2 (the flash-attn package and
+PyTorch's flash SDPA backend); "cudnn", cuDNN's fused flash attention, which Transformer
+Engine selects on Hopper and later ('Disabling FlashAttention to give FusedAttention
+preference on Hopper+ for performance reasons': NVIDIA/TransformerEngine,
+transformer_engine/pytorch/attention/dot_product_attention/utils.py, get_attention_backend)."""
+
+BACKWARD_OVER_FORWARD = 2.5
+"""An attention backward's FLOP over its forward's, as FlashAttention's benchmarks count them
+(5 matmuls against 2): a forward rate f and a backward rate b make a forward + backward rate
+3.5 / (1/f + 2.5/b)."""
+
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Efficiencies:
@@ -73,17 +85,30 @@ class Efficiencies:
         return self.gemm_fp8 if dtype == "fp8" else self.gemm_bf16
 
     def attention_fraction(
-        self, chip: str, seq_len: float | None = None, *, causal: bool = True
+        self,
+        chip: str,
+        seq_len: float | None = None,
+        *,
+        causal: bool = True,
+        kernel: str = "flash2",
     ) -> float:
         """Flash attention's forward + backward fraction of ``chip``'s BF16 dense peak at
-        ``seq_len`` (the kernel's key length): a flat ``chip_attention`` override if given,
+        ``seq_len`` (the kernel's key length): a flat ``chip_attention`` override if given
+        ("chip.kernel" before "chip"),
         else the published curve of ``attention_curves`` interpolated linearly in log2 of
         the length and held flat beyond its ends (its longest point when ``seq_len`` is None),
-        else the default ``attention``."""
-        flat = dict(self.chip_attention).get(chip)
+        else the default ``attention``. ``kernel`` (``ATTENTION_KERNELS``) picks the curve
+        "chip.kernel" where one is published, else the chip's FlashAttention-2 curve."""
+        if kernel not in ATTENTION_KERNELS:
+            raise ValueError(
+                f"kernel={kernel!r} is not known; allowed: {', '.join(ATTENTION_KERNELS)}"
+            )
+        flats = dict(self.chip_attention)
+        flat = flats.get(f"{chip}.{kernel}", flats.get(chip))
         if flat is not None:
             return flat
-        curve = dict(self.attention_curves).get(chip)
+        curves = dict(self.attention_curves)
+        curve = curves.get(f"{chip}.{kernel}", curves.get(chip))
         if curve is None:
             return self.attention
         col = 1 if causal else 2
@@ -130,10 +155,35 @@ def default_efficiencies() -> Efficiencies:
 
 
 def _attention_curve(t: dict[str, Any]) -> tuple[tuple[float, float, float], ...]:
-    """A published forward + backward TFLOP/s table as fractions of the measured chip's peak."""
+    """A published forward + backward TFLOP/s table as fractions of the measured chip's peak,
+    or one built from published forward and backward tables (``fwd_bwd_rate``)."""
     peak = specs.accelerator(t["measured_on"]).peak_bf16_flop_per_s
-    rows = zip(t["seq_len"], t["causal_tflop_per_s"], t["full_tflop_per_s"], strict=True)
+    if "causal_tflop_per_s" in t:
+        causal, full = t["causal_tflop_per_s"], t["full_tflop_per_s"]
+    else:
+        f_c, f_f, b_f = (t[k] for k in ("fwd_causal_tflop_per_s", "fwd_full_tflop_per_s",
+                                        "bwd_full_tflop_per_s"))  # fmt: skip
+        full = [fwd_bwd_rate(f, b) for f, b in zip(f_f, b_f, strict=True)]
+        # no causal backward is published: the mask is taken to cost the backward what it
+        # costs the forward at the same length
+        causal = [fwd_bwd_rate(c, b * c / f) for c, f, b in zip(f_c, f_f, b_f, strict=True)]
+    rows = zip(t["seq_len"], causal, full, strict=True)
     return tuple((float(n), c * units.TERA / peak, f * units.TERA / peak) for n, c, f in rows)
+
+
+def fwd_bwd_rate(forward: float, backward: float) -> float:
+    """Forward + backward attention rate from the forward's and the backward's, in the same
+    unit: (1 + r) / (1/f + r/b) with r = ``BACKWARD_OVER_FORWARD``. FlashAttention-2 on H100 at
+    16K tokens, head dimension 128, no mask (370 forward, 322 backward TFLOP/s; Shah et al.
+    2024, arXiv:2407.08608, Figs. 5-6) gives 334, the 338 its own combined benchmark prints:
+
+    >>> round(fwd_bwd_rate(370, 322))
+    334
+    """
+    if not (forward > 0 and backward > 0):
+        raise ValueError(f"forward and backward must be positive, got {forward!r}, {backward!r}")
+    r = BACKWARD_OVER_FORWARD
+    return (1.0 + r) / (1.0 / forward + r / backward)
 
 
 def _tile(x: float, edge: int) -> float:

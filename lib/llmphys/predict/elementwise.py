@@ -1,6 +1,7 @@
 """Non-GEMM work of a training step as bytes against achieved HBM bandwidth.
 
-Per layer: norms, residual adds, dropout (GPT-2-era blocks), the MLP activation, rotary, the
+Per layer: norms, residual adds, dropout (GPT-2-era blocks), the MLP activation, an MoE
+layer's token permutation, rotary, the
 materialised softmax (without flash), FP8's casts, transposes and amax passes; per step the
 cross-entropy over the vocabulary and FP8's weight casts. Without sequence parallelism every TP
 rank repeats the norms, residuals and dropout on the full sequence. ``fused_elementwise=False``
@@ -39,6 +40,15 @@ them and writes probabilities (2 + 4), the backward reads those and writes a 16-
 FP8_CAST_BYTES = {"delayed": 4.0, "tensorwise": 6.0, "blockwise": 4.0, "mxfp8": 4.0}
 """Bytes per element an FP8 cast moves: read 16-bit (2), write the row-wise and the transposed
 FP8 copy (1 + 1); current per-tensor scaling reads the input once more for its amax (+2)."""
+
+MOE_PERMUTE_BYTES_PER_H = 4.0
+"""Bytes per routed copy and unit of d_model that token permutation moves in an MoE layer's
+forward, plus the same per token: the permute reads each token and writes its k copies in
+expert order, the unpermute reads the k expert outputs and writes the combined token, 16-bit
+each, (4k + 4) h bytes a token (Megatron-Core megatron/core/transformer/moe/moe_utils.py,
+``permute`` and ``unpermute``, fused or not by --moe-permute-fusion, which saves kernels,
+not these bytes). The dispatcher's own copies into and out of communication buffers are not
+counted, so this is a lower bound."""
 
 MEMORY_BOUND_PASSES = 3.0
 """Forward plus backward of the elementwise work, the backward moving twice the forward's bytes."""
@@ -85,7 +95,12 @@ def memory_bound_bytes_per_token(c: _Ctx) -> dict[str, float]:
         if c.flash_attention
         else SOFTMAX_BYTES_PER_SCORE * mdl.n_heads * c.seq_len / 2 * n_l,
         "fp8_casts": 0.0,
+        "moe_permute": 0.0,
     }
+    if mdl.moe is not None:
+        k = mdl.moe.n_experts_per_token
+        moe_layers = accounting.n_moe_layers(mdl)
+        parts["moe_permute"] = MOE_PERMUTE_BYTES_PER_H * (k + 1) * d * moe_layers
     if c.dtype == "fp8":
         h_dim = mdl.n_heads * mdl.d_head
         qkv = (mdl.n_heads + 2 * mdl.n_kv_heads) * mdl.d_head
@@ -102,10 +117,15 @@ def memory_bound_time_s(c: _Ctx) -> float:
     Gradient accumulation is not here: Megatron-Core fuses it into the weight-gradient GEMM's
     epilogue (gradient_accumulation_fusion), whose extra FP32 read and write stay under a
     compute-bound GEMM's time on the roofline."""
-    per_token = sum(memory_bound_bytes_per_token(c).values())
+    parts = memory_bound_bytes_per_token(c)
     factor = MEMORY_BOUND_PASSES + (1.0 if c.op_sac else c.layer_recompute)
+    again = 0.0  # Megatron's "moe" recompute runs the MoE layers' permutes and activation again
+    if c.moe_recompute:
+        again = parts["moe_permute"] + parts["activation"] * (
+            accounting.n_moe_layers(c.mdl) / c.mdl.n_layers
+        )
     ce = CROSS_ENTROPY_BYTES_PER_LOGIT * c.mdl.vocab_size
-    byts = (per_token * factor + ce) * c.tokens_chip
+    byts = (sum(parts.values()) * factor + again + ce) * c.tokens_chip
     if c.dtype == "fp8":  # weights cast once per step (cached over micro-batches)
         byts += FP8_CAST_BYTES[c.fp8_recipe or "delayed"] * c.n_local
     return byts / c.hbm_bw

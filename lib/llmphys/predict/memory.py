@@ -66,7 +66,8 @@ def memory_parts(
     ``n_params`` (the model's total) may be passed to skip the recount. ``selective_policy``
     is what ``recompute="selective"`` keeps (``predict.terms.SELECTIVE_POLICIES``): "op" keeps
     ``op_sac_bytes_per_token`` per layer, "layer" keeps half the layers whole and half as
-    full recomputation keeps them."""
+    full recomputation keeps them, "moe" drops the MoE layers' expert tensors (their input, the
+    checkpoint's, stays counted as the MLP input)."""
     if n_params is None:
         n_params = accounting.n_params(mdl)
     n_local = n_params / (tp * pp)
@@ -106,6 +107,12 @@ def memory_parts(
         if selective_policy == "layer":  # every second block keeps only its input
             full = 2.0 * tokens * mdl.d_model / (tp if sequence_parallel else 1)
             per_layer = (per_layer + full) / 2.0
+        if (
+            selective_policy == "moe" and mdl.moe is not None
+        ):  # the MoE layers keep only their input
+            g = 6.0 if mdl.mlp in accounting.GATED_MLPS else 4.0
+            mlp = g * _active_ff(mdl) * tokens / tp
+            per_layer -= mlp * accounting.n_moe_layers(mdl) / mdl.n_layers
     acts = per_layer * (mdl.n_layers / pp) * activation_microbatches
     parts = {
         "weights": weights,

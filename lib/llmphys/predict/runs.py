@@ -69,6 +69,8 @@ class TrainingRun:
     pipeline_split: str = "even"
     cp_rotate: str = "p2p"
     kv_repeat: bool = False
+    attention_kernel: str = "flash2"
+    forced_balance_value: float | None = None  # the same layout with uniformly random routing
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -86,10 +88,11 @@ def training_runs() -> dict[str, TrainingRun]:
             ("schedule", parallelism.SCHEDULES),
             ("recompute", parallelism.RECOMPUTE),
             ("fp8_recipe", FP8_RECIPES),
-            ("selective_policy", ("attention", "op", "layer")),
+            ("selective_policy", ("attention", "op", "layer", "moe")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
             ("cp_rotate", CP_ROTATIONS),
+            ("attention_kernel", ("flash2", "cudnn")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

@@ -17,7 +17,8 @@
     tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind;
                     for PyTorch's all-gather ring also its eager FP32 merges (``ring``)
-    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's)
+    ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's), for the
+                    busiest expert-parallel rank (``expert_load``), as are the expert GEMMs
     pipeline_p2p    the activation to the next stage and its gradient back
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
                     the wait for the busiest rank (``train.stage_imbalance_time_s``)
@@ -41,12 +42,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 
 from .. import accounting, comms, parallelism
 from ..moe import remote_nodes_per_token  # re-exported: the EP term and its tests use it here
 from ..specs import Accelerator, Model
 from . import ring
 from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
+from .expert_load import max_rank_load_factor, padded_rows_factor
 
 # ---------------------------------------------------------------- constants with sources
 GEMM_EFFICIENCY = default_efficiencies().gemm_bf16
@@ -89,7 +92,7 @@ BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
 in which bucketed gradient reduction overlaps computation, for the last micro-batch only."""
 
-SELECTIVE_POLICIES = ("attention", "op", "layer")
+SELECTIVE_POLICIES = ("attention", "op", "layer", "moe")
 """What ``recompute="selective"`` recomputes. "attention": Megatron's selective recomputation,
 the attention core only (Korthikanti et al. 2022, sec. 5), free under a flash kernel. "op":
 torchtitan's op-level policy, which saves the output of every matmul "except every second mm"
@@ -97,7 +100,12 @@ of each transformer block and recomputes every other op (pytorch/torchtitan
 torchtitan/parallelisms/parallelize_llama.py, ``_save_list`` and ``_custom_policy``, commit
 9dec370): in a Llama block the mms run wq, wk, wv, wo, w1, w3, w2, so wk, wo and w3 run again,
 with the block's norms, activation and rotary. "layer": torchtitan's "int" option at its
-default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 9dec370)."""
+default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 9dec370).
+"moe": Megatron-Core's ``--recompute-modules moe`` ("moe": recompute the MoE layer, by normal
+checkpointing: NVIDIA/Megatron-LM, megatron/core/transformer/transformer_config.py,
+``recompute_modules``), which runs each MoE layer's forward again in its backward: the router,
+the dispatch and combine all-to-alls and the expert GEMMs (its "layernorm" companion, cheap,
+is not charged)."""
 
 MOE_DISPATCHERS = ("alltoall", "deepep")
 """How expert parallelism moves tokens: "alltoall" (NCCL's all-to-all, every remote copy on
@@ -142,6 +150,7 @@ class _Ctx:
     pipeline_split: str = "even"
     cp_rotate: str = "p2p"
     kv_repeat: bool = False
+    attention_kernel: str = "flash2"
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -154,6 +163,11 @@ class _Ctx:
         if self.recompute == "full":
             return 1.0
         return 0.5 if self.recompute == "selective" and self.selective_policy == "layer" else 0.0
+
+    @property
+    def moe_recompute(self) -> bool:
+        """Megatron's "moe" recompute module: the MoE layers' forward runs twice."""
+        return self.recompute == "selective" and self.selective_policy == "moe"
 
     @property
     def op_sac(self) -> bool:
@@ -222,12 +236,30 @@ def _gemm_shapes(c: _Ctx) -> list[tuple[float, float, float, float, bool, float]
             mlp(nd, mdl.d_ff, mb, t)
         k = moe.n_experts_per_token
         m_e = max(1.0, mb / t * k * c.ep / moe.n_experts)  # tokens per local expert
-        mlp(nm * k, moe.d_ff_expert, m_e, 1.0)
+        load, pad = expert_gemm_factors(c)
+        m_run = c.eff.gemm_tile * math.ceil(m_e / c.eff.gemm_tile) if pad > 1.0 else m_e
+        rec = 1.0 if c.moe_recompute else rec
+        mlp(nm * k * load * pad, moe.d_ff_expert, m_run, 1.0)  # the busiest rank's rows
         if moe.n_shared_experts:
             mlp(nm, moe.d_ff_expert * moe.n_shared_experts, mb, t)
     head_rec = 1.0 if c.recompute == "full" else 0.0  # as Megatron's full recompute charges it
     out.append((2.0 * mdl.vocab_size * d, mb, mdl.vocab_size / t, d, False, head_rec))  # BF16
     return out
+
+
+def expert_gemm_factors(c: _Ctx) -> tuple[float, float]:
+    """(busiest EP rank's load over the mean, rows computed per routed row) of the expert
+    GEMMs, the ep ranks' tokens (each routes its sequence-parallel share) routed uniformly:
+    ``expert_load.max_rank_load_factor`` and ``expert_load.padded_rows_factor``."""
+    moe = c.mdl.moe
+    if moe is None:
+        return 1.0, 1.0
+    k, e = moe.n_experts_per_token, moe.n_experts
+    group = c.tokens_mb / c.tp * c.ep  # tokens one EP group routes per micro-batch
+    load = max_rank_load_factor(group, k, e, c.ep) if c.ep > 1 and e % c.ep == 0 else 1.0
+    q = k / e
+    pad = padded_rows_factor(group * q, math.sqrt(group * q * (1.0 - q)), c.eff.gemm_tile)
+    return load, pad
 
 
 def gemm_time_s(c: _Ctx) -> float:
@@ -251,12 +283,15 @@ def attention_time_s(c: _Ctx) -> float:
     A flash kernel's backward recomputes the scores: 5 matmuls against the forward's 2, so
     forward + backward execute FLASH_FWD_BWD_PASSES forwards (a recomputed layer adds one), at
     the kernel's published forward + backward rate for its key length (the local s / cp under
-    ring attention), causal mask: ``Efficiencies.attention_fraction``. Without a flash kernel
+    ring attention), causal mask, for the run's kernel (FlashAttention-2, or cuDNN's as
+    Transformer Engine picks on Hopper): ``Efficiencies.attention_fraction``. Without a flash kernel
     the scores are kept: 3 passes at the large-GEMM fraction."""
     f = attention_flop_per_token(c) * c.tokens_chip
     if not c.flash_attention:
         return f * c.passes / (c.acc.peak_flop_per_s("bf16") * c.eff.gemm_bf16)
-    eta = c.eff.attention_fraction(c.acc.key, c.seq_len / c.cp, causal=True)
+    eta = c.eff.attention_fraction(
+        c.acc.key, c.seq_len / c.cp, causal=True, kernel=c.attention_kernel
+    )
     passes = FLASH_FWD_BWD_PASSES + c.layer_recompute
     return f * passes / (c.acc.peak_flop_per_s("bf16") * eta)
 
@@ -329,7 +364,9 @@ def ep_time_s(c: _Ctx) -> float:
     Inside one scale-up domain every copy crosses NVLink. An EP group spanning nodes sends
     every remote copy over the scale-out network with NCCL's all-to-all; DeepEP's
     node-deduplicated kernels ("deepep") send a token once to each remote node holding one of
-    its experts and forward it over NVLink there (``remote_nodes_per_token``)."""
+    its experts and forward it over NVLink there (``remote_nodes_per_token``). The busiest
+    rank receives the most (``expert_gemm_factors``); Megatron's "moe" recompute module runs
+    the forward's two all-to-alls a third time."""
     if c.ep == 1 or c.mdl.moe is None:
         return 0.0
     moe = c.mdl.moe
@@ -354,7 +391,9 @@ def ep_time_s(c: _Ctx) -> float:
         t = max(inter / c.out_bw, per_layer / c.up_bw)  # RDMA and NVLink forwarding overlap
     else:
         t = per_layer / c.out_bw
-    return c.m * (n_moe / c.pp) * (t + 4 * (c.ep - 1) * LINK_LATENCY_S)
+    passes = 6.0 if c.moe_recompute else 4.0  # dispatch + combine, forward and backward
+    t *= expert_gemm_factors(c)[0] * passes / 4.0  # the busiest rank receives the most
+    return c.m * (n_moe / c.pp) * (t + passes * (c.ep - 1) * LINK_LATENCY_S)
 
 
 def p2p_time_s(c: _Ctx) -> float:

@@ -32,6 +32,7 @@ from ..specs import Accelerator, Model
 from . import chips
 from . import memory as memory_mod
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
+    ATTENTION_KERNELS,
     Efficiencies,
     default_efficiencies,
     gemm_efficiency,
@@ -146,6 +147,7 @@ def train_step(
     pipeline_split: str = "even",
     cp_rotate: str = "p2p",
     kv_repeat: bool = False,
+    attention_kernel: str = "flash2",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -160,7 +162,8 @@ def train_step(
     (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
     (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace. ``cp_rotate`` how ring
     attention moves K/V ("p2p" or PyTorch's "allgather", ``ring.CP_ROTATIONS``);
-    ``kv_repeat`` that K/V are repeated to the query heads before attention.
+    ``kv_repeat`` that K/V are repeated to the query heads before attention;
+    ``attention_kernel`` which flash kernel runs attention (``efficiency.ATTENTION_KERNELS``).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -176,6 +179,11 @@ def train_step(
     check_options(
         recompute, zero_stage, attention_flops, dtype, fp8_recipe, selective_policy, moe_dispatcher
     )
+    if attention_kernel not in ATTENTION_KERNELS:
+        raise ValueError(
+            f"attention_kernel={attention_kernel!r} is not known; "
+            f"allowed: {', '.join(ATTENTION_KERNELS)}"
+        )
     if pipeline_split not in PIPELINE_SPLITS:
         raise ValueError(
             f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
@@ -194,6 +202,7 @@ def train_step(
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
         selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, cp_rotate, kv_repeat,
+        attention_kernel,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -333,6 +342,7 @@ def predict_run(
         pipeline_split=r.pipeline_split,
         cp_rotate=r.cp_rotate,
         kv_repeat=r.kv_repeat,
+        attention_kernel=r.attention_kernel,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,

@@ -147,7 +147,9 @@ def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficien
             f"run {r.key!r}: its other terms alone take {step.step_time_s - t_attn:.3g} s of the "
             f"measured {t_measured:.3g} s, so no attention rate matches it"
         )
-    eta = efficiencies.attention_fraction(r.accelerator, r.seq_len / r.cp)
+    eta = efficiencies.attention_fraction(
+        r.accelerator, r.seq_len / r.cp, kernel=r.attention_kernel
+    )
     return eta * t_attn / room
 
 
