@@ -142,6 +142,40 @@ def hierarchical_all_reduce_time_s(
     return intra + inter
 
 
+def multi_nic_ring_bytes_per_s(
+    gpus_per_node: int, *, nic_bytes_per_s: float, nvlink_bytes_per_s: float
+) -> float:
+    """Bus bandwidth of NCCL's ring collectives across nodes with one NIC per GPU.
+
+    NCCL runs one ring per channel and maps each channel's ring onto a different NIC. A ring
+    that visits a node's g GPUs in a row crosses the network once per node, so each channel
+    puts 1/g of the data through its NIC while the other g - 1 hops ride the scale-up links:
+    the rate the 2(p-1)/p n formula sees is g x the NIC rate, capped by the scale-up links,
+    which carry (g - 1)/g of the data on every GPU:
+
+        busbw = min(g x nic, g / (g - 1) x nvlink)
+
+    Sources: NCCL's maintainer, "Ring Allreduce requires data to go through each GPU and
+    enter/exit the node once" (NVIDIA/nccl issue #687, 2022); "On an Nvidia DGX-A100 system we
+    have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW" (NVIDIA/nccl issue
+    #812, 2023), 96% of the 200 GB/s of eight 25 GB/s NICs; the busbw definition in
+    NVIDIA/nccl-tests doc/PERFORMANCE.md; NCCL's channels and rings are analysed in Hu et al.
+    2025, 'Demystifying NCCL' (arXiv:2507.04786).
+
+    >>> multi_nic_ring_bytes_per_s(8, nic_bytes_per_s=25e9, nvlink_bytes_per_s=300e9) / 1e9
+    200.0
+    >>> multi_nic_ring_bytes_per_s(1, nic_bytes_per_s=25e9, nvlink_bytes_per_s=300e9) / 1e9
+    25.0
+    """
+    units.check_positive("gpus_per_node", gpus_per_node)
+    units.check_positive("nic_bytes_per_s", nic_bytes_per_s)
+    units.check_positive("nvlink_bytes_per_s", nvlink_bytes_per_s)
+    if gpus_per_node == 1:
+        return nic_bytes_per_s
+    g = gpus_per_node
+    return min(g * nic_bytes_per_s, g / (g - 1) * nvlink_bytes_per_s)
+
+
 def dp_compute_time_s(
     *,
     n_params: float,

@@ -15,9 +15,11 @@ import math
 import statistics
 from typing import Any
 
-from .. import accounting, specs
-from .efficiency import Efficiencies, fit_efficiencies
+from .. import accounting, comms, specs
+from . import chips
+from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
 from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
+from .terms import _local_params
 from .train import TrainStep, predict_run
 
 
@@ -145,6 +147,59 @@ def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficien
         )
     eta = efficiencies.attention_fraction(r.accelerator, r.seq_len / r.cp)
     return eta * t_attn / room
+
+
+def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
+    """What ``run``'s data-parallel traffic asks of the network, against its measured step.
+
+    ``ring_bytes``: what each chip sends in the step's DP x CP ring collectives, 2(p-1)/p x the
+    buffer (``comms.zero_dp_bytes_per_param``); ``step_s``: the measured step, B / R_measured;
+    ``needed_bytes_per_s``: their ratio, the least bus rate at which the traffic fits in the step
+    even if every byte hides behind compute; ``nic_bytes_per_s``: one chip's NIC;
+    ``node_ring_bytes_per_s``: NCCL's ring over the group's chips in one node, each on its own
+    NIC (``comms.multi_nic_ring_bytes_per_s``); ``dcn_gradient_s``: a hierarchical reduction's
+    cross-domain phase, each chip's gradient shard all-reduced over the per-chip NIC at the
+    default collective efficiency (0 when the group fits in one scale-up domain).
+    torchtitan's Llama 2 70B on 64 A100 needs more than one 25 GB/s NIC:
+
+    >>> t = dp_traffic("torchtitan_a100_llama2_70b_sel_op")
+    >>> round(t["needed_bytes_per_s"] / 1e9), round(t["node_ring_bytes_per_s"] / 1e9)
+    (35, 200)
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    acc = chips.accelerator_spec(r.accelerator)
+    mdl = specs.model_spec(r.model)
+    group = r.dp * r.cp
+    per_param = comms.zero_dp_bytes_per_param(
+        r.zero_stage,
+        grad_bytes=r.grad_bytes,
+        weight_bytes=1.0 if r.dtype == "fp8" and r.zero_stage == 3 else 2.0,
+        n_weight_gathers=r.fsdp_weight_gathers,
+    )
+    n_local = _local_params(mdl, r.tp, r.pp, r.ep)
+    ring = 2 * (group - 1) / group * per_param / 2 * n_local
+    step_s = r.global_batch_tokens / measured_tokens_per_s(r)
+    inner = max(1, min(group, acc.scale_up_domain_size // (r.tp * r.pp)))
+    nic = acc.scale_out_bytes_per_s_per_direction
+    node = comms.multi_nic_ring_bytes_per_s(
+        inner, nic_bytes_per_s=nic, nvlink_bytes_per_s=acc.scale_up_bytes_per_s_per_direction
+    )
+    domains = group // inner if group % inner == 0 else 1
+    dcn_s = 0.0
+    if domains > 1:
+        dcn_s = comms.ring_all_reduce_time_s(
+            r.grad_bytes * n_local / inner,
+            domains,
+            link_bytes_per_s=nic * default_efficiencies().collective,
+        )
+    return {
+        "dcn_gradient_s": dcn_s,
+        "ring_bytes": ring,
+        "step_s": step_s,
+        "needed_bytes_per_s": ring / step_s,
+        "nic_bytes_per_s": nic,
+        "node_ring_bytes_per_s": node,
+    }
 
 
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
