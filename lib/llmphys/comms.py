@@ -147,6 +147,9 @@ def multi_nic_ring_bytes_per_s(
 ) -> float:
     """Bus bandwidth of NCCL's ring collectives across nodes with one NIC per GPU.
 
+    ``nic_bytes_per_s`` is each GPU's share of its node's NICs (one 200 Gb/s NIC per GPU on a
+    DGX A100: 25 GB/s), ``nvlink_bytes_per_s`` its scale-up rate, both per direction.
+
     NCCL runs one ring per channel and maps each channel's ring onto a different NIC. A ring
     that visits a node's g GPUs in a row crosses the network once per node, so each channel
     puts 1/g of the data through its NIC while the other g - 1 hops ride the scale-up links:
