@@ -42,7 +42,7 @@ LAYERS = {
         "inference", "transformer", "flash_attention", "parallelism", "predict",
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
-        "predict.elementwise", "predict.layout",
+        "predict.elementwise", "predict.layout", "predict.dp",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",

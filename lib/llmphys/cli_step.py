@@ -28,6 +28,7 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "schedule": "--schedule",
     "grad_bytes": "--grad-dtype",
     "fsdp_weight_gathers": "--fsdp-weight-gathers",
+    "zero3_collectives": "--zero3-collectives",
     "attention_flops": "--attention-flops",
     "fp8_recipe": "--fp8-recipe",
     "selective_policy": "--selective-policy",

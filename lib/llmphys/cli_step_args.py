@@ -210,6 +210,13 @@ def add_train_memory_flags(c: argparse.ArgumentParser) -> None:
         help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
     )
     c.add_argument(
+        "--zero3-collectives",
+        choices=("per_layer", "per_tensor"),
+        default="per_layer",
+        help="ZeRO-3 collectives: one per layer, prefetched (FSDP2), or one per parameter "
+        "tensor, unoverlapped (DeepSpeed ZeRO-3 of 2021)",
+    )
+    c.add_argument(
         "--no-flash-attention",
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",

@@ -33,6 +33,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 from __future__ import annotations
 
 from .chips import accelerator_spec, run_accelerators
+from .dp import HIERARCHICAL_DP_VENDORS, ZERO3_COLLECTIVES
 from .efficiency import (
     Efficiencies,
     default_efficiencies,
@@ -70,7 +71,6 @@ from .terms import (
     CALIBRATION_RUNS,
     COLLECTIVE_EFFICIENCY,
     GEMM_EFFICIENCY,
-    HIERARCHICAL_DP_VENDORS,
     LINK_LATENCY_S,
     SCALE_UP_LATENCY_S,
 )
@@ -167,6 +167,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "FP8_RECIPES",
     "GEMM_EFFICIENCY",
     "HIERARCHICAL_DP_VENDORS",
+    "ZERO3_COLLECTIVES",
     "LINK_LATENCY_S",
     "MEASURED_UNITS",
     "SCALE_UP_LATENCY_S",

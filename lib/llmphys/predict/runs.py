@@ -66,6 +66,8 @@ class TrainingRun:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    zero3_collectives: str = "per_layer"
+    zero3_collectives_quote: str = ""
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -86,6 +88,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("selective_policy", ("attention", "op", "layer")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
+            ("zero3_collectives", ("per_layer", "per_tensor")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

@@ -21,7 +21,7 @@
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
                     the wait for the busiest rank (``train.stage_imbalance_time_s``)
     dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
-                    less the last micro-batch's backward they hide behind
+                    exposed as the framework issues them: its own module, ``predict/dp.py``
     optimizer       Adam's memory-bound update of this chip's shard of the state
 
 FP8 recipe (``fp8_recipe``): "delayed" (Transformer Engine's DelayedScaling: amax history,
@@ -79,23 +79,6 @@ ADAM_BYTES_PER_PARAM = 32.0
 two moments and the gradient read (16 B) and the first three plus a BF16 copy written
 (14 B), rounded up (Rajbhandari et al. 2020, sec. 3.1 for the state)."""
 
-HIERARCHICAL_DP_VENDORS = ("Google",)
-"""Vendors whose software reduces gradients hierarchically across scale-up domains, phase after
-phase: reduce-scatter over ICI, all-reduce of each chip's shard over the data-center network
-(DCN), all-gather (PaLM, Chowdhery et al. 2022, sec. 4). Only gradients cross the DCN: MaxText
-shards weights (FSDP) inside a slice and replicates them across slices, so the ZeRO-3 gathers
-stay on ICI. Every other vendor's DP group that spans nodes is charged a flat ring at the
-per-chip NIC rate. That is a choice, not NCCL's physics: NCCL gives each channel's ring its own
-NIC, so a ring over g GPUs per node runs near g NICs' rate (``comms.multi_nic_ring_bytes_per_s``;
-NVIDIA measures 192 GB/s on a DGX A100's eight 25 GB/s NICs). The registry's runs disagree on
-which rate frameworks reach: torchtitan's FSDP2 rows need more than one NIC's rate, while
-DeepSpeed's ZeRO-3 rows of 2021 ran at less than one and are predicted up to four times too fast
-at the node's (``validation.dp_traffic``; chapter 4). DeepSpeed v0.3.13-v0.4.0 gathered each
-parameter separately after ``torch.cuda.synchronize()``, into a list of one tensor per rank
-(deepspeed/runtime/zero/partition_parameters.py, ``_allgather_param``, tag v0.3.13), where FSDP2
-gathers a layer into one buffer, but no source measures what that cost, so the per-NIC rate stays
-until one does."""
-
 BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
 in which bucketed gradient reduction overlaps computation, for the last micro-batch only."""
@@ -151,6 +134,7 @@ class _Ctx:
     moe_dispatcher: str = "alltoall"
     fused_elementwise: bool = True
     pipeline_split: str = "even"
+    zero3_collectives: str = "per_layer"  # dp.ZERO3_COLLECTIVES
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -358,67 +342,6 @@ def bubble_time_s(busy_s: float, schedule: dict[str, float]) -> float:
     """The schedule's idle fraction f of the step, as f / (1 - f) x the busy time."""
     f = schedule["bubble_fraction"]
     return f / (1.0 - f) * busy_s
-
-
-def dp_time_s(c: _Ctx, compute_s: float) -> float:
-    """Gradient (and ZeRO-3 weight) traffic over DP x CP, less the last micro-batch's backward."""
-    t = dp_collective_time_s(c)
-    # gradients accumulate over the micro-batches, so only the last one's backward can hide the
-    # reduction (and, under ZeRO-3, the first one's forward the weight gathers, of similar size)
-    window = BACKWARD_SHARE * compute_s / c.m
-    return max(0.0, t - window)
-
-
-def dp_collective_time_s(c: _Ctx) -> float:
-    """Seconds of DP x CP traffic per step before any overlap (``dp_time_s`` hides part of it)."""
-    group = c.dp * c.cp
-    if group == 1:
-        return 0.0
-    per_param = comms.zero_dp_bytes_per_param(
-        c.zero_stage,
-        grad_bytes=c.grad_bytes,
-        weight_bytes=1.0 if c.dtype == "fp8" and c.zero_stage == 3 else 2.0,
-        n_weight_gathers=c.fsdp_weight_gathers,
-    )
-    n_bytes = per_param / 2 * c.n_local  # a buffer whose all-reduce sends per_param bytes
-    acc = c.acc
-    room = max(1, acc.scale_up_domain_size // (c.tp * c.pp))
-    inner = max(d for d in range(1, min(group, room) + 1) if group % d == 0)
-    if inner == group:
-        t = comms.ring_all_reduce_time_s(
-            n_bytes, group, link_bytes_per_s=c.up_bw, latency_s=SCALE_UP_LATENCY_S
-        )
-    elif acc.vendor in HIERARCHICAL_DP_VENDORS:  # ICI phases, then the gradient shard over DCN
-        t = comms.hierarchical_all_reduce_time_s(
-            n_bytes,
-            n_nodes=1,
-            gpus_per_node=inner,
-            intra_bytes_per_s=c.up_bw,
-            intra_latency_s=SCALE_UP_LATENCY_S,
-            inter_bytes_per_s=c.out_bw,
-        )
-        t += dcn_gradient_time_s(c)
-    else:
-        t = comms.ring_all_reduce_time_s(
-            n_bytes, group, link_bytes_per_s=c.out_bw, latency_s=LINK_LATENCY_S
-        )
-    return t
-
-
-def dcn_gradient_time_s(c: _Ctx) -> float:
-    """All-reduce of each chip's gradient shard across scale-up domains (slices, pods): after the
-    in-slice reduce-scatter a chip holds grad_bytes x N_local / g bytes (g the DP x CP group's
-    chips in one domain) and all-reduces them with its peers in the other domains, all g at
-    once on their own NICs: 2(s-1)/s x that / the per-chip DCN rate, s the number of domains."""
-    group = c.dp * c.cp
-    room = max(1, c.acc.scale_up_domain_size // (c.tp * c.pp))
-    inner = max(d for d in range(1, min(group, room) + 1) if group % d == 0)
-    if inner == group:
-        return 0.0
-    shard = c.grad_bytes * c.n_local / inner
-    return comms.ring_all_reduce_time_s(
-        shard, group // inner, link_bytes_per_s=c.out_bw, latency_s=LINK_LATENCY_S
-    )
 
 
 def optimizer_time_s(c: _Ctx) -> float:

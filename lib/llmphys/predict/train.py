@@ -31,6 +31,7 @@ from .. import parallelism, specs, units
 from ..specs import Accelerator, Model
 from . import chips
 from . import memory as memory_mod
+from .dp import check_zero3_collectives, dp_time_s
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
     Efficiencies,
     default_efficiencies,
@@ -50,7 +51,6 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     attention_time_s,
     bubble_time_s,
     cp_time_s,
-    dp_time_s,
     ep_time_s,
     gemm_time_s,
     optimizer_time_s,
@@ -143,6 +143,7 @@ def train_step(
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
     pipeline_split: str = "even",
+    zero3_collectives: str = "per_layer",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -155,7 +156,10 @@ def train_step(
     ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
     (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
-    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace.
+    (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace. ``zero3_collectives`` says
+    how the framework issues ZeRO-3's gathers and reduce-scatters (``dp.ZERO3_COLLECTIVES``):
+    "per_layer" (FSDP2: one per block, prefetched behind compute) or "per_tensor" (DeepSpeed
+    ZeRO-3 of 2021: one per parameter tensor, nothing overlapped).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -175,6 +179,7 @@ def train_step(
         raise ValueError(
             f"pipeline_split={pipeline_split!r} is not known; allowed: {', '.join(PIPELINE_SPLITS)}"
         )
+    check_zero3_collectives(zero3_collectives)
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -184,7 +189,7 @@ def train_step(
         mdl, acc, eff, tp, pp, cp, ep, dp, m, seq_len, micro_batch_size, interleave, recompute,
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
-        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split,
+        selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, zero3_collectives,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -322,6 +327,7 @@ def predict_run(
         moe_dispatcher=r.moe_dispatcher,
         fused_elementwise=r.fused_elementwise,
         pipeline_split=r.pipeline_split,
+        zero3_collectives=r.zero3_collectives,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,
