@@ -164,7 +164,7 @@ def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
 
     >>> t = dp_traffic("torchtitan_a100_llama2_70b_sel_op")
     >>> round(t["needed_bytes_per_s"] / 1e9), round(t["node_ring_bytes_per_s"] / 1e9)
-    (35, 200)
+    (47, 200)
     """
     r = training_runs()[run] if isinstance(run, str) else run
     acc = chips.accelerator_spec(r.accelerator)
