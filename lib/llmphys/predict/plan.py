@@ -262,7 +262,7 @@ def plan_training(
     >>> best = plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
     ...                      global_batch_tokens=4 * 2**20)[0]
     >>> best.layout.tp, best.layout.pp, round(best.mfu, 2)
-    (2, 2, 0.52)
+    (1, 1, 0.53)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     if not 0.0 <= memory_margin < 1.0:
