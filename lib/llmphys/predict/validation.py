@@ -10,6 +10,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import statistics
@@ -17,9 +18,10 @@ from typing import Any
 
 from .. import accounting, comms, specs
 from . import chips
+from .dp import megatron_tensors_per_layer
 from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
 from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
-from .terms import _local_params
+from .terms import LINK_LATENCY_S, SCALE_UP_LATENCY_S, _local_params
 from .train import TrainStep, predict_run
 
 
@@ -199,6 +201,44 @@ def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
         "needed_bytes_per_s": ring / step_s,
         "nic_bytes_per_s": nic,
         "node_ring_bytes_per_s": node,
+    }
+
+
+def zero3_collective_gap(run: TrainingRun | str) -> dict[str, float]:
+    """``run``'s measured step against its out-of-source prediction with its own ZeRO-3
+    collectives and with FSDP2's per-layer ones (``dp.ZERO3_COLLECTIVES``), in seconds.
+
+    ``n_collectives``: the ring collectives of its ZeRO-3 per step as recorded; ``step_latency_s``
+    the latency of one (``comms.ring_step_latency_s``, NCCL's steps); ``implied_per_rank_s``:
+    the gap between the measured step and the per-layer prediction, spread over every
+    collective's p - 1 ring steps, the cost per rank and collective the data would need if
+    latency-like costs made all of it (NCCL's own model charges ``step_latency_s`` / (p - 1)).
+
+    >>> g = zero3_collective_gap("zero3_175b_1536")
+    >>> int(g["n_collectives"]), round(g["step_latency_s"] * 1e3, 2)
+    (3456, 5.94)
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    eff = fitted_efficiencies(exclude=r.source_group)
+    own = predict_run(r, efficiencies=eff).step_time_s
+    layer = predict_run(dataclasses.replace(r, zero3_collectives="per_layer"), efficiencies=eff)
+    group = r.dp * r.cp
+    acc = chips.accelerator_spec(r.accelerator)
+    inner = max(1, min(group, acc.scale_up_domain_size // (r.tp * r.pp)))
+    lat = comms.ring_step_latency_s(
+        group, group // inner, intra_step_s=SCALE_UP_LATENCY_S, inter_step_s=LINK_LATENCY_S
+    )
+    mdl = specs.model_spec(r.model)
+    units_per_layer = megatron_tensors_per_layer(mdl) if r.zero3_collectives == "per_tensor" else 1
+    n = (r.fsdp_weight_gathers + 1) * mdl.n_layers / r.pp * units_per_layer
+    measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    return {
+        "n_collectives": n,
+        "step_latency_s": lat,
+        "measured_step_s": measured,
+        "own_step_s": own,
+        "per_layer_step_s": layer.step_time_s,
+        "implied_per_rank_s": (measured - layer.step_time_s) / (n * (group - 1)),
     }
 
 
