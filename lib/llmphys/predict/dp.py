@@ -28,8 +28,9 @@ Overlap, by how the framework issues its ZeRO-3 collectives (``ZERO3_COLLECTIVES
                 overlap with anything", PyTorch's FSDP notes), the first block's and the root's
                 reduce-scatter after the backward, and whatever traffic of a pass outlasts
                 that pass's compute. The last block and the root are not resharded after the
-                forward (torchtitan parallelize_llama.py at 0413364 and 9dec370;
-                FSDP2's root heuristic), so the backward starts without a gather.
+                forward (torchtitan parallelize_llama.py at 0413364 and 9dec370; "The root
+                FSDP state has its value specially set to ``False``", ``fully_shard``'s
+                docstring), so the backward starts without a gather.
     per_tensor  DeepSpeed ZeRO-3 of 2021 (v0.3.13-v0.4.0): one collective per parameter
                 TENSOR, each all-gather after ``torch.cuda.synchronize()``
                 (deepspeed/runtime/zero/partition_parameters.py, ``_allgather_param``; the
