@@ -28,6 +28,7 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "schedule": "--schedule",
     "grad_bytes": "--grad-dtype",
     "fsdp_weight_gathers": "--fsdp-weight-gathers",
+    "zero3_collectives": "--zero3-collectives",
     "attention_flops": "--attention-flops",
     "fp8_recipe": "--fp8-recipe",
     "selective_policy": "--selective-policy",
@@ -35,6 +36,8 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "fused_elementwise": "--fused-elementwise",
     "pipeline_split": "--pipeline-split",
     "attention_kernel": "--attention-kernel",
+    "cp_rotate": "--cp-rotate",
+    "kv_repeat": "--kv-repeat",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -275,6 +278,8 @@ def _format_train(r: dict) -> str:
         ("fused_elementwise", True, "eager elementwise"),
         ("pipeline_split", "even", "{} pipeline split"),
         ("attention_kernel", "flash2", "{} attention"),
+        ("cp_rotate", "p2p", "{} K/V rotation"),
+        ("kv_repeat", False, "K/V repeated to the query heads"),
         ("fp8_recipe", "delayed", "{} FP8 scaling"),
         ("sequence_parallel", True, "no sequence parallelism"),
         ("flash_attention", True, "no flash attention"),

@@ -153,6 +153,20 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         help="the flash-attention kernel's published rate: flash2 = FlashAttention-2; cudnn = "
         "cuDNN's fused attention, which Transformer Engine (Megatron-Core) picks on Hopper",
     )
+    c.add_argument(
+        "--cp-rotate",
+        choices=predict.ring.CP_ROTATIONS,
+        default="p2p",
+        help="how ring attention moves K/V under context parallelism: p2p = a send to the next "
+        "rank per block, hidden behind attention; allgather = PyTorch's context_parallel, one "
+        "all-gather hidden behind the first block only, with its FP32 merges",
+    )
+    c.add_argument(
+        "--kv-repeat",
+        action="store_true",
+        help="K/V are repeated to the query heads before attention (torchtitan's repeat_kv), "
+        "so the CP exchange moves query-head-wide K/V",
+    )
     c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument("chip", metavar="CHIP", help=CHIP_HELP)
     c.add_argument("--chips", type=_positive_int, required=True, help="chips in the run")
@@ -216,6 +230,13 @@ def add_train_memory_flags(c: argparse.ArgumentParser) -> None:
         choices=(1, 2),
         default=2,
         help="weight all-gathers per step under ZeRO-3 (1: kept through the backward pass)",
+    )
+    c.add_argument(
+        "--zero3-collectives",
+        choices=("per_layer", "per_tensor"),
+        default="per_layer",
+        help="ZeRO-3 collectives: one per layer, prefetched (FSDP2), or one per parameter "
+        "tensor, unoverlapped (DeepSpeed ZeRO-3 of 2021)",
     )
     c.add_argument(
         "--no-flash-attention",

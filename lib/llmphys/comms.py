@@ -142,6 +142,71 @@ def hierarchical_all_reduce_time_s(
     return intra + inter
 
 
+def ring_step_latency_s(
+    n_ranks: int, n_domains: int, *, intra_step_s: float, inter_step_s: float
+) -> float:
+    """Latency of one ring all-gather or reduce-scatter over ``n_ranks`` in ``n_domains``
+    scale-up domains (nodes): p - 1 steps, s - 1 of them across the network.
+
+        latency = (p - s) x intra_step_s + (s - 1) x inter_step_s
+
+    NCCL's own cost model charges a ring so, "(nsteps-nInterSteps)*intraLat +
+    nInterSteps*interLat" with nsteps = nRanks - 1 and nInterSteps = nNodes - 1 for AllGather
+    and ReduceScatter (src/graph/tuning.cc, NCCL v2.9.9, 2021; 3.4 us per NVLink step and 9.6 us
+    per network step for its Simple protocol). An all-reduce is two such passes.
+    1,536 GPUs in 192 eight-GPU nodes, 3 us and 10 us steps:
+
+    >>> round(ring_step_latency_s(1536, 192, intra_step_s=3e-6, inter_step_s=10e-6) * 1e3, 3)
+    5.942
+    """
+    units.check_positive("n_ranks", n_ranks)
+    units.check_positive("n_domains", n_domains)
+    if n_ranks % n_domains:
+        raise ValueError(
+            f"n_domains={n_domains} must divide n_ranks={n_ranks}: every domain holds as many"
+        )
+    if intra_step_s < 0 or inter_step_s < 0:
+        raise ValueError("intra_step_s and inter_step_s must be >= 0 seconds")
+    return (n_ranks - n_domains) * intra_step_s + (n_domains - 1) * inter_step_s
+
+
+def multi_nic_ring_bytes_per_s(
+    gpus_per_node: int, *, nic_bytes_per_s: float, nvlink_bytes_per_s: float
+) -> float:
+    """Bus bandwidth of NCCL's ring collectives across nodes with one NIC per GPU.
+
+    ``nic_bytes_per_s`` is each GPU's share of its node's NICs (one 200 Gb/s NIC per GPU on a
+    DGX A100: 25 GB/s), ``nvlink_bytes_per_s`` its scale-up rate, both per direction.
+
+    NCCL runs one ring per channel and maps each channel's ring onto a different NIC. A ring
+    that visits a node's g GPUs in a row crosses the network once per node, so each channel
+    puts 1/g of the data through its NIC while the other g - 1 hops ride the scale-up links:
+    the rate the 2(p-1)/p n formula sees is g x the NIC rate, capped by the scale-up links,
+    which carry (g - 1)/g of the data on every GPU:
+
+        busbw = min(g x nic, g / (g - 1) x nvlink)
+
+    Sources: NCCL's maintainer, "Ring Allreduce requires data to go through each GPU and
+    enter/exit the node once" (NVIDIA/nccl issue #687, 2022); "On an Nvidia DGX-A100 system we
+    have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW" (NVIDIA/nccl issue
+    #812, 2023), 96% of the 200 GB/s of eight 25 GB/s NICs; the busbw definition in
+    NVIDIA/nccl-tests doc/PERFORMANCE.md; NCCL's channels and rings are analysed in Hu et al.
+    2025, 'Demystifying NCCL' (arXiv:2507.04786).
+
+    >>> multi_nic_ring_bytes_per_s(8, nic_bytes_per_s=25e9, nvlink_bytes_per_s=300e9) / 1e9
+    200.0
+    >>> multi_nic_ring_bytes_per_s(1, nic_bytes_per_s=25e9, nvlink_bytes_per_s=300e9) / 1e9
+    25.0
+    """
+    units.check_positive("gpus_per_node", gpus_per_node)
+    units.check_positive("nic_bytes_per_s", nic_bytes_per_s)
+    units.check_positive("nvlink_bytes_per_s", nvlink_bytes_per_s)
+    if gpus_per_node == 1:
+        return nic_bytes_per_s
+    g = gpus_per_node
+    return min(g * nic_bytes_per_s, g / (g - 1) * nvlink_bytes_per_s)
+
+
 def dp_compute_time_s(
     *,
     n_params: float,

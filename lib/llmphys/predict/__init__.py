@@ -33,6 +33,7 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 from __future__ import annotations
 
 from .chips import accelerator_spec, run_accelerators
+from .dp import ADAM_BYTES_PER_PARAM, HIERARCHICAL_DP_VENDORS, ZERO3_COLLECTIVES
 from .efficiency import (
     Efficiencies,
     default_efficiencies,
@@ -64,13 +65,10 @@ from .runs import (
     training_runs,
 )
 from .terms import (
-    ADAM_BYTES_PER_PARAM,
     ATTENTION_EFFICIENCY,
     BACKWARD_SHARE,
-    CALIBRATION_RUNS,
     COLLECTIVE_EFFICIENCY,
     GEMM_EFFICIENCY,
-    HIERARCHICAL_DP_VENDORS,
     LINK_LATENCY_S,
     SCALE_UP_LATENCY_S,
 )
@@ -165,7 +163,6 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "ATTENTION_EFFICIENCY",
     "ATTENTION_FLOPS",
     "BACKWARD_SHARE",
-    "CALIBRATION_RUNS",
     "COLLECTIVE_EFFICIENCY",
     "CROSS_ENTROPY_BYTES_PER_LOGIT",
     "FLOP_COUNTS",
@@ -173,6 +170,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "FP8_RECIPES",
     "GEMM_EFFICIENCY",
     "HIERARCHICAL_DP_VENDORS",
+    "ZERO3_COLLECTIVES",
     "LINK_LATENCY_S",
     "MEASURED_UNITS",
     "SCALE_UP_LATENCY_S",

@@ -37,7 +37,7 @@ def layer_pass_times_s(
     >>> pred, meas, n = layer_pass_times_s("mcore_qwen3_235b_row4",
     ...     efficiencies=validation.fitted_efficiencies("megatron_moe_zoo"))
     >>> int(n), round(1e3 * pred, 1), round(1e3 * meas, 1)
-    (3008, 5.5, 8.0)
+    (3008, 5.8, 8.0)
     """
     r = _run(run)
     step = predict_run(r, efficiencies=efficiencies)
@@ -68,12 +68,12 @@ def expert_gemm_s_per_token(run: TrainingRun | str, *, efficiencies: Efficiencie
     """Seconds per token on one GPU of the routed experts' GEMMs at the large-GEMM rate:
     passes x 2 x L_moe x k x 3 d f_e / (P eta), passes = 3 (forward, backward) plus 1 when
     the run recomputes its MoE layers. Qwen3-235B's 94 MoE layers, top-8, 4,096 x 1,536
-    experts, recomputed, on an H100 at 0.66 of its peak:
+    experts, recomputed, on an H100 at the default large-GEMM fraction:
 
     >>> from llmphys.predict import default_efficiencies
     >>> round(1e6 * expert_gemm_s_per_token("mcore_qwen3_235b_16k",
     ...                                     efficiencies=default_efficiencies()))
-    174
+    188
     """
     r = _run(run)
     mdl = _model(r.model)

@@ -43,6 +43,7 @@ from collections.abc import Iterator, Sequence
 
 from .. import parallelism, units
 from ..specs import Accelerator, Model
+from .dp import check_zero3_collectives
 from .layout import check_options
 from .train import (
     LayoutDoesNotFit,
@@ -240,6 +241,7 @@ def plan_training(
     recomputes: Sequence[str] = parallelism.RECOMPUTE,
     grad_bytes: float = 2.0,
     fsdp_weight_gathers: int = 2,
+    zero3_collectives: str = "per_layer",
     flash_attention: bool = True,
     sequence_parallel: bool = True,
     selective_policy: str = "attention",
@@ -260,13 +262,14 @@ def plan_training(
     >>> best = plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
     ...                      global_batch_tokens=4 * 2**20)[0]
     >>> best.layout.tp, best.layout.pp, round(best.mfu, 2)
-    (2, 2, 0.52)
+    (1, 1, 0.53)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     if not 0.0 <= memory_margin < 1.0:
         raise ValueError(f"memory_margin must be a fraction in [0, 1), got {memory_margin!r}")
     # checked once here: the loop below skips a layout train_step refuses
     check_options("none", 1, "causal", dtype, fp8_recipe, selective_policy, moe_dispatcher)
+    check_zero3_collectives(zero3_collectives)
     for r in recomputes:
         if r not in parallelism.RECOMPUTE:
             raise ValueError(f"recomputes: {r!r} is not one of {parallelism.RECOMPUTE}")
@@ -299,6 +302,7 @@ def plan_training(
                 dtype=dtype,
                 grad_bytes=grad_bytes,
                 fsdp_weight_gathers=fsdp_weight_gathers,
+                zero3_collectives=zero3_collectives,
                 flash_attention=flash_attention,
                 sequence_parallel=sequence_parallel,
                 selective_policy=selective_policy,

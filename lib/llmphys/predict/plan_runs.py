@@ -160,6 +160,7 @@ def published_rank(run: TrainingRun | str) -> dict:
             zero_stages=(0, 1, 2, 3),
             grad_bytes=r.grad_bytes,
             fsdp_weight_gathers=r.fsdp_weight_gathers,
+            zero3_collectives=r.zero3_collectives,
             flash_attention=r.flash_attention,
         )
     except ValueError:

@@ -71,6 +71,8 @@ class TrainingRun:
     kv_repeat: bool = False
     attention_kernel: str = "flash2"
     forced_balance_value: float | None = None  # the same layout with uniformly random routing
+    zero3_collectives: str = "per_layer"
+    zero3_collectives_quote: str = ""
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -93,6 +95,7 @@ def training_runs() -> dict[str, TrainingRun]:
             ("pipeline_split", ("even", "account_embedding_loss")),
             ("cp_rotate", CP_ROTATIONS),
             ("attention_kernel", ("flash2", "cudnn")),
+            ("zero3_collectives", ("per_layer", "per_tensor")),
         ):
             if getattr(run, field) not in allowed:
                 raise ValueError(

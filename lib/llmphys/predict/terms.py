@@ -23,7 +23,7 @@
     pipeline_bubble the schedule's idle fraction f of the busy time: f/(1-f) x busy, plus
                     the wait for the busiest rank (``train.stage_imbalance_time_s``)
     dp_fsdp         gradient reduce-scatter / all-reduce and ZeRO-3 gathers over DP x CP,
-                    less the last micro-batch's backward they hide behind
+                    exposed as the framework issues them: its own module, ``predict/dp.py``
     optimizer       Adam's memory-bound update of this chip's shard of the state
 
 FP8 recipe (``fp8_recipe``): "delayed" (Transformer Engine's DelayedScaling: amax history,
@@ -74,19 +74,6 @@ LINK_LATENCY_S = 10e-6
 
 SCALE_UP_LATENCY_S = 3e-6
 """Per-hop latency inside a scale-up domain (NVLink/NVSwitch, ICI): a few microseconds."""
-
-CALIBRATION_RUNS: tuple[str, ...] = ()
-"""No run is singled out any more: the two fitted constants are fitted on all runs, and the
-validation is leave-one-source-out (``loso_residuals``)."""
-
-ADAM_BYTES_PER_PARAM = 32.0
-"""Bytes the fused Adam update reads and writes per parameter it owns: FP32 master weight,
-two moments and the gradient read (16 B) and the first three plus a BF16 copy written
-(14 B), rounded up (Rajbhandari et al. 2020, sec. 3.1 for the state)."""
-
-HIERARCHICAL_DP_VENDORS = ("Google",)
-"""Vendors whose software reduces gradients hierarchically across scale-up domains (PaLM,
-Chowdhery et al. 2022, sec. 4); NCCL's multi-node rings run at the per-GPU NIC rate."""
 
 BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
@@ -151,6 +138,7 @@ class _Ctx:
     cp_rotate: str = "p2p"
     kv_repeat: bool = False
     attention_kernel: str = "flash2"
+    zero3_collectives: str = "per_layer"  # dp.ZERO3_COLLECTIVES
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward
@@ -408,48 +396,3 @@ def bubble_time_s(busy_s: float, schedule: dict[str, float]) -> float:
     """The schedule's idle fraction f of the step, as f / (1 - f) x the busy time."""
     f = schedule["bubble_fraction"]
     return f / (1.0 - f) * busy_s
-
-
-def dp_time_s(c: _Ctx, compute_s: float) -> float:
-    """Gradient (and ZeRO-3 weight) traffic over DP x CP, less the last micro-batch's backward."""
-    group = c.dp * c.cp
-    if group == 1:
-        return 0.0
-    per_param = comms.zero_dp_bytes_per_param(
-        c.zero_stage,
-        grad_bytes=c.grad_bytes,
-        weight_bytes=1.0 if c.dtype == "fp8" and c.zero_stage == 3 else 2.0,
-        n_weight_gathers=c.fsdp_weight_gathers,
-    )
-    n_bytes = per_param / 2 * c.n_local  # a buffer whose all-reduce sends per_param bytes
-    acc = c.acc
-    room = max(1, acc.scale_up_domain_size // (c.tp * c.pp))
-    inner = max(d for d in range(1, min(group, room) + 1) if group % d == 0)
-    if inner == group:
-        t = comms.ring_all_reduce_time_s(
-            n_bytes, group, link_bytes_per_s=c.up_bw, latency_s=SCALE_UP_LATENCY_S
-        )
-    elif acc.vendor in HIERARCHICAL_DP_VENDORS:
-        t = comms.hierarchical_all_reduce_time_s(
-            n_bytes,
-            n_nodes=group // inner,
-            gpus_per_node=inner,
-            intra_bytes_per_s=c.up_bw,
-            inter_bytes_per_s=c.out_bw,
-            intra_latency_s=SCALE_UP_LATENCY_S,
-            inter_latency_s=LINK_LATENCY_S,
-        )
-    else:
-        t = comms.ring_all_reduce_time_s(
-            n_bytes, group, link_bytes_per_s=c.out_bw, latency_s=LINK_LATENCY_S
-        )
-    # gradients accumulate over the micro-batches, so only the last one's backward can hide the
-    # reduction (and, under ZeRO-3, the first one's forward the weight gathers, of similar size)
-    window = BACKWARD_SHARE * compute_s / c.m
-    return max(0.0, t - window)
-
-
-def optimizer_time_s(c: _Ctx) -> float:
-    """Adam's memory-bound update of the state this chip owns (sharded over DP x CP)."""
-    owned = c.n_local / (c.dp * c.cp if c.zero_stage >= 1 else 1)
-    return ADAM_BYTES_PER_PARAM * owned / c.hbm_bw

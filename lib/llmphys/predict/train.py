@@ -31,6 +31,7 @@ from .. import parallelism, specs, units
 from ..specs import Accelerator, Model
 from . import chips
 from . import memory as memory_mod
+from .dp import check_zero3_collectives, dp_time_s, optimizer_time_s
 from .efficiency import (  # golden_section_min re-exported: serving_data reads it from here
     ATTENTION_KERNELS,
     Efficiencies,
@@ -52,10 +53,8 @@ from .terms import (  # the constants re-exported: serve_model reads them from h
     attention_time_s,
     bubble_time_s,
     cp_time_s,
-    dp_time_s,
     ep_time_s,
     gemm_time_s,
-    optimizer_time_s,
     p2p_time_s,
     tp_time_s,
 )
@@ -148,6 +147,7 @@ def train_step(
     cp_rotate: str = "p2p",
     kv_repeat: bool = False,
     attention_kernel: str = "flash2",
+    zero3_collectives: str = "per_layer",
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -163,7 +163,10 @@ def train_step(
     (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace. ``cp_rotate`` how ring
     attention moves K/V ("p2p" or PyTorch's "allgather", ``ring.CP_ROTATIONS``);
     ``kv_repeat`` that K/V are repeated to the query heads before attention;
-    ``attention_kernel`` which flash kernel runs attention (``efficiency.ATTENTION_KERNELS``).
+    ``attention_kernel`` which flash kernel runs attention (``efficiency.ATTENTION_KERNELS``);
+    ``zero3_collectives`` how the framework issues ZeRO-3's gathers and reduce-scatters
+    (``dp.ZERO3_COLLECTIVES``): "per_layer" (FSDP2: one per block, prefetched behind compute) or
+    "per_tensor" (DeepSpeed ZeRO-3 of 2021: one per parameter tensor, nothing overlapped).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -172,7 +175,7 @@ def train_step(
     >>> s = train_step("llama3_8b", "h100_sxm", n_chips=8, seq_len=8192,
     ...                global_batch_tokens=128 * 8192, zero_stage=3)
     >>> round(s.mfu, 2), round(s.mfu_full, 2), s.fits
-    (0.55, 0.61, True)
+    (0.52, 0.58, True)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = efficiencies or default_efficiencies()
@@ -192,6 +195,7 @@ def train_step(
         raise ValueError(
             f"cp_rotate={cp_rotate!r} is not known; allowed: {', '.join(CP_ROTATIONS)}"
         )
+    check_zero3_collectives(zero3_collectives)
     units.check_positive("global_batch_tokens", global_batch_tokens)
     dp, m = layout(
         n_chips, tp, pp, cp, ep, seq_len, global_batch_tokens, micro_batch_size, interleave, mdl
@@ -202,7 +206,7 @@ def train_step(
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
         selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, cp_rotate, kv_repeat,
-        attention_kernel,
+        attention_kernel, zero3_collectives,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -343,6 +347,7 @@ def predict_run(
         cp_rotate=r.cp_rotate,
         kv_repeat=r.kv_repeat,
         attention_kernel=r.attention_kernel,
+        zero3_collectives=r.zero3_collectives,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,

@@ -10,18 +10,21 @@ Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?"
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import statistics
 from typing import Any
 
-from .. import accounting, specs
+from .. import accounting, comms, specs
+from . import chips
 from .chips import accelerator_spec
+from .dp import megatron_tensors_per_layer
 from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
 from .layout import layout
 from .ring import RingBudget
 from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
-from .terms import _Ctx, ring_budget
+from .terms import LINK_LATENCY_S, SCALE_UP_LATENCY_S, _Ctx, _local_params, ring_budget
 from .train import TrainStep, predict_run
 
 
@@ -179,6 +182,97 @@ def run_ring_budget(
         r.fused_elementwise, r.pipeline_split, r.cp_rotate, r.kv_repeat,
     )  # fmt: skip
     return ring_budget(c)
+
+
+def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
+    """What ``run``'s data-parallel traffic asks of the network, against its measured step.
+
+    ``ring_bytes``: what each chip sends in the step's DP x CP ring collectives, 2(p-1)/p x the
+    buffer (``comms.zero_dp_bytes_per_param``); ``step_s``: the measured step, B / R_measured;
+    ``needed_bytes_per_s``: their ratio, the least bus rate at which the traffic fits in the step
+    even if every byte hides behind compute; ``nic_bytes_per_s``: one chip's NIC;
+    ``node_ring_bytes_per_s``: NCCL's ring over the group's chips in one node, each on its own
+    NIC (``comms.multi_nic_ring_bytes_per_s``); ``dcn_gradient_s``: a hierarchical reduction's
+    cross-domain phase, each chip's gradient shard all-reduced over the per-chip NIC at the
+    default collective efficiency (0 when the group fits in one scale-up domain).
+    torchtitan's Llama 2 70B on 64 A100 needs more than one 25 GB/s NIC:
+
+    >>> t = dp_traffic("torchtitan_a100_llama2_70b_sel_op")
+    >>> round(t["needed_bytes_per_s"] / 1e9), round(t["node_ring_bytes_per_s"] / 1e9)
+    (47, 200)
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    acc = chips.accelerator_spec(r.accelerator)
+    mdl = specs.model_spec(r.model)
+    group = r.dp * r.cp
+    per_param = comms.zero_dp_bytes_per_param(
+        r.zero_stage,
+        grad_bytes=r.grad_bytes,
+        weight_bytes=1.0 if r.dtype == "fp8" and r.zero_stage == 3 else 2.0,
+        n_weight_gathers=r.fsdp_weight_gathers,
+    )
+    n_local = _local_params(mdl, r.tp, r.pp, r.ep)
+    ring = 2 * (group - 1) / group * per_param / 2 * n_local
+    step_s = r.global_batch_tokens / measured_tokens_per_s(r)
+    inner = max(1, min(group, acc.scale_up_domain_size // (r.tp * r.pp)))
+    nic = acc.scale_out_bytes_per_s_per_direction
+    node = comms.multi_nic_ring_bytes_per_s(
+        inner, nic_bytes_per_s=nic, nvlink_bytes_per_s=acc.scale_up_bytes_per_s_per_direction
+    )
+    domains = group // inner if group % inner == 0 else 1
+    dcn_s = 0.0
+    if domains > 1:
+        dcn_s = comms.ring_all_reduce_time_s(
+            r.grad_bytes * n_local / inner,
+            domains,
+            link_bytes_per_s=nic * default_efficiencies().collective,
+        )
+    return {
+        "dcn_gradient_s": dcn_s,
+        "ring_bytes": ring,
+        "step_s": step_s,
+        "needed_bytes_per_s": ring / step_s,
+        "nic_bytes_per_s": nic,
+        "node_ring_bytes_per_s": node,
+    }
+
+
+def zero3_collective_gap(run: TrainingRun | str) -> dict[str, float]:
+    """``run``'s measured step against its out-of-source prediction with its own ZeRO-3
+    collectives and with FSDP2's per-layer ones (``dp.ZERO3_COLLECTIVES``), in seconds.
+
+    ``n_collectives``: the ring collectives of its ZeRO-3 per step as recorded; ``step_latency_s``
+    the latency of one (``comms.ring_step_latency_s``, NCCL's steps); ``implied_per_rank_s``:
+    the gap between the measured step and the per-layer prediction, spread over every
+    collective's p - 1 ring steps, the cost per rank and collective the data would need if
+    latency-like costs made all of it (NCCL's own model charges ``step_latency_s`` / (p - 1)).
+
+    >>> g = zero3_collective_gap("zero3_175b_1536")
+    >>> int(g["n_collectives"]), round(g["step_latency_s"] * 1e3, 2)
+    (3456, 5.94)
+    """
+    r = training_runs()[run] if isinstance(run, str) else run
+    eff = fitted_efficiencies(exclude=r.source_group)
+    own = predict_run(r, efficiencies=eff).step_time_s
+    layer = predict_run(dataclasses.replace(r, zero3_collectives="per_layer"), efficiencies=eff)
+    group = r.dp * r.cp
+    acc = chips.accelerator_spec(r.accelerator)
+    inner = max(1, min(group, acc.scale_up_domain_size // (r.tp * r.pp)))
+    lat = comms.ring_step_latency_s(
+        group, group // inner, intra_step_s=SCALE_UP_LATENCY_S, inter_step_s=LINK_LATENCY_S
+    )
+    mdl = specs.model_spec(r.model)
+    units_per_layer = megatron_tensors_per_layer(mdl) if r.zero3_collectives == "per_tensor" else 1
+    n = (r.fsdp_weight_gathers + 1) * mdl.n_layers / r.pp * units_per_layer
+    measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    return {
+        "n_collectives": n,
+        "step_latency_s": lat,
+        "measured_step_s": measured,
+        "own_step_s": own,
+        "per_layer_step_s": layer.step_time_s,
+        "implied_per_rank_s": (measured - layer.step_time_s) / (n * (group - 1)),
+    }
 
 
 def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
