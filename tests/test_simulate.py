@@ -174,3 +174,18 @@ def test_ten_thousand_requests_benchmark():
     dt = time.perf_counter() - t0
     print(f"\n10,000 requests, {sim.n_steps:,} steps: {dt:.2f} s (target < 5 s on 2 cores)")
     assert sim.n_requests == 10_000
+
+
+def test_sharegpt_pairs_keep_only_what_vllms_sampler_keeps_and_hit_the_published_totals():
+    # GPUStack's Qwen3-235B vLLM run: 984 requests, 212,894 prompt and 193,865 generated tokens.
+    # vLLM's benchmark drops a pair under 4 tokens, a prompt over 1,024 or a pair over 2,048, so an
+    # output may run past 1,024 tokens (the old clip); the tail of 984 lognormal draws does.
+    d_in = FIXED(mean=212894 / 984, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    d_out = FIXED(mean=193865 / 984, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    i, o = M.sample_pairs(d_in, d_out, np.random.default_rng(2026), 984, M.LengthFilter())
+    assert i.min() >= 4 and o.min() >= 4 and i.max() <= 1024 and (i + o).max() <= 2048
+    assert o.max() > 1024
+    # totals to within rounding and the few clipped pairs: 0.5 %
+    assert abs(i.sum() / 212894 - 1) < 0.005 and abs(o.sum() / 193865 - 1) < 0.005
+    raw_i, raw_o = M.sample_pairs(d_in, d_out, np.random.default_rng(2026), 984)  # no filter
+    assert (raw_i + raw_o).max() > 2048  # the filter is what bounds them

@@ -48,7 +48,14 @@ from ..specs import Accelerator, Model
 # the module itself: the package's name serve is the function
 _serve = importlib.import_module(".serve_model", __package__)
 from .serve_model import ServeConstants, StepCost  # noqa: E402  (names for the annotations)
-from .simulate_types import BLOCK_TOKENS, LengthDistribution, Scheduler, Simulation  # noqa: E402
+from .simulate_types import (  # noqa: E402
+    BLOCK_TOKENS,
+    LengthDistribution,
+    LengthFilter,
+    Scheduler,
+    Simulation,
+    sample_pairs,
+)
 
 
 def _replica_run(
@@ -239,6 +246,7 @@ def simulate_serving(
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
     n_warmup: int = 0,
+    length_filter: LengthFilter | None = None,
 ) -> Simulation:
     """Simulate ``n_requests`` through a deployment; latency percentiles and throughput.
 
@@ -248,6 +256,8 @@ def simulate_serving(
     accepted run (rounded per step), priced as k + 1 tokens. ``n_warmup``: the first requests
     (in a closed loop, the wave every client sends together at t = 0) run but are left out of
     the latencies and the throughput, as a benchmark that measures its steady state does.
+    ``length_filter``: the (prompt, output) pairs the benchmark's sampler would drop are redrawn
+    and the lengths' means matched to the distributions' (:func:`sample_pairs`).
 
     >>> import numpy as np
     >>> sim = simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=200,
@@ -285,7 +295,7 @@ def simulate_serving(
     e_tok = _serve.expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
     if k:
         cost = dataclasses.replace(cost, tokens_per_decode=max(1, round(e_tok)))
-    ins, outs = input_tokens.sample(rng, n), output_tokens.sample(rng, n)
+    ins, outs = sample_pairs(input_tokens, output_tokens, rng, n, length_filter)
     if arrival_rate_per_s is not None:
         units.check_positive("arrival_rate_per_s", arrival_rate_per_s)
         arrivals = np.cumsum(rng.exponential(1.0 / arrival_rate_per_s, n))
@@ -367,6 +377,7 @@ def simulate_serving(
 __all__ = [
     "BLOCK_TOKENS",
     "LengthDistribution",
+    "LengthFilter",
     "Scheduler",
     "Simulation",
     "simulate_serving",

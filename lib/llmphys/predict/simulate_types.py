@@ -45,6 +45,68 @@ class LengthDistribution:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class LengthFilter:
+    """Which (prompt, output) pairs a benchmark's sampler keeps: it drops a pair whose prompt or
+    output is under ``min_tokens``, whose prompt is over ``max_prompt_tokens`` or whose sum is
+    over ``max_total_tokens``, and takes the next. ``exact_means`` rescales the kept lengths so
+    that their means are the distributions' means: a run that publishes its total input and
+    output tokens fixes its sample's means, and the draw should not add its own sampling error.
+    The defaults are vLLM's benchmark sampler's (``vllm bench serve`` ShareGPT sampling,
+    vllm/benchmarks/datasets.py, ``is_valid_sequence``: min_len 4, max_prompt_len 1024,
+    max_total_len 2048)."""
+
+    min_tokens: int = 4
+    max_prompt_tokens: int = 1024
+    max_total_tokens: int = 2048
+    exact_means: bool = True
+
+
+def sample_pairs(
+    inputs: LengthDistribution,
+    outputs: LengthDistribution,
+    rng: np.random.Generator,
+    n: int,
+    length_filter: LengthFilter | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (prompt, output) lengths: drawn independently, then (``length_filter``) the pairs
+    the benchmark's sampler would drop redrawn until none is left, and the means matched.
+
+    >>> import numpy as np
+    >>> d = LengthDistribution(mean=200.0, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    >>> i, o = sample_pairs(d, d, np.random.default_rng(0), 1000, LengthFilter())
+    >>> int((i + o).max()) <= 2048, int(i.max()) <= 1024, round(float(o.mean()))
+    (True, True, 200)
+    """
+    ins, outs = inputs.sample(rng, n), outputs.sample(rng, n)
+    f = length_filter
+    if f is None:
+        return ins, outs
+
+    def bad(i: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return (
+            (i < f.min_tokens)
+            | (o < f.min_tokens)
+            | (i > f.max_prompt_tokens)
+            | (i + o > f.max_total_tokens)
+        )
+
+    drop = bad(ins, outs)
+    for _ in range(1000):
+        if not drop.any():
+            break
+        k = int(drop.sum())
+        ins[drop], outs[drop] = inputs.sample(rng, k), outputs.sample(rng, k)
+        drop = bad(ins, outs)
+    else:
+        raise ValueError("length_filter keeps almost no pair of these distributions")
+    if f.exact_means:
+        ins = np.clip(np.rint(ins * (inputs.mean / ins.mean())), f.min_tokens, f.max_prompt_tokens)
+        outs = np.rint(outs * (outputs.mean / outs.mean()))
+        outs = np.clip(outs, f.min_tokens, f.max_total_tokens - ins)
+    return ins.astype(np.int64), outs.astype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
     """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, how
     it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``), and how it admits a request.
