@@ -3,6 +3,8 @@ leave-one-source-out errors."""
 
 import importlib
 
+import pytest
+
 from llmphys import predict
 
 R = importlib.import_module("llmphys.predict.serving_data")
@@ -141,3 +143,19 @@ def test_leave_one_source_out_errors_benchmark():
     # TTFT -86 % -> -56 %: median 21.8 %, the issue's bar met
     assert s["latency_median"] <= 0.25
     assert s["latency_worst"] <= 0.877
+
+
+def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and_bytes():
+    # The peak one-second output over the peak concurrency is the step with every request in
+    # flight: 984 / 9,788 tok/s for the FP8 TP8+EP run. Across TP4 and TP8, FP8 and BF16, vLLM and
+    # SGLang the five lie within 25 % of each other (0.10 to 0.12 s), while the model's step for
+    # the FP8 TP8+EP run, half the bytes a chip of the BF16 TP8 run reads, is over 30 % shorter.
+    from llmphys.predict import serving_studies as ss
+    d = {r["run"]: r for r in ss.burst_diagnostics()}
+    assert len(d) == 5
+    ep = d["gpustack_qwen3_235b_h100_vllm_fp8_tp8_ep"]
+    assert ep["implied_step_s"] == pytest.approx(984 / 9788, rel=1e-9)
+    steps = [r["implied_step_s"] for r in d.values()]
+    assert max(steps) / min(steps) < 1.25
+    bf16 = d["gpustack_qwen3_235b_h100_vllm_bf16_tp8"]
+    assert bf16["model_step_s"] / ep["model_step_s"] > 1.3

@@ -189,3 +189,22 @@ def test_sharegpt_pairs_keep_only_what_vllms_sampler_keeps_and_hit_the_published
     assert abs(i.sum() / 212894 - 1) < 0.005 and abs(o.sum() / 193865 - 1) < 0.005
     raw_i, raw_o = M.sample_pairs(d_in, d_out, np.random.default_rng(2026), 984)  # no filter
     assert (raw_i + raw_o).max() > 2048  # the filter is what bounds them
+
+
+def test_peak_second_counts_tokens_as_vllms_benchmark_does():
+    # vLLM's benchmark buckets every received token by whole seconds since the first send and
+    # reports the fullest bucket. A burst of 64 equal requests (16 tokens in, 2,000 out) decodes
+    # together for ~2,000 steps, so a full second holds 64 / step tokens, the step lying between
+    # its cost at the shortest caches and at the longest: the peak must fall between the two.
+    n, i_len, o_len = 64, 16, 2000
+    sim = predict.simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=n,
+                                   input_tokens=FIXED(mean=i_len), output_tokens=FIXED(mean=o_len),
+                                   rng=np.random.default_rng(0))
+    cost = predict.serve_model.step_cost(
+        predict.serve_model.resolve_model("llama3_8b"),
+        predict.serve_model.resolve_accelerator("h100_sxm"),
+        layout=predict.serve_model.make_layout(predict.serve_model.resolve_model("llama3_8b")),
+        weight_dtype="bf16", kv_dtype="bf16")
+    fastest = n / cost.step_s(n, n * i_len, 0, 0.0)
+    slowest = n / cost.step_s(n, n * (i_len + o_len), 0, 0.0)
+    assert slowest <= sim.peak_output_tokens_per_s <= fastest

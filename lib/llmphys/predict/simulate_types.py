@@ -156,6 +156,7 @@ class Simulation:
     n_preemptions: int
     mean_batch: float  # decode sequences per step of one replica, averaged over steps
     duration_s: float
+    peak_output_tokens_per_s: float = 0.0  # most tokens emitted in one whole second from the start
 
     def percentile(self, metric: str, q: float) -> float:
         """The ``q``-th percentile (0-100) of ``ttft_s``, ``tpot_s`` or ``e2e_s``."""
