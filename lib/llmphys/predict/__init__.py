@@ -143,7 +143,13 @@ from .serving_data import (
 from .serving_data import (
     residuals as serving_residuals,
 )
-from .serving_studies import deepseek_decode_study, format_loso_table, miss_summary, moe_by_chip
+from .serving_studies import (
+    burst_diagnostics,
+    deepseek_decode_study,
+    format_loso_table,
+    miss_summary,
+    moe_by_chip,
+)
 from .simulate import (
     LengthDistribution,
     Scheduler,
@@ -219,6 +225,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "calibrate_serving",
     "serving_calibration_runs",
     "moe_by_chip",
+    "burst_diagnostics",
     "deepseek_decode_study",
     "expected_tokens_per_step",
     "expert_load_imbalance",
