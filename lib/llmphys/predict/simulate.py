@@ -160,7 +160,12 @@ def _replica_run(
             n_pre += c
             pflop += pre_flop(int(inputs[r]), c)
             chunks.append((int(r), c))
-        # 2. admit waiting requests while the budget, the cap and the cache allow
+        # 2. admit waiting requests while the budget, the cap and the cache allow. An engine that
+        # runs prompts apart from decodes (SGLang) first keeps room for the running requests to
+        # grow: its PrefillAdder takes their reserved future tokens off the free ones. At least a
+        # block each is kept here; without it a preempted request is readmitted into the blocks
+        # the decodes need, every step is its prefill, and a cache-bound burst never decodes.
+        reserve = 0 if sched.mixed_prefill else len(running) + 1
         while waiting and tokens < budget and len(running) < max_seqs:
             r = waiting[0]
             rem = int(inputs[r] - done_prompt[r])
@@ -168,8 +173,9 @@ def _replica_run(
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
             first_blocks = -(-(int(inputs[r]) + hold[r]) // BLOCK_TOKENS)
-            if used_blocks + first_blocks > kv_blocks:
+            if used_blocks + first_blocks + reserve > kv_blocks:
                 break
+            reserve += 0 if sched.mixed_prefill else 1
             waiting.pop(0)
             used_blocks += first_blocks
             blocks[r] = first_blocks

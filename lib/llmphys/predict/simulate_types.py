@@ -122,6 +122,10 @@ class Scheduler:
     ``mixed_prefill`` True (vLLM, TensorRT-LLM's in-flight batching) runs prompt chunks in the
     same step as the decodes; False is SGLang's default (``enable_mixed_chunk`` off): a step that
     has prompt work to do is a prefill step, and the running sequences decode in the next one.
+    Such an engine also keeps room for the running requests to grow before it admits a prompt
+    (SGLang's PrefillAdder subtracts their reserved future tokens, remaining max_new_tokens
+    clipped and scaled by new_token_ratio, from the free tokens: python/sglang/srt/managers/
+    schedule_policy.py); the simulator keeps the least of that, a block per running sequence.
 
     ``overlap`` True is an overlap scheduler: the engine schedules and launches step n+1 while
     step n runs, so a request that arrives during step n can first run in step n+2, a step later
