@@ -3,6 +3,8 @@ leave-one-source-out errors."""
 
 import importlib
 
+import pytest
+
 from llmphys import predict
 
 R = importlib.import_module("llmphys.predict.serving_data")
@@ -119,12 +121,15 @@ def test_leave_one_source_out_errors_benchmark():
     # (bar 25 %) is met and asserted at the bar below.
     # Today's levels, after the engine limits (TensorRT-LLM reserves whole sequences and
     # trtllm-bench sizes its engine from the dataset) and the experts' unhidden weight stream:
-    assert s["worst"] <= 1.21  # GPUStack's Qwen3-235B FP8 TP8+EP on vLLM, +120 %
     # 120.3 % -> 120.5 % once the cache is sized after each engine's peak step activations
-    # (serve_terms.engine_reserved_bytes): the floor above still holds, not loosened
-    assert s["moe_median"] <= 0.243  # 24 MoE rows, 24.2 % (24.5 % before the activation reserve)
+    # (serve_terms.engine_reserved_bytes). ShareGPT drawn as vLLM's benchmark samples it (pairs
+    # over 2,048 tokens dropped, outputs not clipped at 1,024, lengths rescaled to the published
+    # totals): a burst ends with its longest request, and GPUStack's five Qwen3-235B bursts go from
+    # +36..+120 % to +20..+90 %; the worst is still GPUStack's Qwen3-235B FP8 TP8+EP on vLLM
+    assert s["worst"] <= 0.903
+    assert s["moe_median"] <= 0.230  # 24 MoE rows, 22.9 % (24.2 % before the ShareGPT filter)
     # Two micro-batches stream every weight twice a step: DeepSeek's day-6 decode row +62 % -> +31 %
-    # (TPOT -38 % -> -24 %), SGLang's EP72 pool unchanged at +38 % (all-to-all bound); no bar moves
+    # (TPOT -38 % -> -24 %), SGLang's EP72 pool unchanged at +38 % (all-to-all bound)
     # latency: 39 figures. The NIM sweep is simulated as TensorRT-LLM admits (GUARANTEED_NO_EVICT)
     # and measured in its steady state (the first wave left out), SGLang's steps as it schedules
     # them (prefill steps apart from decode steps): median 43.2 % -> 26.9 %, worst 160 % (NIM
@@ -142,4 +147,21 @@ def test_leave_one_source_out_errors_benchmark():
     # request holds 97 instead of 100, its c100-c250 TPOT goes from +24..+26 % to +19..+22 %, c100
     # TTFT -86 % -> -56 %: median 21.8 %, the issue's bar met
     assert s["latency_median"] <= 0.25
-    assert s["latency_worst"] <= 0.877
+    # The ShareGPT filter moves the worst (the vLLM Qwen3-8B TTFT at four users) 87.6 % -> 86.3 %
+    assert s["latency_worst"] <= 0.863
+
+
+def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and_bytes():
+    # The peak one-second output over the peak concurrency is the step with every request in
+    # flight: 984 / 9,788 tok/s for the FP8 TP8+EP run. Across TP4 and TP8, FP8 and BF16, vLLM and
+    # SGLang the five lie within 25 % of each other (0.10 to 0.12 s), while the model's step for
+    # the FP8 TP8+EP run, half the bytes a chip of the BF16 TP8 run reads, is over 30 % shorter.
+    from llmphys.predict import serving_studies as ss
+    d = {r["run"]: r for r in ss.burst_diagnostics()}
+    assert len(d) == 5
+    ep = d["gpustack_qwen3_235b_h100_vllm_fp8_tp8_ep"]
+    assert ep["implied_step_s"] == pytest.approx(984 / 9788, rel=1e-9)
+    steps = [r["implied_step_s"] for r in d.values()]
+    assert max(steps) / min(steps) < 1.25
+    bf16 = d["gpustack_qwen3_235b_h100_vllm_bf16_tp8"]
+    assert bf16["model_step_s"] / ep["model_step_s"] > 1.3

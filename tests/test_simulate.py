@@ -174,3 +174,53 @@ def test_ten_thousand_requests_benchmark():
     dt = time.perf_counter() - t0
     print(f"\n10,000 requests, {sim.n_steps:,} steps: {dt:.2f} s (target < 5 s on 2 cores)")
     assert sim.n_requests == 10_000
+
+
+def test_sharegpt_pairs_keep_only_what_vllms_sampler_keeps_and_hit_the_published_totals():
+    # GPUStack's Qwen3-235B vLLM run: 984 requests, 212,894 prompt and 193,865 generated tokens.
+    # vLLM's benchmark drops a pair under 4 tokens, a prompt over 1,024 or a pair over 2,048, so an
+    # output may run past 1,024 tokens (the old clip); the tail of 984 lognormal draws does.
+    d_in = FIXED(mean=212894 / 984, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    d_out = FIXED(mean=193865 / 984, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    i, o = M.sample_pairs(d_in, d_out, np.random.default_rng(2026), 984, M.LengthFilter())
+    assert i.min() >= 4 and o.min() >= 4 and i.max() <= 1024 and (i + o).max() <= 2048
+    assert o.max() > 1024
+    # totals to within rounding and the few clipped pairs: 0.5 %
+    assert abs(i.sum() / 212894 - 1) < 0.005 and abs(o.sum() / 193865 - 1) < 0.005
+    raw_i, raw_o = M.sample_pairs(d_in, d_out, np.random.default_rng(2026), 984)  # no filter
+    assert (raw_i + raw_o).max() > 2048  # the filter is what bounds them
+
+
+def test_peak_second_counts_tokens_as_vllms_benchmark_does():
+    # vLLM's benchmark buckets every received token by whole seconds since the first send and
+    # reports the fullest bucket. A burst of 64 equal requests (16 tokens in, 2,000 out) decodes
+    # together for ~2,000 steps, so a full second holds 64 / step tokens, the step lying between
+    # its cost at the shortest caches and at the longest: the peak must fall between the two.
+    n, i_len, o_len = 64, 16, 2000
+    sim = predict.simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=n,
+                                   input_tokens=FIXED(mean=i_len), output_tokens=FIXED(mean=o_len),
+                                   rng=np.random.default_rng(0))
+    cost = predict.serve_model.step_cost(
+        predict.serve_model.resolve_model("llama3_8b"),
+        predict.serve_model.resolve_accelerator("h100_sxm"),
+        layout=predict.serve_model.make_layout(predict.serve_model.resolve_model("llama3_8b")),
+        weight_dtype="bf16", kv_dtype="bf16")
+    fastest = n / cost.step_s(n, n * i_len, 0, 0.0)
+    slowest = n / cost.step_s(n, n * (i_len + o_len), 0, 0.0)
+    assert slowest <= sim.peak_output_tokens_per_s <= fastest
+
+
+def test_a_cache_bound_burst_on_a_prefill_apart_engine_decodes_and_ends():
+    # Llama 3 70B in FP8 on one H100 leaves a few GB of cache: a burst of 600 requests preempts.
+    # With prompts run apart from decodes (SGLang) and no room kept for the decodes to grow, a
+    # preempted request was readmitted into the blocks the decodes needed, every step became its
+    # prefill and the run never ended; keeping a block per running sequence it ends, every request
+    # is served, and the steps stay within a few per output token of the longest request.
+    ln = dict(kind="lognormal", sigma=1.0, max_tokens=10**6)
+    sim = predict.simulate_serving(
+        "llama3_70b", "h100_sxm", n_chips=1, n_requests=600, weight_dtype="fp8", kv_dtype="fp8",
+        input_tokens=FIXED(mean=217, **ln), output_tokens=FIXED(mean=201, **ln),
+        scheduler=predict.Scheduler(max_num_seqs=4096, mixed_prefill=False, overlap=True),
+        rng=np.random.default_rng(2026), length_filter=M.LengthFilter())
+    assert np.isfinite(sim.e2e_s).all() and sim.n_requests == 600
+    assert sim.n_steps < 20_000

@@ -142,6 +142,7 @@ from .serving_data import (
     residuals as serving_residuals,
 )
 from .serving_studies import (
+    burst_diagnostics,
     deepseek_decode_study,
     format_loso_table,
     implied_step,
@@ -223,6 +224,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "calibrate_serving",
     "serving_calibration_runs",
     "moe_by_chip",
+    "burst_diagnostics",
     "deepseek_decode_study",
     "implied_step",
     "expected_tokens_per_step",

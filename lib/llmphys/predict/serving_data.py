@@ -36,9 +36,12 @@ SHAREGPT_SIGMA = 1.0
 """Log-space spread of the ShareGPT lengths the simulator draws (lognormal with the run's mean):
 an assumption, neither fitted nor measured here; the sources give only total tokens."""
 
-SHAREGPT_MAX_TOKENS = 1024
-"""Longest ShareGPT prompt vLLM's benchmark keeps (its sampler drops prompts over 1,024 tokens and
-pairs over 2,048); outputs are clipped at the same length."""
+SHAREGPT_FILTER = _sim.LengthFilter(min_tokens=4, max_prompt_tokens=1024, max_total_tokens=2048)
+"""The pairs vLLM's benchmark keeps from ShareGPT (``vllm bench serve --dataset-name sharegpt``,
+vllm/benchmarks/datasets.py: ``is_valid_sequence`` drops a prompt or completion under 4 tokens, a
+prompt over 1,024 and a pair over 2,048, and the sampler takes the next conversation): an output
+may run to 2,048 less its prompt. The simulated lengths are rescaled to the run's published
+totals (``LengthFilter.exact_means``)."""
 
 SEED = 2026
 """Seed of the simulations behind the latency rows (one ``numpy.random.Generator`` per row)."""
@@ -56,11 +59,7 @@ def _lengths(run: ServingRun) -> tuple[LengthDistribution, LengthDistribution]:
             LengthDistribution(mean=run.input_tokens),
             LengthDistribution(mean=run.output_tokens),
         )
-    kw: dict[str, Any] = {
-        "kind": "lognormal",
-        "sigma": SHAREGPT_SIGMA,
-        "max_tokens": SHAREGPT_MAX_TOKENS,
-    }
+    kw: dict[str, Any] = {"kind": "lognormal", "sigma": SHAREGPT_SIGMA}
     return (
         LengthDistribution(mean=run.input_tokens, **kw),
         LengthDistribution(mean=run.output_tokens, **kw),
@@ -149,6 +148,7 @@ def predict_simulated(
         two_batch_overlap=r.two_batch_overlap,
         constants=constants,
         rng=np.random.default_rng(SEED),
+        length_filter=SHAREGPT_FILTER if r.length_distribution == "sharegpt" else None,
     )
 
 

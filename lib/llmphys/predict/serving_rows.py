@@ -52,6 +52,9 @@ class ServingRun:
     measured_tpot_p50_s: float | None = None
     measured_tpot_p99_s: float | None = None
     measured_tpot_mean_s: float | None = None
+    measured_duration_s: float | None = None  # the benchmark's duration, first send to last token
+    measured_peak_output_tokens_per_s: float | None = None  # most tokens received in one second
+    measured_peak_concurrency: int | None = None  # most requests in flight at once
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
     worked_example: bool = False  # the decode pool chapter 6 works through
     scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)

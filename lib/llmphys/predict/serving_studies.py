@@ -1,6 +1,6 @@
 """What chapter 6 reads from the serving validation: the leave-one-source-out table as text, the
-subsets of the residuals its lessons come from, the step a max-throughput row implies, and
-DeepSeek-V3's decode pool worked through.
+subsets of the residuals its lessons come from, the step a max-throughput row implies, what a
+burst benchmark prints beside its throughput, and DeepSeek-V3's decode pool worked through.
 
 Home: chapters/06_economics.ipynb, section "Does the model predict real deployments?".
 """
@@ -17,6 +17,7 @@ from .. import inference
 from .serving_data import loso_summary, predict_serve, residuals, serving_runs
 
 _serve = importlib.import_module(".serve_model", __package__)
+_data = importlib.import_module(".serving_data", __package__)
 
 
 def format_loso_table() -> str:
@@ -159,3 +160,46 @@ def miss_summary() -> dict[str, float]:
         "nim_heavy_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in heavy]),
         "nim_throughput_median": med([abs(r["rel_error"]) for r in nim]),
     }
+
+
+def burst_diagnostics() -> list[dict[str, Any]]:
+    """What a burst benchmark prints beside its throughput, measured against the simulator.
+
+    For every burst row that records vLLM's benchmark's duration, peak one-second output and peak
+    concurrency (``data/serving_runs.toml``): those three, measured and simulated (constants fitted
+    without the row's source), and the decode step at the peak concurrency N that the peak implies,
+    N / peak tokens per second (every sequence in flight emits one token a step), beside the step
+    cost the model gives N decoding sequences with caches of I + O/2 tokens. Seconds, tokens/s.
+    """
+    out = []
+    for key, r in serving_runs().items():
+        if r.arrival != "burst" or not r.measured_peak_output_tokens_per_s:
+            continue
+        c = _data.calibrate(r.source_key)
+        sim = _data.predict_simulated(r, c)
+        n = int(r.measured_peak_concurrency or 0)
+        mdl, acc = _serve.resolve_model(r.model), _serve.resolve_accelerator(r.accelerator)
+        cost = _serve.step_cost(
+            mdl,
+            acc,
+            layout=_serve.make_layout(mdl, tp=r.tp, ep=r.ep, pp=r.pp),
+            weight_dtype=r.weight_dtype,
+            kv_dtype=r.kv_dtype,
+            math_dtype=r.math_dtype,
+            constants=c,
+        )
+        kv = n * (r.input_tokens + r.output_tokens / 2)
+        out.append(
+            {
+                "run": key,
+                "engine": r.engine_family,
+                "duration_s": r.measured_duration_s,
+                "sim_duration_s": sim.duration_s,
+                "peak_tokens_per_s": r.measured_peak_output_tokens_per_s,
+                "sim_peak_tokens_per_s": sim.peak_output_tokens_per_s,
+                "peak_concurrency": n,
+                "implied_step_s": n / r.measured_peak_output_tokens_per_s,
+                "model_step_s": cost.step_s(n, kv, 0, 0.0),
+            }
+        )
+    return out

@@ -48,7 +48,15 @@ from ..specs import Accelerator, Model
 # the module itself: the package's name serve is the function
 _serve = importlib.import_module(".serve_model", __package__)
 from .serve_model import ServeConstants, StepCost  # noqa: E402  (names for the annotations)
-from .simulate_types import BLOCK_TOKENS, LengthDistribution, Scheduler, Simulation  # noqa: E402
+from .simulate_types import (  # noqa: E402
+    BLOCK_TOKENS,
+    LengthDistribution,
+    LengthFilter,
+    Scheduler,
+    Simulation,
+    peak_tokens_per_s,
+    sample_pairs,
+)
 
 
 def _replica_run(
@@ -61,10 +69,11 @@ def _replica_run(
     kv_blocks: int,
     closed_loop: int,
     prefilled: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int, float, np.ndarray]:
     """Simulate one replica. Returns first-token and finish times, admission order, steps,
-    preemptions and the summed decode batch. ``closed_loop`` > 0: a finished request releases
-    its client, whose next request (in index order) arrives at that instant. ``prefilled``: the
+    preemptions, the summed decode batch and each step's (end time, tokens emitted).
+    ``closed_loop`` > 0: a finished request releases its client, whose next request (in index
+    order) arrives at that instant. ``prefilled``: the
     prompts' caches arrive ready (the decode pool of a disaggregated deployment)."""
     model = cost.model
     n = len(arrivals)
@@ -97,6 +106,7 @@ def _replica_run(
     t = 0.0
     steps = preempt = 0
     batch_sum = 0.0
+    emitted: list[tuple[float, int]] = []  # (step end, tokens it emitted)
     next_client = closed_loop
     if prefilled:
         done_prompt[:] = inputs
@@ -151,7 +161,12 @@ def _replica_run(
             n_pre += c
             pflop += pre_flop(int(inputs[r]), c)
             chunks.append((int(r), c))
-        # 2. admit waiting requests while the budget, the cap and the cache allow
+        # 2. admit waiting requests while the budget, the cap and the cache allow. An engine that
+        # runs prompts apart from decodes (SGLang) first keeps room for the running requests to
+        # grow: its PrefillAdder takes their reserved future tokens off the free ones. At least a
+        # block each is kept here; without it a preempted request is readmitted into the blocks
+        # the decodes need, every step is its prefill, and a cache-bound burst never decodes.
+        reserve = 0 if sched.mixed_prefill else len(running) + 1
         while waiting and tokens < budget and len(running) < max_seqs:
             r = waiting[0]
             rem = int(inputs[r] - done_prompt[r])
@@ -159,8 +174,9 @@ def _replica_run(
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
             first_blocks = -(-(int(inputs[r]) + hold[r]) // BLOCK_TOKENS)
-            if used_blocks + first_blocks > kv_blocks:
+            if used_blocks + first_blocks + reserve > kv_blocks:
                 break
+            reserve += 0 if sched.mixed_prefill else 1
             waiting.pop(0)
             used_blocks += first_blocks
             blocks[r] = first_blocks
@@ -189,11 +205,14 @@ def _replica_run(
         prev_dt = dt
         steps += 1
         batch_sum += n_dec
+        n_out = n_dec * k1
         for r, c in chunks:
             done_prompt[r] += c
             if done_prompt[r] >= inputs[r] and gen[r] == 0:
                 gen[r] = 1  # the prompt's last chunk yields the first token
                 first[r] = t
+                n_out += 1
+        emitted.append((t, n_out))
         gen[decoding] += k1
         fresh = decoding[np.isnan(first[decoding])]  # caches prefilled elsewhere
         first[fresh] = t
@@ -212,7 +231,7 @@ def _replica_run(
                     arr[next_client] = t
                     order.append(next_client)
                     next_client += 1
-    return first, finish, arr, steps, preempt, batch_sum
+    return first, finish, arr, steps, preempt, batch_sum, np.array(emitted).reshape(-1, 2)
 
 
 def simulate_serving(
@@ -239,6 +258,7 @@ def simulate_serving(
     draft_tokens: int = 0,
     acceptance_rate: float = 0.0,
     n_warmup: int = 0,
+    length_filter: LengthFilter | None = None,
 ) -> Simulation:
     """Simulate ``n_requests`` through a deployment; latency percentiles and throughput.
 
@@ -248,6 +268,8 @@ def simulate_serving(
     accepted run (rounded per step), priced as k + 1 tokens. ``n_warmup``: the first requests
     (in a closed loop, the wave every client sends together at t = 0) run but are left out of
     the latencies and the throughput, as a benchmark that measures its steady state does.
+    ``length_filter``: the (prompt, output) pairs the benchmark's sampler would drop are redrawn
+    and the lengths' means matched to the distributions' (:func:`sample_pairs`).
 
     >>> import numpy as np
     >>> sim = simulate_serving("llama3_8b", "h100_sxm", n_chips=1, n_requests=200,
@@ -285,7 +307,7 @@ def simulate_serving(
     e_tok = _serve.expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
     if k:
         cost = dataclasses.replace(cost, tokens_per_decode=max(1, round(e_tok)))
-    ins, outs = input_tokens.sample(rng, n), output_tokens.sample(rng, n)
+    ins, outs = sample_pairs(input_tokens, output_tokens, rng, n, length_filter)
     if arrival_rate_per_s is not None:
         units.check_positive("arrival_rate_per_s", arrival_rate_per_s)
         arrivals = np.cumsum(rng.exponential(1.0 / arrival_rate_per_s, n))
@@ -325,10 +347,11 @@ def simulate_serving(
     arr_eff = ready.copy()
     steps = preempts = 0
     batch_sum = 0.0
+    emits: list[np.ndarray] = []
     for rep in range(n_rep):
         idx = np.arange(rep, n, n_rep)
         cl = 0 if concurrency is None else max(1, _serve._int("concurrency", concurrency) // n_rep)
-        f, fin, a, s, p, b = _replica_run(
+        f, fin, a, s, p, b, e = _replica_run(
             cost,
             arrivals=ready[idx],
             inputs=ins[idx],
@@ -340,6 +363,7 @@ def simulate_serving(
         )
         first[idx], finish[idx], arr_eff[idx] = f, fin, a
         steps, preempts, batch_sum = steps + s, preempts + p, batch_sum + b
+        emits.append(e)
     if pc:
         arr_eff = np.where(np.isfinite(arr_eff), arrivals, arr_eff)
         if concurrency is None:
@@ -350,6 +374,7 @@ def simulate_serving(
     tpot = (finish[multi] - first[multi]) / (outs[multi] - 1)
     start = float(np.nanmin(arr_eff[kept]))
     duration = float(np.nanmax(finish[kept])) - start
+    peak = peak_tokens_per_s(emits, start_s=start)
     return Simulation(
         ttft_s=ttft[kept],
         tpot_s=tpot,
@@ -361,12 +386,14 @@ def simulate_serving(
         n_preemptions=preempts,
         mean_batch=batch_sum / max(steps, 1),
         duration_s=duration,
+        peak_output_tokens_per_s=peak,
     )
 
 
 __all__ = [
     "BLOCK_TOKENS",
     "LengthDistribution",
+    "LengthFilter",
     "Scheduler",
     "Simulation",
     "simulate_serving",

@@ -45,6 +45,68 @@ class LengthDistribution:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class LengthFilter:
+    """Which (prompt, output) pairs a benchmark's sampler keeps: it drops a pair whose prompt or
+    output is under ``min_tokens``, whose prompt is over ``max_prompt_tokens`` or whose sum is
+    over ``max_total_tokens``, and takes the next. ``exact_means`` rescales the kept lengths so
+    that their means are the distributions' means: a run that publishes its total input and
+    output tokens fixes its sample's means, and the draw should not add its own sampling error.
+    The defaults are vLLM's benchmark sampler's (``vllm bench serve`` ShareGPT sampling,
+    vllm/benchmarks/datasets.py, ``is_valid_sequence``: min_len 4, max_prompt_len 1024,
+    max_total_len 2048)."""
+
+    min_tokens: int = 4
+    max_prompt_tokens: int = 1024
+    max_total_tokens: int = 2048
+    exact_means: bool = True
+
+
+def sample_pairs(
+    inputs: LengthDistribution,
+    outputs: LengthDistribution,
+    rng: np.random.Generator,
+    n: int,
+    length_filter: LengthFilter | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` (prompt, output) lengths: drawn independently, then (``length_filter``) the pairs
+    the benchmark's sampler would drop redrawn until none is left, and the means matched.
+
+    >>> import numpy as np
+    >>> d = LengthDistribution(mean=200.0, kind="lognormal", sigma=1.0, max_tokens=10**6)
+    >>> i, o = sample_pairs(d, d, np.random.default_rng(0), 1000, LengthFilter())
+    >>> int((i + o).max()) <= 2048, int(i.max()) <= 1024, round(float(o.mean()))
+    (True, True, 200)
+    """
+    ins, outs = inputs.sample(rng, n), outputs.sample(rng, n)
+    f = length_filter
+    if f is None:
+        return ins, outs
+
+    def bad(i: np.ndarray, o: np.ndarray) -> np.ndarray:
+        return (
+            (i < f.min_tokens)
+            | (o < f.min_tokens)
+            | (i > f.max_prompt_tokens)
+            | (i + o > f.max_total_tokens)
+        )
+
+    drop = bad(ins, outs)
+    for _ in range(1000):
+        if not drop.any():
+            break
+        k = int(drop.sum())
+        ins[drop], outs[drop] = inputs.sample(rng, k), outputs.sample(rng, k)
+        drop = bad(ins, outs)
+    else:
+        raise ValueError("length_filter keeps almost no pair of these distributions")
+    if f.exact_means:
+        ins = np.clip(np.rint(ins * (inputs.mean / ins.mean())), f.min_tokens, f.max_prompt_tokens)
+        outs = np.rint(outs * (outputs.mean / outs.mean()))
+        outs = np.clip(outs, f.min_tokens, f.max_total_tokens - ins)
+    return ins.astype(np.int64), outs.astype(np.int64)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
     """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, how
     it sizes its KV cache (``predict.serve_model.KV_MEMORY_RULES``), and how it admits a request.
@@ -60,6 +122,10 @@ class Scheduler:
     ``mixed_prefill`` True (vLLM, TensorRT-LLM's in-flight batching) runs prompt chunks in the
     same step as the decodes; False is SGLang's default (``enable_mixed_chunk`` off): a step that
     has prompt work to do is a prefill step, and the running sequences decode in the next one.
+    Such an engine also keeps room for the running requests to grow before it admits a prompt
+    (SGLang's PrefillAdder subtracts their reserved future tokens, remaining max_new_tokens
+    clipped and scaled by new_token_ratio, from the free tokens: python/sglang/srt/managers/
+    schedule_policy.py); the simulator keeps the least of that, a block per running sequence.
 
     ``overlap`` True is an overlap scheduler: the engine schedules and launches step n+1 while
     step n runs, so a request that arrives during step n can first run in step n+2, a step later
@@ -94,6 +160,7 @@ class Simulation:
     n_preemptions: int
     mean_batch: float  # decode sequences per step of one replica, averaged over steps
     duration_s: float
+    peak_output_tokens_per_s: float = 0.0  # most tokens emitted in one whole second from the start
 
     def percentile(self, metric: str, q: float) -> float:
         """The ``q``-th percentile (0-100) of ``ttft_s``, ``tpot_s`` or ``e2e_s``."""
@@ -110,3 +177,17 @@ class Simulation:
         }
         out["output_tokens_per_s"] = self.output_tokens_per_s
         return out
+
+
+def peak_tokens_per_s(emitted: list[np.ndarray], *, start_s: float) -> float:
+    """The benchmark's peak output rate: the most tokens received in one whole second counted
+    from the first send, as vLLM's ``bench serve`` buckets them. ``emitted``: per replica, rows
+    of (step end time in s, tokens the step emitted).
+
+    >>> peak_tokens_per_s([np.array([[0.2, 3.0], [0.9, 4.0], [1.5, 5.0]])], start_s=0.0)
+    7.0
+    """
+    ev = np.concatenate(emitted)
+    secs = np.floor(ev[:, 0] - start_s).astype(np.int64)
+    ok = secs >= 0
+    return float(np.bincount(secs[ok], weights=ev[ok, 1]).max()) if ok.any() else 0.0
