@@ -329,10 +329,17 @@ def resolve_model(value: Model | str) -> Model:
         return value
     if not isinstance(value, str):
         raise TypeError(f"model must be a Model or a registry key, got {type(value).__name__}")
+    return _model_by_key(value)
+
+
+@functools.cache
+def _model_by_key(key: str) -> Model:
+    """The registry's Model for ``key``, built once (a frozen value; serving's calibration asks
+    for the same few models thousands of times)."""
     extra = _serving_registry().get("models", {})
-    if value in extra:
-        return specs.build_spec(Model, extra[value], f"serving_models.toml[{value}]", key=value)
-    return _train._model(value)
+    if key in extra:
+        return specs.build_spec(Model, extra[key], f"serving_models.toml[{key}]", key=key)
+    return _train._model(key)
 
 
 def resolve_accelerator(value: Accelerator | str) -> Accelerator:
