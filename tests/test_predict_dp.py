@@ -13,10 +13,6 @@ GPT3_1536 = dict(n_chips=1536, seq_len=2048, global_batch_tokens=3145728.0, micr
                  check_memory=False)
 
 
-def _measured_step_s(run):
-    return run.global_batch_tokens / predict.measured_tokens_per_s(run)
-
-
 def test_a_ring_pays_nvlink_steps_inside_nodes_and_network_steps_between_them():
     # closed form: 1,536 ranks in 192 nodes take 1,535 steps, 191 across the network
     t = comms.ring_step_latency_s(1536, 192, intra_step_s=3e-6, inter_step_s=10e-6)
@@ -80,7 +76,7 @@ def test_per_tensor_collectives_explain_half_the_zero3_rows_gap_and_no_more():
         tensor = predict.predict_run(run, efficiencies=eff).step_time_s
         layer = predict.predict_run(dataclasses.replace(run, zero3_collectives="per_layer"),
                                     efficiencies=eff).step_time_s
-        measured = _measured_step_s(run)
+        measured = predict.measured_step_s(run)
         assert layer < tensor < measured
         assert tensor - layer > 0.45 * (measured - layer)
     rows = {r["run"]: r for r in predict.loso_residuals()}
@@ -125,7 +121,7 @@ def test_fsdp2_on_128_gpus_costs_about_what_the_same_batch_on_8_gpus_shows():
     eff = predict.fitted_efficiencies(exclude="torchtitan")
     for kind in ("eager", "compile", "fp8"):
         r8, r128 = runs[f"torchtitan_8b_8gpu_{kind}"], runs[f"torchtitan_8b_128gpu_{kind}"]
-        measured = _measured_step_s(r128) - _measured_step_s(r8)
+        measured = predict.measured_step_s(r128) - predict.measured_step_s(r8)
         model = (predict.predict_run(r128, efficiencies=eff).step_time_s
                  - predict.predict_run(r8, efficiencies=eff).step_time_s)
         assert 0.03 < measured < 0.09

@@ -59,6 +59,7 @@ from .runs import (
     MEASURED_UNITS,
     TrainingRun,
     measured_mfu,
+    measured_step_s,
     measured_tokens_per_s,
     model_flop_per_token,
     source_flop_per_token,
@@ -86,6 +87,8 @@ from .train import (
     _model as _model,
 )
 from .validation import (
+    ISSUE_BARS,
+    bar_verdicts,
     calibrate_gemm_efficiency,
     error_bars,
     fitted_efficiencies,
@@ -184,6 +187,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "calibrate_gemm_efficiency",
     "default_efficiencies",
     "error_bars",
+    "bar_verdicts",
+    "ISSUE_BARS",
     "fit_efficiencies",
     "fitted_efficiencies",
     "format_budget",
@@ -196,6 +201,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "loso_residuals",
     "measured_mfu",
     "measured_tokens_per_s",
+    "measured_step_s",
     "memory_bound_bytes_per_token",
     "memory_parts",
     "model_flop_per_token",

@@ -166,6 +166,17 @@ def measured_tokens_per_s(run: TrainingRun) -> float:
     return per_chip * run.n_chips / source_flop_per_token(run)
 
 
+def measured_step_s(run: TrainingRun) -> float:
+    """The published step time in seconds: the global batch over the measured token rate.
+
+    Narayanan et al.'s ZeRO-3 run on 1,536 A100s (44 TFLOP/s per GPU under eq. 3):
+
+    >>> round(measured_step_s(training_runs()["zero3_175b_1536"]), 1)
+    66.7
+    """
+    return run.global_batch_tokens / measured_tokens_per_s(run)
+
+
 def measured_mfu(run: TrainingRun, *, attention_flops: str = "causal") -> float:
     """The published figure as MFU under ``attention_flops`` over chips x dense peak at dtype.
 

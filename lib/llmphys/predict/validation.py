@@ -23,7 +23,7 @@ from .dp import megatron_tensors_per_layer
 from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
 from .layout import layout
 from .ring import RingBudget
-from .runs import TrainingRun, measured_mfu, measured_tokens_per_s, training_runs
+from .runs import TrainingRun, measured_mfu, measured_step_s, training_runs
 from .terms import LINK_LATENCY_S, SCALE_UP_LATENCY_S, _Ctx, _local_params, ring_budget
 from .train import TrainStep, predict_run
 
@@ -143,7 +143,7 @@ def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficien
     r = training_runs()[run] if isinstance(run, str) else run
     step = predict_run(r, efficiencies=efficiencies)
     t_attn = step.parts["attention"]
-    t_measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    t_measured = measured_step_s(r)
     room = t_measured - (step.step_time_s - t_attn)
     if t_attn <= 0 or room <= 0:
         raise ValueError(
@@ -213,7 +213,7 @@ def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
     )
     n_local = _local_params(mdl, r.tp, r.pp, r.ep)
     ring = 2 * (group - 1) / group * per_param / 2 * n_local
-    step_s = r.global_batch_tokens / measured_tokens_per_s(r)
+    step_s = measured_step_s(r)
     inner = max(1, min(group, acc.scale_up_domain_size // (r.tp * r.pp)))
     nic = acc.scale_out_bytes_per_s_per_direction
     node = comms.multi_nic_ring_bytes_per_s(
@@ -264,7 +264,7 @@ def zero3_collective_gap(run: TrainingRun | str) -> dict[str, float]:
     mdl = specs.model_spec(r.model)
     units_per_layer = megatron_tensors_per_layer(mdl) if r.zero3_collectives == "per_tensor" else 1
     n = (r.fsdp_weight_gathers + 1) * mdl.n_layers / r.pp * units_per_layer
-    measured = r.global_batch_tokens / measured_tokens_per_s(r)
+    measured = measured_step_s(r)
     return {
         "n_collectives": n,
         "step_latency_s": lat,
@@ -288,6 +288,33 @@ def error_bars(rows: list[dict[str, Any]]) -> dict[str, float]:
         "median_signed": statistics.median(e),
         "within_20": sum(x <= 0.2 for x in a) / len(a),
     }
+
+
+ISSUE_BARS: dict[str, tuple[str, float]] = {
+    "median": ("<=", 0.12),
+    "worst": ("<=", 0.30),
+    "median_signed": ("abs<=", 0.05),
+    "within_20": (">=", 0.80),
+}
+"""Issue 27's bars on the out-of-source errors (``error_bars``' keys): median |error| <= 12%,
+worst <= 30%, |median signed error| <= 5%, at least 80% of runs within 20%."""
+
+
+def bar_verdicts(bars: dict[str, float]) -> dict[str, bool]:
+    """Whether ``bars`` (from ``error_bars``) meets each of ``ISSUE_BARS``.
+
+    >>> bar_verdicts({"median": 0.1, "worst": 0.5, "median_signed": -0.06, "within_20": 0.8})
+    {'median': True, 'worst': False, 'median_signed': False, 'within_20': True}
+    """
+    out = {}
+    for key, (rule, limit) in ISSUE_BARS.items():
+        if key not in bars:
+            raise ValueError(f"bars: missing {key!r}; error_bars gives {sorted(ISSUE_BARS)}")
+        x = bars[key]
+        out[key] = (
+            abs(x) <= limit if rule == "abs<=" else (x <= limit if rule == "<=" else x >= limit)
+        )
+    return out
 
 
 def held_out_errors(rows: list[dict[str, Any]]) -> dict[str, float]:
