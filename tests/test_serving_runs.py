@@ -111,6 +111,9 @@ def test_leave_one_source_out_errors_benchmark():
     for src in sorted({r["source"] for r in rows}):
         print(f"fold {src}: constants kept from the all-rows fit: {R.fold_fallbacks(src)}")
     s = predict.loso_summary()["all"]
+    verdict = predict.bar_verdicts(s, predict.SERVING_BARS)
+    print("bars: " + "; ".join(f"{k} {r} {x:.0%}: {'met' if verdict[k] else 'NOT met'}"
+                               for k, (r, x) in predict.SERVING_BARS.items()))
     assert s["n_rows"] == len(predict.serving_runs())
     # the bars this model meets, at the values
     assert abs(s["median_signed"]) <= 0.05

@@ -129,6 +129,7 @@ from .serve_model import (
     format_budget as format_serve_budget,
 )
 from .serving_data import (
+    SERVING_BARS,
     ServingRun,
     loso_summary,
     predict_figures,
@@ -218,6 +219,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "HBM_EFFICIENCY",
     "KV_CACHE_FREE_FRACTION",
     "SERVE_CONSTANTS",
+    "SERVING_BARS",
     "LengthDistribution",
     "ServingLayout",
     "CHUNK_TOKENS",

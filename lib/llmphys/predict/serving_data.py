@@ -284,6 +284,19 @@ def residuals() -> tuple[dict[str, Any], ...]:
     return tuple(rows)
 
 
+SERVING_BARS: dict[str, tuple[str, float]] = {
+    "median": ("<=", 0.15),
+    "worst": ("<=", 0.40),
+    "median_signed": ("abs<=", 0.05),
+    "latency_median": ("<=", 0.25),
+    "latency_worst": ("<=", 0.50),
+    "moe_median": ("<=", 0.20),
+}
+"""Issue 28's bars on ``loso_summary()["all"]``: throughput median <= 15%, worst <= 40%,
+|median signed| <= 5%; latency median <= 25%, worst <= 50%; MoE rows' median <= 20%
+(``validation.bar_verdicts(summary, SERVING_BARS)``)."""
+
+
 def loso_summary() -> dict[str, dict[str, float]]:
     """Leave-one-source-out error summary: throughput median, worst and median signed; latency
     median and worst; MoE rows' throughput median; and each source's throughput median."""

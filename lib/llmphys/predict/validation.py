@@ -300,16 +300,23 @@ ISSUE_BARS: dict[str, tuple[str, float]] = {
 worst <= 30%, |median signed error| <= 5%, at least 80% of runs within 20%."""
 
 
-def bar_verdicts(bars: dict[str, float]) -> dict[str, bool]:
-    """Whether ``bars`` (from ``error_bars``) meets each of ``ISSUE_BARS``.
+def bar_verdicts(
+    bars: dict[str, float], limits: dict[str, tuple[str, float]] | None = None
+) -> dict[str, bool]:
+    """Whether ``bars`` (from ``error_bars``) meets each of ``limits`` (rule "<=", ">=" or
+    "abs<=", and the limit), issue 27's ``ISSUE_BARS`` by default; issue 28's serving bars are
+    ``serving_data.SERVING_BARS``.
 
     >>> bar_verdicts({"median": 0.1, "worst": 0.5, "median_signed": -0.06, "within_20": 0.8})
     {'median': True, 'worst': False, 'median_signed': False, 'within_20': True}
     """
+    limits = ISSUE_BARS if limits is None else limits
     out = {}
-    for key, (rule, limit) in ISSUE_BARS.items():
+    for key, (rule, limit) in limits.items():
+        if rule not in ("<=", ">=", "abs<="):
+            raise ValueError(f"limits[{key!r}]: rule {rule!r}; allowed: '<=', '>=', 'abs<='")
         if key not in bars:
-            raise ValueError(f"bars: missing {key!r}; error_bars gives {sorted(ISSUE_BARS)}")
+            raise ValueError(f"bars: missing {key!r}; the limits name {sorted(limits)}")
         x = bars[key]
         out[key] = (
             abs(x) <= limit if rule == "abs<=" else (x <= limit if rule == "<=" else x >= limit)
