@@ -24,7 +24,14 @@ from .efficiency import Efficiencies, default_efficiencies, fit_efficiencies
 from .layout import layout
 from .ring import RingBudget
 from .runs import TrainingRun, measured_mfu, measured_step_s, training_runs
-from .terms import LINK_LATENCY_S, SCALE_UP_LATENCY_S, _Ctx, _local_params, ring_budget
+from .terms import (
+    LINK_LATENCY_S,
+    SCALE_UP_LATENCY_S,
+    _Ctx,
+    _local_params,
+    expert_gemm_factors,
+    ring_budget,
+)
 from .train import TrainStep, predict_run
 
 
@@ -156,6 +163,27 @@ def implied_attention_fraction(run: TrainingRun | str, *, efficiencies: Efficien
     return eta * t_attn / room
 
 
+def run_context(run: TrainingRun | str, *, efficiencies: Efficiencies | None = None) -> _Ctx:
+    """The step context ``train_step`` builds for a published run (every field of the run,
+    by name), for the diagnostics that look inside one term."""
+    r = training_runs()[run] if isinstance(run, str) else run
+    mdl, acc = specs.model_spec(r.model), accelerator_spec(r.accelerator)
+    dp, m = layout(r.n_chips, r.tp, r.pp, r.cp, r.ep, r.seq_len, r.global_batch_tokens,
+                   r.micro_batch_size, r.interleave, mdl)  # fmt: skip
+    return _Ctx(
+        mdl=mdl, acc=acc, eff=efficiencies or default_efficiencies(), tp=r.tp, pp=r.pp,
+        cp=r.cp, ep=r.ep, dp=dp, m=m, seq_len=r.seq_len, micro_batch_size=r.micro_batch_size,
+        interleave=r.interleave, recompute=r.recompute, zero_stage=r.zero_stage, dtype=r.dtype,
+        grad_bytes=r.grad_bytes, fsdp_weight_gathers=r.fsdp_weight_gathers,
+        flash_attention=r.flash_attention, sequence_parallel=r.sequence_parallel,
+        fp8_recipe=r.fp8_recipe or "delayed", tokens_chip=r.global_batch_tokens / r.n_chips,
+        tokens_mb=r.micro_batch_size * r.seq_len / r.cp, selective_policy=r.selective_policy,
+        moe_dispatcher=r.moe_dispatcher, fused_elementwise=r.fused_elementwise,
+        pipeline_split=r.pipeline_split, cp_rotate=r.cp_rotate, kv_repeat=r.kv_repeat,
+        attention_kernel=r.attention_kernel, zero3_collectives=r.zero3_collectives,
+    )  # fmt: skip
+
+
 def run_ring_budget(
     run: TrainingRun | str, *, efficiencies: Efficiencies | None = None
 ) -> RingBudget:
@@ -170,18 +198,21 @@ def run_ring_budget(
     r = training_runs()[run] if isinstance(run, str) else run
     if r.cp < 2 or r.cp_rotate != "allgather":
         raise ValueError(f"run {r.key!r}: not an all-gather ring (cp={r.cp}, {r.cp_rotate!r})")
-    mdl, acc = specs.model_spec(r.model), accelerator_spec(r.accelerator)
-    dp, m = layout(r.n_chips, r.tp, r.pp, r.cp, r.ep, r.seq_len, r.global_batch_tokens,
-                   r.micro_batch_size, r.interleave, mdl)  # fmt: skip
-    c = _Ctx(
-        mdl, acc, efficiencies or default_efficiencies(), r.tp, r.pp, r.cp, r.ep, dp, m,
-        r.seq_len, r.micro_batch_size, r.interleave, r.recompute, r.zero_stage, r.dtype,
-        r.grad_bytes, r.fsdp_weight_gathers, r.flash_attention, r.sequence_parallel,
-        r.fp8_recipe or "delayed", r.global_batch_tokens / r.n_chips,
-        r.micro_batch_size * r.seq_len / r.cp, r.selective_policy, r.moe_dispatcher,
-        r.fused_elementwise, r.pipeline_split, r.cp_rotate, r.kv_repeat,
-    )  # fmt: skip
-    return ring_budget(c)
+    return ring_budget(run_context(r, efficiencies=efficiencies))
+
+
+def run_expert_gemm_factors(
+    run: TrainingRun | str, *, efficiencies: Efficiencies | None = None
+) -> tuple[float, float]:
+    """(busiest EP rank's load over the mean, rows computed per routed row) that the expert
+    GEMM term charges a published MoE run (``terms.expert_gemm_factors``). The Megatron zoo's
+    row 5 (EP 8, TP 4, 4,096-token sequences):
+
+    >>> load, pad = run_expert_gemm_factors("mcore_qwen3_235b_row5")
+    >>> round(load, 3), round(pad, 3)
+    (1.014, 1.125)
+    """
+    return expert_gemm_factors(run_context(run, efficiencies=efficiencies))
 
 
 def dp_traffic(run: TrainingRun | str) -> dict[str, float]:
