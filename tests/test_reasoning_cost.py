@@ -47,10 +47,11 @@ def test_decode_token_cost_rises_with_context_at_fixed_batch():
 
 def test_pinned_ratios_of_llama3_70b_on_8_h100s():
     # Regression pin (the serving model of 2026-12; predict's constants): a reasoning decode
-    # token costs 1.48x a chat one at batch 64 and 2.24x at the largest batch that fits (1.46x
-    # and 2.23x before the step overhead was refitted at 2.2 ms, issue 28).
-    assert round(EQUAL["ratio"]["usd_per_decode_token"], 2) == 1.48
-    assert round(MAX["ratio"]["usd_per_decode_token"], 2) == 2.24
+    # token costs 1.45x a chat one at batch 64 and 2.30x at the largest batch that fits (1.48x
+    # and 2.24x with a 2.2 ms step overhead, 1.46x and 2.23x before that refit; issue 28's
+    # calibration on two sources per constant made it 3.0 ms).
+    assert round(EQUAL["ratio"]["usd_per_decode_token"], 2) == 1.45
+    assert round(MAX["ratio"]["usd_per_decode_token"], 2) == 2.30
 
 
 def test_deployment_price_rejects_zero_chips():

@@ -51,7 +51,38 @@ def test_the_stored_constants_are_the_calibration_subsets_fit():
     # an engine's whole MoE layer runs below the best published grouped GEMM (DeepGEMM, 0.6)
     terms = importlib.import_module("llmphys.predict.serve_terms")
     assert k.expert_gemm_efficiency < terms.EXPERT_GEMM_CEILING
-    assert len(predict.serving_calibration_runs()) == 4
+    assert len(predict.serving_calibration_runs()) == 7
+
+
+def test_every_constant_is_pinned_by_two_sources_so_every_fold_refits_it():
+    # a constant pinned by one source's rows alone would keep, in that source's fold, a value
+    # fitted on that source: its errors would not be out of source. Each of the three fitted
+    # constants is named by calibration rows of at least two sources, so no fold falls back
+    from llmphys.predict import serving_rows
+    runs = predict.serving_runs()
+    calib = [runs[k] for k in predict.serving_calibration_runs()]
+    for name in serving_rows.FITTED_CONSTANTS:
+        assert len({r.source_key for r in calib if r.fit_constant == name}) >= 2, name
+    for src in {r.source_key for r in runs.values()}:
+        assert R.fold_fallbacks(src) == (), src
+    # and a fold's constants differ from the all-rows fit where the source left out calibrates:
+    # leaving TensorRT-LLM out, the experts' GEMM rate comes from DeepSeek's decode pool alone
+    assert R.calibrate("trtllm_v1_perf_overview").expert_gemm_efficiency < 0.5 * R.calibrate(
+        "deepseek_day6").expert_gemm_efficiency
+
+
+def test_a_calibration_row_must_name_the_constant_it_pins():
+    import dataclasses
+
+    from llmphys.predict import serving_rows
+    row = predict.serving_runs()["trtllm_llama31_8b_h100_tp1_1000_1000"]
+    assert row.fit_row and row.fit_constant == "gemm_efficiency"
+    serving_rows.check_row(row, "t")  # as stored: accepted
+    for bad in (dataclasses.replace(row, fit_constant="hbm_efficiency"),  # sourced, not fitted
+                dataclasses.replace(row, fit_constant=""),  # a calibration row naming none
+                dataclasses.replace(row, fit_row=False)):  # a named constant on a plain row
+        with pytest.raises(ValueError, match="fit_constant"):
+            serving_rows.check_row(bad, "t")
 
 
 def test_trtllm_bench_sizes_its_engine_as_its_tuning_code_does():
@@ -116,42 +147,27 @@ def test_leave_one_source_out_errors_benchmark():
                                for k, (r, x) in predict.SERVING_BARS.items()))
     assert s["n_rows"] == len(predict.serving_runs())
     # the bars this model meets, at the issue's values
-    assert abs(s["median_signed"]) <= 0.05
-    assert s["median"] <= 0.15  # 11.9 %: met (12.8 % before the 405B checkpoint's BF16 KV cache)
+    assert abs(s["median_signed"]) <= 0.05  # -3.1 %
+    assert s["median"] <= 0.15  # 10.5 %
+    assert s["moe_median"] <= 0.20  # 24 MoE rows, 16.0 %
     # the bars it misses, held at today's level so a change that makes them worse fails: these
-    # are regression floors, not the issue's bars (worst <= 40 %, MoE median
-    # <= 20 %, latency worst <= 50 %); chapter 6 says why each is missed. The latency median
-    # (bar 25 %) is met and asserted at the bar below.
-    # Today's levels, after the engine limits (TensorRT-LLM reserves whole sequences and
-    # trtllm-bench sizes its engine from the dataset) and the experts' unhidden weight stream:
-    # 120.3 % -> 120.5 % once the cache is sized after each engine's peak step activations
-    # (serve_terms.engine_reserved_bytes). ShareGPT drawn as vLLM's benchmark samples it (pairs
-    # over 2,048 tokens dropped, outputs not clipped at 1,024, lengths rescaled to the published
-    # totals): a burst ends with its longest request, and GPUStack's five Qwen3-235B bursts go from
-    # +36..+120 % to +20..+90 %; the worst is still GPUStack's Qwen3-235B FP8 TP8+EP on vLLM
-    assert s["worst"] <= 0.903
-    assert s["moe_median"] <= 0.230  # 24 MoE rows, 22.9 % (24.2 % before the ShareGPT filter)
-    # Two micro-batches stream every weight twice a step: DeepSeek's day-6 decode row +62 % -> +31 %
-    # (TPOT -38 % -> -24 %), SGLang's EP72 pool unchanged at +38 % (all-to-all bound)
-    # latency: 39 figures. The NIM sweep is simulated as TensorRT-LLM admits (GUARANTEED_NO_EVICT)
-    # and measured in its steady state (the first wave left out), SGLang's steps as it schedules
-    # them (prefill steps apart from decode steps): median 43.2 % -> 26.9 %, worst 160 % (NIM
-    # TTFT at c50) -> 87 % (GPUStack Qwen3-8B TTFT on vLLM at four users). Charging SGLang's and
-    # TensorRT-LLM's overlap schedulers their extra step took the other three Qwen3-8B TTFTs from
-    # -72/-83/-85 % to -43/-66/-69 % and left the median (26.93 %) and the worst where they were.
-    # A fixed request-path delay is not charged: 0.3 ms of it before the scheduler sees a request
-    # moves NIM's mean TTFT at 5, 25 and 50 users from -8/+31/+24 % to +64/+122/+108 %, because
-    # its equal requests keep the closed loop in lockstep (see simulate.py's docstring)
-    # With the serving issue's step-cost changes merged (engine batch limits, the experts' weight
-    # stream): median 26.0 %, worst 87.6 % (the same vLLM Qwen3-8B TTFT)
-    # Charging the peak activations of one step (one layer's largest tensors and FP32 last-token
-    # logits at the engine's max tokens and sequences) before the cache is sized, as TensorRT-LLM's
-    # memory guide and its PyTorch backend's _cal_max_memory do: NIM's cache at 5,500 tokens a
-    # request holds 97 instead of 100, its c100-c250 TPOT goes from +24..+26 % to +19..+22 %, c100
-    # TTFT -86 % -> -56 %: median 21.8 %, the issue's bar met
-    assert s["latency_median"] <= 0.25
-    # The ShareGPT filter moves the worst (the vLLM Qwen3-8B TTFT at four users) 87.6 % -> 86.3 %
-    assert s["latency_worst"] <= 0.863
+    # are regression floors, not the issue's bars (worst <= 40 %, latency median <= 25 %, latency
+    # worst <= 50 %); chapter 6 says why each is missed.
+    # History of the floors. Until every fitted constant was pinned by two sources, TensorRT-LLM's
+    # fold kept both GEMM rates and GPUStack's fold the step overhead from the all-rows fit, which
+    # includes their own rows: 80 of the 96 rows were predicted partly in sample, and the bars then
+    # read median 11.9 %, worst 90.2 %, MoE median 22.9 %, latency median 21.8 %, latency worst
+    # 86.3 %. Strictly out of source (NIM's saturated and single-user rows and DeepSeek's decode
+    # pool join the calibration rows): median 10.5 %, worst 51.7 % (GPUStack's Qwen3-235B FP8
+    # TP8+EP burst on vLLM, +90 % before), MoE median 16.0 %, latency median 36.8 %, latency worst
+    # 81.9 % (GPUStack's vLLM Qwen3-8B TTFT at four users). The latency median broke because the
+    # step overhead, fitted on NIM's one-user TPOT alone when GPUStack is left out, is 5.5 ms
+    # against 2.2 ms on vLLM's four users alone: one constant cannot carry both engines, and
+    # GPUStack's Qwen3-8B TPOTs come out 34-44 % long. The search bound on the overhead was widened
+    # from 5 to 20 ms so that the fold's fit is not clipped (at 5 ms: latency median 32.5 %).
+    assert s["worst"] <= 0.518
+    assert s["latency_median"] <= 0.369
+    assert s["latency_worst"] <= 0.820
 
 
 def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and_bytes():

@@ -111,7 +111,7 @@ def node_tiers(
     >>> t = node_tiers(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                context_tokens=32768)
     >>> round(t["DDR5 (PCIe 5)"]["fetch_s"] * 1e3, 1), round(t["recompute"]["fetch_s"], 2)
-    (21.3, 1.67)
+    (21.3, 1.57)
     """
     p = economics.price
     kv = kv_tiers.conversation_kv_bytes(

@@ -82,7 +82,7 @@ def recompute_time_s(
     >>> from llmphys import specs
     >>> round(recompute_time_s(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                        context_tokens=32768, n_chips=8), 2)
-    1.67
+    1.57
     """
     p = inference.prefill(
         model, acc, prompt_tokens=context_tokens, n_chips=n_chips, weight_dtype=weight_dtype
@@ -137,7 +137,7 @@ def tier_costs(
     ...                tiers={"hbm": (float("inf"),
     ...                               hbm_usd_per_byte_s(h100, usd_per_chip_hour=2.95), 8)})
     >>> round(t["hbm"]["breakeven_idle_s"])  # HBM priced per usable byte (85.5 GB per H100)
-    107
+    100
     """
     rate_usd_per_h = units.check_positive("usd_per_chip_hour", usd_per_chip_hour)
     gpu_usd_per_s = n_chips * rate_usd_per_h / units.HOUR

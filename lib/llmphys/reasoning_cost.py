@@ -67,7 +67,7 @@ def request_cost(
     >>> c = request_cost("llama3_70b", "h100_sxm", n_chips=8, tp=8, batch_size=64,
     ...                  input_tokens=2000, output_tokens=500)
     >>> round(c["usd_per_request"], 4), round(c["kv_read_share"], 2)
-    (0.0012, 0.16)
+    (0.0012, 0.15)
     """
     a, usd_per_s = _chip(acc), deployment_usd_per_s(acc, n_chips=n_chips)
     ctx = input_tokens + output_tokens // 2
@@ -105,7 +105,7 @@ def reasoning_vs_chat(
 
     >>> r = reasoning_vs_chat("llama3_70b", "h100_sxm")
     >>> round(r["ratio"]["usd_per_decode_token"], 2)  # equal batch of 64: longer KV reads only
-    1.48
+    1.45
     """
     out = {
         name: request_cost(model, acc, n_chips=n_chips, tp=tp, batch_size=batch_size,
@@ -131,7 +131,7 @@ def decode_cost_by_context(
 
     >>> c = decode_cost_by_context("llama3_70b", "h100_sxm", context_tokens=[2250, 9000, 10**6])
     >>> [round(x * 1e6, 2) for x in c]  # USD per million decode tokens
-    [1.26, 1.86, nan]
+    [1.35, 1.95, nan]
     """
     usd_per_s = deployment_usd_per_s(acc, n_chips=n_chips)
     out = []

@@ -171,7 +171,7 @@ def output_input_cost_ratio(
     >>> from llmphys import specs
     >>> round(output_input_cost_ratio(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                               prompt_tokens=4096, output_tokens=512, n_chips=8), 1)
-    1.9
+    2.1
     """
     units.check_positive("output_tokens", output_tokens)
     p = inference.prefill(

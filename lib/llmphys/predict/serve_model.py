@@ -218,7 +218,7 @@ def serve(
     >>> s = serve("llama3_70b", "h100_sxm", n_chips=8, tp=8, batch_size=1,
     ...           input_tokens=1000, output_tokens=1000)
     >>> round(s.tpot_s * 1e3, 1)  # ms: BF16 weights over 8 HBMs, all-reduces, overhead
-    9.6
+    10.4
     """
     mdl, acc = resolve_model(model), resolve_accelerator(accelerator)
     layout = make_layout(mdl, tp=tp, ep=ep, pp=pp, overlap=two_batch_overlap)

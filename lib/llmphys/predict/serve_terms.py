@@ -4,7 +4,8 @@ The constants sit in one frozen :class:`ServeConstants` and are described the sa
 everywhere: three are sourced (HBM, attention and link efficiencies, each docstring naming its
 source), three are fitted once, ``gemm_efficiency``, ``expert_gemm_efficiency`` and
 ``step_overhead_s``, on the rows ``data/serving_runs.toml`` marks ``fit_row = true``
-(``predict.serving_data.calibration_runs``; a test checks that ``CONSTANTS`` is that fit). The
+(``predict.serving_data.calibration_runs``; a test checks that ``CONSTANTS`` is that fit). Each
+is pinned by rows of two sources, so leaving any one source out still refits all three. The
 small-collective latency is the registry's one value
 (``collective_latency_s.nvlink_small_all_reduce`` in ``data/prices.toml``). Each engine's
 limits (sequences and tokens a step, how it sizes and reserves its KV cache) are sourced from its
@@ -203,13 +204,13 @@ class ServeConstants:
     hbm_efficiency: float = HBM_EFFICIENCY  # sourced: Azure's measured HBM stream
     attention_efficiency: float = _train.ATTENTION_EFFICIENCY  # sourced: FlashAttention-3 on H100
     link_efficiency: float = _train.COLLECTIVE_EFFICIENCY  # sourced: NCCL bus bandwidth / link
-    gemm_efficiency: float = 0.45  # fitted: fraction of the dense peak the dense GEMMs reach
-    expert_gemm_efficiency: float = 0.39  # fitted: the same for the routed experts' MoE layer
-    step_overhead_s: float = 2.2e-3  # fitted: seconds per step beyond every roofline term
+    gemm_efficiency: float = 0.48  # fitted: fraction of the dense peak the dense GEMMs reach
+    expert_gemm_efficiency: float = 0.25  # fitted: the same for the routed experts' MoE layer
+    step_overhead_s: float = 3.0e-3  # fitted: seconds per step beyond every roofline term
 
 
 CONSTANTS = ServeConstants(
-    gemm_efficiency=0.45, expert_gemm_efficiency=0.39, step_overhead_s=2.2e-3
+    gemm_efficiency=0.48, expert_gemm_efficiency=0.25, step_overhead_s=3.0e-3
 )
 """The constants in use: the fitted three are the values ``predict.serving_data.calibrate()``
 returns on the calibration rows, rounded (a test checks it)."""

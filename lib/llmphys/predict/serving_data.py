@@ -181,32 +181,32 @@ def predict_figures(
 
 
 def _calibration_loss(runs: list[ServingRun], c: ServeConstants) -> float:
+    """Squared log error of the steady state (``predict_serve``) on the calibration rows: in TPOT
+    (the published median, else the mean) for a row that pins the step overhead, in output
+    tokens/s for a row that pins a GEMM rate."""
     loss = 0.0
     for r in runs:
-        if r.arrival == "concurrency":  # the steady state at the closed loop's batch
-            s = predict_serve(r, c)
-            meas = r.measured_tpot_p50_s
-            assert meas is not None, f"{r.key}: a concurrency calibration row needs its TPOT"
+        s = predict_serve(r, c)
+        if r.fit_constant == "step_overhead_s":  # the step at the closed loop's batch
+            meas = r.measured_tpot_p50_s or r.measured_tpot_mean_s
+            assert meas is not None, f"{r.key}: a step-overhead calibration row needs its TPOT"
             loss += math.log(s.tpot_s / meas) ** 2
         else:
-            s = predict_serve(r, c)
             loss += math.log(s.output_tokens_per_s / r.measured_output_tokens_per_s) ** 2
     return loss
 
 
 def _identifies(run: ServingRun) -> set[str]:
-    """The fitted constants a calibration row pins down: the dense GEMM rate (a dense model at
-    max throughput), the expert GEMM rate (a MoE at max throughput), the step overhead (a small
-    closed loop)."""
-    if run.arrival == "concurrency":
-        return {"step_overhead_s"}
-    return {"expert_gemm_efficiency"} if run.is_moe else {"gemm_efficiency"}
+    """The fitted constant a calibration row pins down (its ``fit_constant``): the dense GEMM
+    rate (a dense model at max throughput), the expert GEMM rate (a MoE at max throughput or a
+    saturated decode pool), the step overhead (a small closed loop)."""
+    return {run.fit_constant}
 
 
 _BOUNDS = {
     "gemm_efficiency": (0.2, 1.0),
     "expert_gemm_efficiency": (0.05, 1.0),
-    "step_overhead_s": (0.0, 5e-3),
+    "step_overhead_s": (0.0, 2e-2),
 }
 
 

@@ -56,6 +56,7 @@ class ServingRun:
     measured_peak_output_tokens_per_s: float | None = None  # most tokens received in one second
     measured_peak_concurrency: int | None = None  # most requests in flight at once
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
+    fit_constant: str = ""  # the fitted constant a calibration row pins down (FITTED_CONSTANTS)
     worked_example: bool = False  # the decode pool chapter 6 works through
     scheduler_policy: str = "evict"  # evict (vLLM, SGLang) | guaranteed_no_evict (TensorRT-LLM)
     warmup_requests: int = 0  # sent first and not measured (the closed loop's first wave)
@@ -85,6 +86,27 @@ class ServingRun:
 
 _ARRIVALS = ("burst", "concurrency", "decode_only")
 
+FITTED_CONSTANTS = ("gemm_efficiency", "expert_gemm_efficiency", "step_overhead_s")
+"""The three fitted fields of ``predict.serve.ServeConstants``, each named by the calibration rows
+that pin it down (``fit_constant``)."""
+
+
+def check_row(run: ServingRun, where: str) -> None:
+    """``ValueError`` naming the field of a row that is not one of its allowed values."""
+    for field in ("weight_dtype", "kv_dtype", "math_dtype"):
+        units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
+    if run.arrival not in _ARRIVALS:
+        raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
+    if run.length_distribution not in ("fixed", "sharegpt"):
+        raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
+    if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
+        raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
+    if run.fit_row != (run.fit_constant in FITTED_CONSTANTS):
+        raise ValueError(
+            f"{where}.fit_constant: {run.fit_constant!r}; a calibration row (fit_row = true) "
+            f"names one of {FITTED_CONSTANTS}, and only a calibration row names one"
+        )
+
 
 @functools.cache
 def serving_runs() -> dict[str, ServingRun]:
@@ -92,15 +114,8 @@ def serving_runs() -> dict[str, ServingRun]:
     runs = {}
     for key, entry in specs.registry_table("serving_runs.toml").items():
         where = f"serving_runs.toml[{key}]"
-        run = runs[key] = specs.build_spec(ServingRun, entry, where, key=key)
-        for field in ("weight_dtype", "kv_dtype", "math_dtype"):
-            units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
-        if run.arrival not in _ARRIVALS:
-            raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
-        if run.length_distribution not in ("fixed", "sharegpt"):
-            raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
-        if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
-            raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
+        runs[key] = specs.build_spec(ServingRun, entry, where, key=key)
+        check_row(runs[key], where)
     if sum(r.worked_example for r in runs.values()) != 1:
         raise ValueError("serving_runs.toml: exactly one row must set worked_example = true")
     return runs
@@ -108,5 +123,5 @@ def serving_runs() -> dict[str, ServingRun]:
 
 def calibration_runs() -> tuple[str, ...]:
     """The rows the fitted constants are fitted on: those ``data/serving_runs.toml`` marks
-    ``fit_row = true`` (its header says why each)."""
+    ``fit_row = true``, each naming the constant it pins down (its header says why each)."""
     return tuple(k for k, r in serving_runs().items() if r.fit_row)

@@ -50,7 +50,9 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
     ``worked_example = true``): the per-GPU batch, the tokens each routed expert sees per step
     (B k / E over the whole EP group), the per-operator balance batches of the chip
     (``inference.balance_batch_by_operator``), the step's parts (``serve``), the all-to-all time
-    before overlap, and predicted against published per-node output tokens/s and TPOT.
+    before overlap, and predicted against published per-node output tokens/s and TPOT, with the
+    constants fitted without the row's source (``calibrate(source)``: the day-6 row calibrates
+    the experts' GEMM rate, so the all-rows constants would predict it in sample).
     """
     if run_key is None:
         run_key = next(k for k, v in serving_runs().items() if v.worked_example)
@@ -58,13 +60,15 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
     m = _serve.resolve_model(r.model)
     acc = _serve.resolve_accelerator(r.accelerator)
     assert m.moe is not None, f"{run_key}: a MoE row"
-    s = predict_serve(r)
+    c = _data.calibrate(r.source_key)
+    s = predict_serve(r, c)
     cost = _serve.step_cost(
         m,
         acc,
         layout=_serve.make_layout(m, tp=r.tp, ep=r.ep, overlap=r.two_batch_overlap),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,
+        constants=c,
     )
     _, a2a_s = cost.collectives_s(float(r.concurrency))
     ctx = float(r.concurrency * r.input_tokens)
@@ -99,7 +103,7 @@ def implied_step(run_key: str) -> dict[str, float]:
 
     >>> r = implied_step("trtllm_qwen3_235b_a22b_h100_tp8_128_2048")
     >>> r["batch"], round(r["predicted_step_s"] * 1e3), round(r["implied_step_s"] * 1e3)
-    (953, 37, 48)
+    (953, 40, 48)
     """
     r = serving_runs()[run_key]
     s = predict_serve(r)
@@ -123,7 +127,9 @@ def miss_summary() -> dict[str, float]:
     """The subsets of :func:`residuals` chapter 6 reads its lessons from: the TensorRT-LLM dense
     rows' median |error|, the worst dense row, the MoE rows by source (by chip:
     :func:`moe_by_chip`), the latency figures at low load (closed loop) and under a burst, and
-    NIM's concurrency sweep below and above the knee, as medians of signed relative errors."""
+    NIM's concurrency sweep below and above the knee, as medians of signed relative errors; the
+    MoE rows outside TensorRT-LLM's page (how many, how many over-predicted); the range of signed
+    errors of its dense prompt-heavy rows (2,048 tokens in or more, 500 out or fewer)."""
     rows = residuals()
     dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
     worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
@@ -140,6 +146,10 @@ def miss_summary() -> dict[str, float]:
     light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
     heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
     burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
+    moe_other = [r for r in rows if r["moe"] and r["source"] != "trtllm_v1_perf_overview"]
+    prompt_heavy = [  # thousands of prompt tokens, a few hundred out: prefill sets the step
+        r["rel_error"] for r in dense_trt if r["input_tokens"] >= 2048 and r["output_tokens"] <= 500
+    ]
     return {
         "trt_dense_median": med([abs(r["rel_error"]) for r in dense_trt]),
         "worst_dense_error": worst["rel_error"],
@@ -159,6 +169,10 @@ def miss_summary() -> dict[str, float]:
         "nim_heavy_tpot_median_signed": med([r["latency_errors"]["tpot_mean"] for r in heavy]),
         "nim_heavy_ttft_median_signed": med([r["latency_errors"]["ttft_mean"] for r in heavy]),
         "nim_throughput_median": med([abs(r["rel_error"]) for r in nim]),
+        "moe_other_n": len(moe_other),
+        "moe_other_over": sum(r["rel_error"] > 0 for r in moe_other),
+        "prompt_heavy_min_signed": min(prompt_heavy, default=math.nan),
+        "prompt_heavy_max_signed": max(prompt_heavy, default=math.nan),
     }
 
 

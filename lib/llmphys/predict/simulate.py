@@ -277,7 +277,7 @@ def simulate_serving(
     ...                        output_tokens=LengthDistribution(mean=128),
     ...                        arrival_rate_per_s=10.0, rng=np.random.default_rng(0))
     >>> round(sim.percentile("tpot_s", 50) * 1e3, 1)  # ms
-    8.4
+    9.2
     """
     mdl = _serve.resolve_model(model)
     acc = _serve.resolve_accelerator(accelerator)

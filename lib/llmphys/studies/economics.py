@@ -168,7 +168,7 @@ def idle_cache_tiers(
 
     >>> round(idle_cache_tiers(specs.model("llama3_70b"), specs.accelerator("h100_sxm"),
     ...                        context_tokens=32768)["HBM"]["breakeven_idle_s"])
-    107
+    100
     """
     p = price
     life = p("storage_life_years.memory_and_flash").value

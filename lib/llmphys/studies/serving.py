@@ -466,7 +466,7 @@ def input_output_cost(
     ``usd_per_input_token``, ``usd_per_output_token``, the output ``batch_size`` and ``ratio``.
 
     >>> round(input_output_cost("llama3_70b", "h100_sxm")["ratio"], 1)
-    1.9
+    2.1
     """
     p = inference.prefill(
         specs.model(model_key),
@@ -500,7 +500,7 @@ def output_over_input(model_key: str, chip_key: str) -> tuple[float, float, floa
     (:func:`~llmphys.studies.economics.api_output_over_input`).
 
     >>> [round(r, 1) for r in output_over_input("llama3_70b", "h100_sxm")]
-    [1.9, 4.0, 5.0]
+    [2.1, 4.0, 5.0]
     """
     api = study_economics.api_output_over_input()
     return input_output_cost(model_key, chip_key)["ratio"], min(api.values()), max(api.values())
