@@ -38,10 +38,10 @@ sec. 3.1: K = 12)."""
 STATE_LAYOUTS = {"megatron": (2.0, MAIN_GRAD_BYTES, OPTIMIZER_BYTES_PER_PARAM),
                  "fp32_params": (4.0, 4.0, 8.0)}  # fmt: skip
 """Bytes per parameter of (weights, gradients, optimizer) by framework. "fp32_params": MaxText's
-``weight_dtype: float32`` (AI-Hypercomputer/maxtext, MaxText/configs/base.yml; the kernels are
-created ``jnp.float32`` and cast ``jnp.asarray(kernel, self.dtype)`` at use, layers/linears.py,
-commit 76bd53b0f), gradients in the parameters' dtype, and ``optax.adamw`` without ``mu_dtype``
-(maxtext_utils.py, same commit), whose moments take the parameters' dtype."""
+FP32 parameters (AI-Hypercomputer/maxtext, MaxText/layers/linears.py at commit 76bd53b0f creates
+the kernels ``jnp.float32`` and casts them ``jnp.asarray(kernel, self.dtype)`` at use; later
+base.yml's ``weight_dtype: float32``), gradients in the parameters' dtype, and ``optax.adamw``
+without ``mu_dtype`` (maxtext_utils.py, same commit), whose moments take the parameters' dtype."""
 
 FP8_WEIGHT_COPY_BYTES = 2.0
 """Transformer Engine's FP8 weight cache: the FP8 weight and its transpose, 1 byte each."""
