@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> tuple[object, str]:
             flash_attention=not args.no_flash_attention,
             sequence_parallel=not args.no_sequence_parallel,
             selective_policy=args.selective_policy,
+            state_layout=args.state_layout,
+            state_replicas=args.state_replicas,
             moe_dispatcher=args.moe_dispatcher,
             fused_elementwise=args.fused_elementwise,
             pipeline_split=args.pipeline_split,

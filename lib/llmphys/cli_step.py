@@ -38,6 +38,8 @@ TRAIN_FLAGS = {  # train_step's keyword -> the flag that sets it
     "attention_kernel": "--attention-kernel",
     "cp_rotate": "--cp-rotate",
     "kv_repeat": "--kv-repeat",
+    "state_layout": "--state-layout",
+    "state_replicas": "--state-replicas",
 }
 SERVE_FLAGS = {  # serve's keyword -> the flag that sets it
     "n_chips": "--chips",
@@ -274,6 +276,8 @@ def _format_train(r: dict) -> str:
     )
     for key, default, text in (  # the options a reader set away from the default, named
         ("selective_policy", "attention", "selective policy {}"),
+        ("state_layout", "megatron", "{} state"),
+        ("state_replicas", 1, "state replicated {} ways"),
         ("moe_dispatcher", "alltoall", "{} dispatch"),
         ("fused_elementwise", True, "eager elementwise"),
         ("pipeline_split", "even", "{} pipeline split"),

@@ -105,7 +105,9 @@ def _step_options(c: argparse.ArgumentParser) -> None:
         "core only (free under a flash kernel); op = torchtitan's op-level policy, every "
         "second matmul of a block and its norms, activation and rotary run again; layer = "
         "torchtitan's every-other-layer checkpointing; moe = Megatron-Core's "
-        "--recompute-modules moe, each MoE layer's forward (all-to-alls and experts) again",
+        "--recompute-modules moe, each MoE layer's forward (all-to-alls and experts) again; "
+        "dots_no_batch = JAX's checkpoint_dots_with_no_batch_dims (MaxText's minimal), the "
+        "weight matmuls' outputs kept; dots_no_batch_offloaded = the same kept in host memory",
     )
     c.add_argument(
         "--moe-dispatcher",
@@ -182,6 +184,19 @@ def _train_args(c: argparse.ArgumentParser) -> None:
         "--batch-tokens", type=_positive_int, required=True, help="global batch in tokens"
     )
     c.add_argument("--micro-batch", type=_positive_int, default=1, help="sequences per micro-batch")
+    c.add_argument(
+        "--state-layout",
+        choices=tuple(predict.memory.STATE_LAYOUTS),
+        default="megatron",
+        help="bytes per parameter of weights, gradients, optimizer: megatron = 2 + 4 + 12; "
+        "fp32_params = JAX's FP32 parameters, gradients and Adam moments, 4 + 4 + 8",
+    )
+    c.add_argument(
+        "--state-replicas",
+        type=_positive_int,
+        default=1,
+        help="data-parallel replicas holding the same state shard (HSDP; MaxText's slices)",
+    )
     c.add_argument(
         "--interleave", type=_positive_int, default=1, help="model chunks per pipeline stage"
     )

@@ -13,6 +13,12 @@
     overhead       allocator fragmentation and workspaces, ``Efficiencies.allocator_overhead``
                    of the rest
 
+``state_layout="fp32_params"`` lays the state out as JAX frameworks (MaxText) do: FP32
+parameters that are themselves the master copy, FP32 gradients, Adam's two FP32 moments, 16
+bytes per parameter, the 16-bit copy cast per layer as it is used. ``state_replicas`` data-
+parallel replicas hold the same shard (MaxText's data parallelism across slices, PyTorch's
+HSDP): the state is sharded over dp x cp / state_replicas chips.
+
 Home: chapters/04_memory_wall.ipynb, section "Does the model predict real runs?".
 """
 
@@ -28,6 +34,14 @@ with accumulate_allreduce_grads_in_fp32; Megatron-LM docs, distributed optimizer
 OPTIMIZER_BYTES_PER_PARAM = 12.0
 """FP32 master weight and Adam's two FP32 moments (Rajbhandari et al. 2020, arXiv:1910.02054,
 sec. 3.1: K = 12)."""
+
+STATE_LAYOUTS = {"megatron": (2.0, MAIN_GRAD_BYTES, OPTIMIZER_BYTES_PER_PARAM),
+                 "fp32_params": (4.0, 4.0, 8.0)}  # fmt: skip
+"""Bytes per parameter of (weights, gradients, optimizer) by framework. "fp32_params": MaxText's
+FP32 parameters (AI-Hypercomputer/maxtext, MaxText/layers/linears.py at commit 76bd53b0f creates
+the kernels ``jnp.float32`` and casts them ``jnp.asarray(kernel, self.dtype)`` at use; later
+base.yml's ``weight_dtype: float32``), gradients in the parameters' dtype, and ``optax.adamw``
+without ``mu_dtype`` (maxtext_utils.py, same commit), whose moments take the parameters' dtype."""
 
 FP8_WEIGHT_COPY_BYTES = 2.0
 """Transformer Engine's FP8 weight cache: the FP8 weight and its transpose, 1 byte each."""
@@ -60,6 +74,8 @@ def memory_parts(
     allocator_overhead: float,
     n_params: float | None = None,
     selective_policy: str = "attention",
+    state_layout: str = "megatron",
+    state_replicas: int = 1,
 ) -> dict[str, float]:
     """Bytes per chip by kind (see the module docstring), summing to the chip's footprint.
 
@@ -67,7 +83,17 @@ def memory_parts(
     is what ``recompute="selective"`` keeps (``predict.terms.SELECTIVE_POLICIES``): "op" keeps
     ``op_sac_bytes_per_token`` per layer, "layer" keeps half the layers whole and half as
     full recomputation keeps them, "moe" drops the MoE layers' expert tensors (their input, the
-    checkpoint's, stays counted as the MLP input)."""
+    checkpoint's, stays counted as the MLP input), "dots_no_batch" keeps
+    ``jax_dots_bytes_per_token`` per layer, "dots_no_batch_offloaded" keeps the layer inputs and
+    one layer's dots, fetched back from host memory for its backward."""
+    if state_layout not in STATE_LAYOUTS:
+        raise ValueError(
+            f"state_layout={state_layout!r} is not known; allowed: {', '.join(STATE_LAYOUTS)}"
+        )
+    if state_replicas < 1 or (dp * cp) % state_replicas:
+        raise ValueError(
+            f"state_replicas={state_replicas!r} must be a positive divisor of dp x cp = {dp * cp}"
+        )
     if n_params is None:
         n_params = accounting.n_params(mdl)
     n_local = n_params / (tp * pp)
@@ -76,13 +102,14 @@ def memory_parts(
         n_moe = accounting.n_moe_layers(mdl)
         expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts * n_moe / pp
         n_local = n_local - expert / tp + expert / ep
-    shard = dp * cp
-    weights = 2.0 * n_local * weight_copies
-    if zero_stage == 3:
+    shard = dp * cp // state_replicas
+    w_bytes, g_bytes, o_bytes = STATE_LAYOUTS[state_layout]
+    weights = w_bytes * n_local * weight_copies
+    if zero_stage == 3:  # the gathered layers in flight are 16-bit
         kept = n_local if fsdp_weight_gathers == 1 else 2.0 * n_local / max(1, mdl.n_layers // pp)
-        weights = 2.0 * n_local / shard + 2.0 * kept * (1 - 1 / shard)
-    grads = MAIN_GRAD_BYTES * n_local / (shard if zero_stage >= 2 else 1)
-    optimizer = OPTIMIZER_BYTES_PER_PARAM * n_local / (shard if zero_stage >= 1 else 1)
+        weights = w_bytes * n_local / shard + 2.0 * kept * (1 - 1 / shard)
+    grads = g_bytes * n_local / (shard if zero_stage >= 2 else 1)
+    optimizer = o_bytes * n_local / (shard if zero_stage >= 1 else 1)
     fp8 = 0.0
     if dtype == "fp8":
         fp8 = FP8_WEIGHT_COPY_BYTES * n_local / (shard if zero_stage == 3 else 1)
@@ -100,9 +127,16 @@ def memory_parts(
         gated_mlp=mdl.mlp in accounting.GATED_MLPS,
         dropout=_dropout(mdl),
     )
-    if recompute == "selective" and selective_policy != "attention":
+    tokens = seq_len // cp * micro_batch_size
+    in_flight = 0.0  # activations held once, not per layer
+    if recompute == "selective" and selective_policy.startswith("dots_no_batch"):
+        dots = jax_dots_bytes_per_token(mdl, tp=tp, sequence_parallel=sequence_parallel)
+        per_layer = dots * tokens
+        if selective_policy == "dots_no_batch_offloaded":
+            per_layer = 2.0 * mdl.d_model / (tp if sequence_parallel else 1) * tokens
+            in_flight = dots * tokens - per_layer
+    elif recompute == "selective" and selective_policy != "attention":
         op = op_sac_bytes_per_token(mdl, tp=tp, sequence_parallel=sequence_parallel)
-        tokens = seq_len // cp * micro_batch_size
         per_layer = op * tokens if selective_policy == "op" else per_layer
         if selective_policy == "layer":  # every second block keeps only its input
             full = 2.0 * tokens * mdl.d_model / (tp if sequence_parallel else 1)
@@ -113,7 +147,7 @@ def memory_parts(
             g = 6.0 if mdl.mlp in accounting.GATED_MLPS else 4.0
             mlp = g * _active_ff(mdl) * tokens / tp
             per_layer -= mlp * accounting.n_moe_layers(mdl) / mdl.n_layers
-    acts = per_layer * (mdl.n_layers / pp) * activation_microbatches
+    acts = per_layer * (mdl.n_layers / pp) * activation_microbatches + in_flight
     parts = {
         "weights": weights,
         "fp8 weights": fp8,
@@ -147,6 +181,31 @@ def op_sac_bytes_per_token(mdl: Model, *, tp: int = 1, sequence_parallel: bool =
     split = 2.0 * (h + kv + ff + mdl.d_model + h) + 4.0 * mdl.n_heads
     kept = 2.0 * mdl.d_model
     return split / tp + kept / (tp if sequence_parallel else 1)
+
+
+def jax_dots_bytes_per_token(mdl: Model, *, tp: int = 1, sequence_parallel: bool = True) -> float:
+    """Bytes one layer keeps per token under JAX's ``checkpoint_dots_with_no_batch_dims``.
+
+    The policy makes the output of every ``dot_general`` without batch dimensions saveable
+    (jax-ml/jax, jax/_src/ad_checkpoint.py, ``dot_with_no_batch_dims_saveable``); JAX keeps the
+    saveable values the backward or its recomputation reads, and the remat'd layer keeps its
+    input. In a pre-norm block that is, 16-bit each: the input d; the q, k, v projections H,
+    h_kv, h_kv (read by the attention kernel, rerun in the backward); the attention output
+    projection d (to rebuild the residual sum the second norm reads); the MLP's up projections
+    f (and the gate's f). Not the MLP's down projection: its output only enters the layer's
+    output, which the next layer keeps as its input. MaxText shards them over ``tensor`` (its
+    ``activation_embed``, ``activation_heads``, ``activation_mlp`` rules), the input too under
+    sequence parallelism. Llama 3 8B, 2 x (4,096 + 4,096 + 2 x 1,024 + 4,096 + 2 x 14,336):
+
+    >>> from llmphys import specs
+    >>> jax_dots_bytes_per_token(specs.model("llama3_8b"))
+    86016.0
+    """
+    h = mdl.n_heads * mdl.d_head
+    kv = mdl.n_kv_heads * mdl.d_head
+    ups = _active_ff(mdl) * (2 if mdl.mlp in accounting.GATED_MLPS else 1)
+    split = 2.0 * (h + 2 * kv + mdl.d_model + ups)
+    return split / tp + 2.0 * mdl.d_model / (tp if sequence_parallel else 1)
 
 
 def _active_ff(mdl: Model) -> int:

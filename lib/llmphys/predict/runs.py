@@ -17,6 +17,7 @@ from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
 from . import chips
 from .ring import CP_ROTATIONS
+from .terms import SELECTIVE_POLICIES
 
 FLOP_COUNTS = ("palm", "palm_causal", "megatron_eq3", "megatron_mfu")
 MEASURED_UNITS = (
@@ -73,6 +74,9 @@ class TrainingRun:
     forced_balance_value: float | None = None  # the same layout with uniformly random routing
     zero3_collectives: str = "per_layer"
     zero3_collectives_quote: str = ""
+    state_layout: str = "megatron"  # memory.STATE_LAYOUTS
+    state_replicas: int = 1  # data-parallel replicas holding the same state shard
+    memory_quote: str = ""  # the source of selective_policy, state_layout, state_replicas
     quote: str = ""
     published_mfu: float | None = None
     published_hfu: float | None = None
@@ -90,7 +94,8 @@ def training_runs() -> dict[str, TrainingRun]:
             ("schedule", parallelism.SCHEDULES),
             ("recompute", parallelism.RECOMPUTE),
             ("fp8_recipe", FP8_RECIPES),
-            ("selective_policy", ("attention", "op", "layer", "moe")),
+            ("selective_policy", SELECTIVE_POLICIES),
+            ("state_layout", ("megatron", "fp32_params")),
             ("moe_dispatcher", ("alltoall", "deepep")),
             ("pipeline_split", ("even", "account_embedding_loss")),
             ("cp_rotate", CP_ROTATIONS),

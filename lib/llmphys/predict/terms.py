@@ -79,7 +79,9 @@ BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
 in which bucketed gradient reduction overlaps computation, for the last micro-batch only."""
 
-SELECTIVE_POLICIES = ("attention", "op", "layer", "moe")
+SELECTIVE_POLICIES = (
+    "attention", "op", "layer", "moe", "dots_no_batch", "dots_no_batch_offloaded",
+)  # fmt: skip
 """What ``recompute="selective"`` recomputes. "attention": Megatron's selective recomputation,
 the attention core only (Korthikanti et al. 2022, sec. 5), free under a flash kernel. "op":
 torchtitan's op-level policy, which saves the output of every matmul "except every second mm"
@@ -92,7 +94,14 @@ default 2, 'checkpoint every other layer' (torchtitan/config_manager.py, commit 
 checkpointing: NVIDIA/Megatron-LM, megatron/core/transformer/transformer_config.py,
 ``recompute_modules``), which runs each MoE layer's forward again in its backward: the router,
 the dispatch and combine all-to-alls and the expert GEMMs (its "layernorm" companion, cheap,
-is not charged)."""
+is not charged). "dots_no_batch": JAX's ``checkpoint_dots_with_no_batch_dims``, which saves the
+output of every ``dot_general`` without batch dimensions (the weight matmuls; attention's
+batched einsums and a flash kernel are not such dots) and recomputes the rest (jax-ml/jax,
+jax/_src/ad_checkpoint.py, ``dot_with_no_batch_dims_saveable``); MaxText's
+``remat_policy=minimal``. "dots_no_batch_offloaded": the same dots moved to pinned host memory
+(``offload_dot_with_no_batch_dims``), MaxText's ``minimal_offloaded``. Their time is charged as
+"attention"'s: no matmul runs again; the flash kernel's rerun forward and the host copies are
+not charged (``memory.jax_dots_bytes_per_token``)."""
 
 MOE_DISPATCHERS = ("alltoall", "deepep")
 """How expert parallelism moves tokens: "alltoall" (NCCL's all-to-all, every remote copy on
@@ -139,6 +148,8 @@ class _Ctx:
     kv_repeat: bool = False
     attention_kernel: str = "flash2"
     zero3_collectives: str = "per_layer"  # dp.ZERO3_COLLECTIVES
+    state_layout: str = "megatron"  # memory.STATE_LAYOUTS
+    state_replicas: int = 1  # data-parallel replicas holding the same state shard
 
     @property
     def passes(self) -> float:  # forward, backward = 2 forwards, recomputed forward

@@ -148,6 +148,8 @@ def train_step(
     kv_repeat: bool = False,
     attention_kernel: str = "flash2",
     zero3_collectives: str = "per_layer",
+    state_layout: str = "megatron",
+    state_replicas: int = 1,
     efficiencies: Efficiencies | None = None,
 ) -> TrainStep:
     """Predicted time (s), MFU and memory of one training step of ``model`` on ``n_chips``.
@@ -167,6 +169,9 @@ def train_step(
     ``zero3_collectives`` how the framework issues ZeRO-3's gathers and reduce-scatters
     (``dp.ZERO3_COLLECTIVES``): "per_layer" (FSDP2: one per block, prefetched behind compute) or
     "per_tensor" (DeepSpeed ZeRO-3 of 2021: one per parameter tensor, nothing overlapped).
+    ``state_layout`` the bytes per parameter of weights, gradients and optimizer
+    (``memory.STATE_LAYOUTS``: "megatron" or JAX's "fp32_params"); ``state_replicas`` how many
+    data-parallel replicas hold the same state shard (HSDP; MaxText's slices over DCN).
     Raises ``LayoutDoesNotFit`` when the layout overflows HBM
     (``check_memory=False`` times it anyway). Terms: ``predict/terms.py``.
 
@@ -206,7 +211,7 @@ def train_step(
         zero_stage, dtype, grad_bytes, fsdp_weight_gathers, flash_attention, sequence_parallel,
         fp8_recipe, global_batch_tokens / n_chips, micro_batch_size * seq_len / cp,
         selective_policy, moe_dispatcher, fused_elementwise, pipeline_split, cp_rotate, kv_repeat,
-        attention_kernel, zero3_collectives,
+        attention_kernel, zero3_collectives, state_layout, state_replicas,
     )  # fmt: skip
     sched = parallelism.pipeline_schedule(
         schedule, n_stages=pp, n_microbatches=m, n_chunks=interleave
@@ -259,6 +264,7 @@ def _memory_parts(c: _Ctx, sched: dict[str, float], check_memory: bool) -> dict[
         activation_microbatches=sched["activation_microbatches"],
         weight_copies=sched["weight_copies"], allocator_overhead=c.eff.allocator_overhead,
         n_params=_param_counts(mdl)[0], selective_policy=c.selective_policy,
+        state_layout=c.state_layout, state_replicas=c.state_replicas,
     )  # fmt: skip
     memory = sum(memory_parts.values())
     if check_memory and memory > acc.hbm_bytes:
@@ -348,6 +354,8 @@ def predict_run(
         kv_repeat=r.kv_repeat,
         attention_kernel=r.attention_kernel,
         zero3_collectives=r.zero3_collectives,
+        state_layout=r.state_layout,
+        state_replicas=r.state_replicas,
         attention_flops=attention_flops,
         efficiencies=efficiencies,
         check_memory=False,

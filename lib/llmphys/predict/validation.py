@@ -181,6 +181,7 @@ def run_context(run: TrainingRun | str, *, efficiencies: Efficiencies | None = N
         moe_dispatcher=r.moe_dispatcher, fused_elementwise=r.fused_elementwise,
         pipeline_split=r.pipeline_split, cp_rotate=r.cp_rotate, kv_repeat=r.kv_repeat,
         attention_kernel=r.attention_kernel, zero3_collectives=r.zero3_collectives,
+        state_layout=r.state_layout, state_replicas=r.state_replicas,
     )  # fmt: skip
 
 
