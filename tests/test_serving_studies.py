@@ -38,3 +38,15 @@ def test_implied_step_is_the_batch_over_the_measured_rate():
     fed = s.output_tokens_per_s * s.step_s  # replicas x fed batch x tokens a step
     got = st.implied_step(r.key)["implied_step_s"]
     assert got == pytest.approx(fed / r.measured_output_tokens_per_s, rel=1e-12)
+
+
+def test_the_two_step_overheads_agree_per_layer_not_per_step():
+    # Fitted on each source's row alone, the step overhead is 5.5 ms on NIM's 80-layer Llama 3.3
+    # 70B (TensorRT-LLM, one user) and 2.5 ms on vLLM's 36-layer Qwen3-8B (four users): 2.2x
+    # apart per step, within 2 % per layer. Chapter 6 states this as a hypothesis (the form was
+    # found by looking at these two rows), so the test guards the sentence, not the model.
+    r = {x["source"]: x for x in predict.overhead_by_source()}
+    nim, vllm = r["nvidia_nim_benchmarking"], r["gpustack_performance_lab"]
+    assert (nim["n_layers"], vllm["n_layers"]) == (80, 36)
+    assert nim["overhead_s"] / vllm["overhead_s"] > 2.0
+    assert nim["overhead_per_layer_s"] == pytest.approx(vllm["overhead_per_layer_s"], rel=0.02)

@@ -152,6 +152,7 @@ from .serving_studies import (
     implied_step,
     miss_summary,
     moe_by_chip,
+    overhead_by_source,
 )
 from .simulate import (
     LengthDistribution,
@@ -243,6 +244,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "load_sweep",
     "loso_summary",
     "miss_summary",
+    "overhead_by_source",
     "predict_figures",
     "predict_serve",
     "priced_time_s",

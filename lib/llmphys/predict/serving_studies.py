@@ -217,3 +217,38 @@ def burst_diagnostics() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def overhead_by_source() -> list[dict[str, Any]]:
+    """The step overhead each source's calibration row gives on its own, per step and per layer.
+
+    For every source with a row that pins ``step_overhead_s``: the overhead fitted when the
+    other such sources are left out (``calibrate`` of the fold that excludes them), that row's
+    model and its layer count, and the overhead over the layers (seconds). Two sources, so the
+    fold that leaves one out is the other's fit.
+
+    >>> [(r["source"], round(r["overhead_s"] * 1e3, 1)) for r in overhead_by_source()]
+    [('gpustack_performance_lab', 2.5), ('nvidia_nim_benchmarking', 5.5)]
+    """
+    rows = [serving_runs()[k] for k in _data.calibration_runs()]
+    pins = [r for r in rows if r.fit_constant == "step_overhead_s"]
+    sources = sorted({r.source_key for r in pins})
+    if len(sources) != 2:
+        raise ValueError(f"overhead_by_source needs two step-overhead sources, got {sources}")
+    out = []
+    for src in sources:
+        other = next(s for s in sources if s != src)
+        row = next(r for r in pins if r.source_key == src)
+        layers = _serve.resolve_model(row.model).n_layers
+        t = _data.calibrate(other).step_overhead_s
+        out.append(
+            {
+                "source": src,
+                "run": row.key,
+                "model": row.model,
+                "n_layers": layers,
+                "overhead_s": t,
+                "overhead_per_layer_s": t / layers,
+            }
+        )
+    return out
