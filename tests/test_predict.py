@@ -55,8 +55,9 @@ def test_benchmark_leave_one_source_out(capsys):
         print(f"train_step {t * 1e3:.3f} ms per call (target < 1 ms)")
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
-    assert verdict["median"]  # issue 27's bar, met (9.2%)
+    assert verdict["median"]  # issue 27's bar, met (9.3%)
     assert verdict["within_20"]  # issue 27's bar, met (73 of 87 runs)
+    assert verdict["median_signed"]  # issue 27's bar, met (+1.8%) since MaxText's rederivation
     # Regression floors, with no slack beyond the printed digit, so a change that makes the
     # out-of-source errors worse fails here: the median at 9.2% (10.2% before the DP term
     # followed NCCL's multi-NIC rings and FSDP2's prefetch), the share within 20% at 73 of 87
@@ -66,10 +67,12 @@ def test_benchmark_leave_one_source_out(capsys):
     # refit) and |median signed| <= 5% (+5.4%: +4.4% while torchtitan's eight A100 FSDP rows sat
     # at -15% to -52% under a one-NIC ring; out of source they now lie between -8% and +7%, and
     # the median lands among MaxText's TPU rows, which the fitted GPU constant does not touch).
-    assert bars["median"] <= 0.093
+    # Median 9.2% -> 9.3% and signed +5.4% -> +1.8% when the 32 MaxText rows were rederived from
+    # the table's own commit 76bd53b0f (its scripts' batches, TP and remat; its base.yml block).
+    assert bars["median"] <= 0.094
     assert bars["within_20"] >= 0.839
     assert bars["worst"] <= 0.763
-    assert abs(bars["median_signed"]) <= 0.054
+    assert abs(bars["median_signed"]) <= 0.019
 
 
 # The modules that hold the prediction models' constants: every file of the predict package

@@ -46,6 +46,21 @@ def test_models_of_the_runs_recount_to_their_published_size(key):
     assert accounting.n_params(m) == pytest.approx(m.published_n_params, rel=rel)
 
 
+@pytest.mark.parametrize("scale", [16, 32, 64, 128, 256, 512, 1024])
+def test_maxtext_shapes_follow_the_scale_rule_at_the_tables_commit(scale):
+    # AI-Hypercomputer/maxtext at 76bd53b0f (the table's commit): pyconfig.get_individual_scales
+    # splits log2(scale) = 3 b + r into 2^(b + [r>0]) x heads and MLP width, 2^(b + [r>1]) x
+    # d_model, 2^b x layers, on base.yml's 8 heads of 256, MLP 8,192, d 2,560, 16 layers;
+    # vocabulary 32,768, tied (logits_via_embedding), ReLU ("gelu" here), one norm, parallel.
+    m = specs.model_spec(f"maxtext_{scale}b")
+    b, r = divmod(scale.bit_length() - 1, 3)
+    assert (m.n_heads, m.d_ff, m.d_model, m.n_layers) == (
+        8 * 2 ** (b + (r > 0)), 8192 * 2 ** (b + (r > 0)), 2560 * 2 ** (b + (r > 1)), 16 * 2**b)
+    assert (m.d_head, m.n_kv_heads, m.vocab_size) == (256, m.n_heads, 32768)
+    assert m.tied_embeddings
+    assert (m.mlp, m.n_norms_per_layer, m.parallel_block) == ("gelu", 1, True)
+
+
 def test_loader_names_the_entry_and_field(tmp_path, monkeypatch):
     src = Path(specs.data_dir())
     for name in ("accelerators.toml", "models.toml", "run_models.toml"):

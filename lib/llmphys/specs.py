@@ -188,6 +188,9 @@ class Model:
     mlp_bias: bool = False  # biases on the MLP projections alone (Llama mlp_bias)
     qk_norm: str = "none"  # none | head (d_head-wide gains for Q and K: Qwen3) | full (OLMo 2)
     n_norms_per_layer: int = 2  # Gemma 2 adds post-attention and post-MLP norms: 4
+    # Parallel attention + MLP block (GPT-J, PaLM): both branches read one normed input and
+    # add into the residual; FLOP and weights as a serial block (block_savings.py).
+    parallel_block: bool = False
     # Precision of the released checkpoint's matmul weights (accounting.checkpoint_weight_bytes):
     # bf16, or fp8 (DeepSeek-V3 ships FP8 weights with block scales).
     checkpoint_dtype: str = "bf16"

@@ -195,16 +195,23 @@ def jax_dots_bytes_per_token(mdl: Model, *, tp: int = 1, sequence_parallel: bool
     f (and the gate's f). Not the MLP's down projection: its output only enters the layer's
     output, which the next layer keeps as its input. MaxText shards them over ``tensor`` (its
     ``activation_embed``, ``activation_heads``, ``activation_mlp`` rules), the input too under
-    sequence parallelism. Llama 3 8B, 2 x (4,096 + 4,096 + 2 x 1,024 + 4,096 + 2 x 14,336):
+    sequence parallelism. In a parallel block (``mdl.parallel_block``: y = x + Attn(N(x)) +
+    MLP(N(x))) no norm reads the attention output projection, so it is not kept: its output,
+    like the MLP's down projection, only enters the layer's output. Llama 3 8B, 2 x (4,096 +
+    4,096 + 2 x 1,024 + 4,096 + 2 x 14,336), and the same shape as a parallel block:
 
+    >>> import dataclasses
     >>> from llmphys import specs
     >>> jax_dots_bytes_per_token(specs.model("llama3_8b"))
     86016.0
+    >>> jax_dots_bytes_per_token(dataclasses.replace(specs.model("llama3_8b"), parallel_block=True))
+    77824.0
     """
     h = mdl.n_heads * mdl.d_head
     kv = mdl.n_kv_heads * mdl.d_head
     ups = _active_ff(mdl) * (2 if mdl.mlp in accounting.GATED_MLPS else 1)
-    split = 2.0 * (h + 2 * kv + mdl.d_model + ups)
+    out_proj = 0 if mdl.parallel_block else mdl.d_model
+    split = 2.0 * (h + 2 * kv + out_proj + ups)
     return split / tp + 2.0 * mdl.d_model / (tp if sequence_parallel else 1)
 
 
