@@ -43,7 +43,7 @@ LAYERS = {
         "predict.train", "predict.memory", "predict.efficiency", "predict.runs",
         "predict.terms", "predict.validation", "predict.chips", "predict.hiding",
         "predict.elementwise", "predict.layout", "predict.ring", "predict.expert_load",
-        "predict.moe_diagnosis", "predict.dp",
+        "predict.moe_diagnosis", "predict.dp", "predict.policies",
         "scaling_lab", "tinylm_train", "kv_tiers", "scale_up", "serving",
         "predict.serve_terms", "predict.serve_step", "predict.serve_model", "predict.simulate",
         "predict.serving_data", "predict.serving_studies", "predict.simulate_load",

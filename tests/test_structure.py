@@ -209,7 +209,6 @@ def typed_registry_numbers(source: str, numbers: set[float]) -> list[str]:
 # Literals equal to a registry number that are another quantity altogether (file, value): the
 # equality is a coincidence, and each says what the literal is. Add one only with its reason.
 COINCIDENCES = {
-    ("precision.py", "57344"): "E5M2's largest finite value (OCP FP8 spec), not a d_ff",
     ("pipeline/dedup.py", "4194304"): "a 4 MiB hashing chunk, not a batch of tokens",
     ("mup.py", "16384"): "the held-out sample's length in symbols, not a GPU count",
     ("cli_args.py", "65536"): "the largest chip count --tokens-per-s tries, not a context",

@@ -90,7 +90,7 @@ def _ints(text: str) -> list[int]:
 
 def _step_options(c: argparse.ArgumentParser) -> None:
     """The step model's kernel and dispatch options, flags of ``train`` and ``plan train``."""
-    from .predict import terms as predict_terms
+    from .predict import policies as predict_terms
 
     c.add_argument(
         "--no-sequence-parallel",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .. import accounting, parallelism
 from ..specs import Model
+from .policies import MOE_DISPATCHERS, SELECTIVE_POLICIES
 from .runs import ATTENTION_FLOPS, FP8_RECIPES
-from .terms import MOE_DISPATCHERS, SELECTIVE_POLICIES
 
 
 def layout(

@@ -80,7 +80,7 @@ def memory_parts(
     """Bytes per chip by kind (see the module docstring), summing to the chip's footprint.
 
     ``n_params`` (the model's total) may be passed to skip the recount. ``selective_policy``
-    is what ``recompute="selective"`` keeps (``predict.terms.SELECTIVE_POLICIES``): "op" keeps
+    is what ``recompute="selective"`` keeps (``predict.policies.SELECTIVE_POLICIES``): "op" keeps
     ``op_sac_bytes_per_token`` per layer, "layer" keeps half the layers whole and half as
     full recomputation keeps them, "moe" drops the MoE layers' expert tensors (their input, the
     checkpoint's, stays counted as the MLP input), "dots_no_batch" keeps

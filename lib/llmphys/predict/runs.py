@@ -16,8 +16,8 @@ import functools
 from .. import accounting, mfu, parallelism, specs, units
 from ..specs import Model
 from . import chips
+from .policies import SELECTIVE_POLICIES
 from .ring import CP_ROTATIONS
-from .terms import SELECTIVE_POLICIES
 
 FLOP_COUNTS = ("palm", "palm_causal", "megatron_eq3", "megatron_mfu")
 MEASURED_UNITS = (

@@ -158,8 +158,8 @@ def train_step(
     defaults to "interleaved" when interleave > 1, else "1f1b". ``grad_bytes`` is the width of
     the gradients the data-parallel group reduces; ``fsdp_weight_gathers`` how often ZeRO-3
     gathers the weights per step. ``selective_policy`` says what ``recompute="selective"``
-    recomputes ("attention": Megatron's; "op", "layer": torchtitan's; ``terms.SELECTIVE_POLICIES``),
-    ``moe_dispatcher`` how expert parallelism moves tokens (``terms.MOE_DISPATCHERS``);
+    recomputes (``policies.SELECTIVE_POLICIES``: Megatron's, torchtitan's and JAX's),
+    ``moe_dispatcher`` how expert parallelism moves tokens (``policies.MOE_DISPATCHERS``);
     ``fused_elementwise=False`` is eager PyTorch, each elementwise op its own kernel
     (``elementwise``); ``pipeline_split`` how layers and the head fill the pipeline's chunks
     (``layout.PIPELINE_SPLITS``): the busiest rank sets the pace. ``cp_rotate`` how ring
