@@ -329,6 +329,7 @@ def loso_summary() -> dict[str, dict[str, float]]:
         le = [x for r in rows if r["source"] == src for x in r["latency_errors"].values()]
         out[src] = {
             "n_rows": n,
+            "n_throughput": len(e),
             "median": statistics.median(map(abs, e)) if e else math.nan,
             "worst": max(map(abs, e), default=math.nan),
             "median_signed": statistics.median(e) if e else math.nan,

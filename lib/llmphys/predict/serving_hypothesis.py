@@ -91,8 +91,9 @@ def overhead_hypothesis_summary(rows: list[dict[str, Any]] | None = None) -> dic
     |error| over the rows is smaller under it than under one overhead a step and (2) the gap between
     the median signed errors of the deepest and the shallowest model's rows is smaller under it.
 
-    Returns both medians, both gaps (deepest minus shallowest, signed), the shallow and deep rows'
-    median signed errors under each form, the per-layer value and the two tests' outcomes.
+    Returns the two layer counts, both medians, both gaps (deepest minus shallowest, signed), the
+    shallow and deep rows' median signed errors under each form, the per-layer value and the two
+    tests' outcomes.
 
     >>> s = overhead_hypothesis_summary()
     >>> round(100 * s["median_abs_a"]), round(100 * s["median_abs_b"]), s["supported"]
@@ -109,7 +110,11 @@ def overhead_hypothesis_summary(rows: list[dict[str, Any]] | None = None) -> dic
         xs = [r[f"error_{form}"] for r in rows if layers in (None, r["n_layers"])]
         return statistics.median(abs(x) for x in xs) if absolute else statistics.median(xs)
 
-    out: dict[str, Any] = {"per_layer_s": rows[0]["overhead_b_s"] / rows[0]["n_layers"]}
+    out: dict[str, Any] = {
+        "per_layer_s": rows[0]["overhead_b_s"] / rows[0]["n_layers"],
+        "shallow_layers": lo,
+        "deep_layers": hi,
+    }
     for form in ("a", "b"):
         out[f"median_abs_{form}"] = med(form, absolute=True)
         out[f"shallow_signed_{form}"] = med(form, lo)
