@@ -136,6 +136,9 @@ def test_leave_one_source_out_errors_benchmark():
     for r in rows:
         lat = ", ".join(f"{k} {v:+.0%}" for k, v in r["latency_errors"].items())
         tag = " (calibration)" if r["calibration"] else ""
+        if r["rel_error"] is None:  # a Poisson-rate row: latency only, no published throughput
+            print(f"{r['run']:<46}{'-':>10}{r['predicted']:>11,.0f}{'-':>8}  {lat}{tag}")
+            continue
         print(f"{r['run']:<46}{r['measured']:>10,.0f}{r['predicted']:>11,.0f}"
               f"{r['rel_error']:>+8.0%}  {lat}{tag}")
     print(predict.format_loso_table())
@@ -165,9 +168,12 @@ def test_leave_one_source_out_errors_benchmark():
     # against 2.2 ms on vLLM's four users alone: one constant cannot carry both engines, and
     # GPUStack's Qwen3-8B TPOTs come out 34-44 % long. The search bound on the overhead was widened
     # from 5 to 20 ms so that the fold's fit is not clipped (at 5 ms: latency median 32.5 %).
+    # A new source, SGLang's v0.3.0-against-vLLM-v0.6.0 tables (8 rows, 16 latency figures, no
+    # throughput), moved both latency floors: median 36.8 -> 28.2 %, worst 81.9 -> 84.7 % (vLLM
+    # v0.6.0's 70B TTFT at 8 requests/s, its 10-step scheduling rounds unmodelled).
     assert s["worst"] <= 0.518
-    assert s["latency_median"] <= 0.369
-    assert s["latency_worst"] <= 0.820
+    assert s["latency_median"] <= 0.283
+    assert s["latency_worst"] <= 0.848
 
 
 def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and_bytes():
@@ -184,3 +190,18 @@ def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and
     assert max(steps) / min(steps) < 1.25
     bf16 = d["gpustack_qwen3_235b_h100_vllm_bf16_tp8"]
     assert bf16["model_step_s"] / ep["model_step_s"] > 1.3
+
+
+def test_a_rate_row_names_its_rate_and_only_a_rate_row_may_omit_its_throughput():
+    import dataclasses
+
+    from llmphys.predict import serving_rows
+    row = predict.serving_runs()["sglang060_llama31_70b_h100_sglang_rps4"]
+    serving_rows.check_row(row, "t")  # as stored: accepted
+    with pytest.raises(ValueError, match="request_rate_per_s"):
+        serving_rows.check_row(dataclasses.replace(row, request_rate_per_s=None), "t")
+    closed = predict.serving_runs()["gpustack_qwen3_8b_h100_sglang_bf16_c4"]
+    with pytest.raises(ValueError, match="measured_output_tokens_per_s"):
+        serving_rows.check_row(dataclasses.replace(closed, measured_output_tokens_per_s=None), "t")
+    with pytest.raises(ValueError, match="steady batch"):  # Poisson arrivals: simulated only
+        R.predict_serve(row)

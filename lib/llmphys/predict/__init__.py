@@ -21,6 +21,7 @@ A package with one file per part of the model (issues 26-29 agree on this layout
     serving_rows.py the rows of ``data/serving_runs.toml``, one schema
     serving_data.py predicting those rows, calibration, leave-one-source-out errors
     serving_studies.py the LOSO table as text, the misses' subsets, DeepSeek-V3's decode pool
+    serving_hypothesis.py the per-layer step-overhead hypothesis tested on a new source
     plan.py        the inverse questions: layout search, chips for a target, cost
     plan_runs.py   fewest chips for a token rate; published runs among the planner's layouts
 
@@ -145,6 +146,10 @@ from .serving_data import (
 from .serving_data import (
     residuals as serving_residuals,
 )
+from .serving_hypothesis import (
+    overhead_hypothesis_summary,
+    overhead_hypothesis_test,
+)
 from .serving_studies import (
     burst_diagnostics,
     deepseek_decode_study,
@@ -245,6 +250,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "loso_summary",
     "miss_summary",
     "overhead_by_source",
+    "overhead_hypothesis_summary",
+    "overhead_hypothesis_test",
     "predict_figures",
     "predict_serve",
     "priced_time_s",

@@ -87,6 +87,8 @@ def _kv_rule(run: ServingRun) -> tuple[str, float]:
 def predict_serve(run: ServingRun | str, constants: ServeConstants = _serve.CONSTANTS):
     """``serve`` on a published deployment's layout and workload (steady state)."""
     r = serving_runs()[run] if isinstance(run, str) else run
+    if r.arrival == "rate":
+        raise ValueError(f"{r.key}: a Poisson-rate row has no steady batch; simulate it")
     seqs, budget = _limits(r)
     decode_only = r.arrival == "decode_only"
     batch = r.concurrency if r.arrival in ("decode_only", "concurrency") else None
@@ -133,6 +135,7 @@ def predict_simulated(
         n_requests=(r.n_requests or max(100, 10 * r.concurrency)) + r.warmup_requests,
         n_warmup=r.warmup_requests,
         concurrency=r.concurrency if r.arrival == "concurrency" else None,
+        arrival_rate_per_s=r.request_rate_per_s,
         scheduler=_sim.Scheduler(
             max_num_seqs=seqs,
             max_num_batched_tokens=budget,
@@ -157,7 +160,7 @@ def predict_figures(
 ) -> dict[str, float]:
     """Predicted output tokens/s and every latency figure the row publishes (seconds)."""
     r = serving_runs()[run] if isinstance(run, str) else run
-    if r.length_distribution == "sharegpt" or r.arrival == "concurrency":
+    if r.length_distribution == "sharegpt" or r.arrival in ("concurrency", "rate"):
         sim = predict_simulated(r, constants)
         out = {
             "output_tokens_per_s": sim.output_tokens_per_s,
@@ -192,6 +195,7 @@ def _calibration_loss(runs: list[ServingRun], c: ServeConstants) -> float:
             assert meas is not None, f"{r.key}: a step-overhead calibration row needs its TPOT"
             loss += math.log(s.tpot_s / meas) ** 2
         else:
+            assert r.measured_output_tokens_per_s, f"{r.key}: a GEMM-rate row needs its rate"
             loss += math.log(s.output_tokens_per_s / r.measured_output_tokens_per_s) ** 2
     return loss
 
@@ -252,7 +256,8 @@ def fold_fallbacks(source: str) -> tuple[str, ...]:
 def residuals() -> tuple[dict[str, Any], ...]:
     """One row per published measurement: measured and leave-one-source-out predicted figures.
 
-    ``rel_error`` is (predicted - measured) / measured throughput; ``latency_errors`` maps each
+    ``rel_error`` is (predicted - measured) / measured throughput (None where the row publishes
+    none: a Poisson-rate row's output rate is its arrival rate); ``latency_errors`` maps each
     published latency figure to its relative error. ``calibration`` marks :func:`calibration_runs`.
     """
     rows = []
@@ -274,7 +279,7 @@ def residuals() -> tuple[dict[str, Any], ...]:
                 "output_tokens": run.output_tokens,
                 "measured": meas,
                 "predicted": pred["output_tokens_per_s"],
-                "rel_error": (pred["output_tokens_per_s"] - meas) / meas,
+                "rel_error": None if meas is None else (pred["output_tokens_per_s"] - meas) / meas,
                 "latency_errors": lat,
                 "predicted_latency": {f: pred[f] for f in lat},
                 "measured_latency": run.measured_latency(),
@@ -301,12 +306,13 @@ def loso_summary() -> dict[str, dict[str, float]]:
     """Leave-one-source-out error summary: throughput median, worst and median signed; latency
     median and worst; MoE rows' throughput median; and each source's throughput median."""
     rows = residuals()
-    tput = [r["rel_error"] for r in rows]
+    tput = [r["rel_error"] for r in rows if r["rel_error"] is not None]
     lat = [e for r in rows for e in r["latency_errors"].values()]
-    moe = [abs(r["rel_error"]) for r in rows if r["moe"]]
+    moe = [abs(r["rel_error"]) for r in rows if r["moe"] and r["rel_error"] is not None]
     out = {
         "all": {
             "n_rows": len(rows),
+            "n_throughput": len(tput),
             "median": statistics.median(map(abs, tput)),
             "worst": max(map(abs, tput)),
             "median_signed": statistics.median(tput),
@@ -318,13 +324,15 @@ def loso_summary() -> dict[str, dict[str, float]]:
         }
     }
     for src in sorted({r["source"] for r in rows}):
-        e = [r["rel_error"] for r in rows if r["source"] == src]
+        n = sum(r["source"] == src for r in rows)
+        e = [r["rel_error"] for r in rows if r["source"] == src and r["rel_error"] is not None]
         le = [x for r in rows if r["source"] == src for x in r["latency_errors"].values()]
         out[src] = {
-            "n_rows": len(e),
-            "median": statistics.median(map(abs, e)),
-            "worst": max(map(abs, e)),
-            "median_signed": statistics.median(e),
+            "n_rows": n,
+            "n_throughput": len(e),
+            "median": statistics.median(map(abs, e)) if e else math.nan,
+            "worst": max(map(abs, e), default=math.nan),
+            "median_signed": statistics.median(e) if e else math.nan,
             "n_latency": len(le),
             "latency_median": statistics.median(map(abs, le)) if le else math.nan,
         }

@@ -35,17 +35,18 @@ class ServingRun:
     weight_dtype: str
     kv_dtype: str
     math_dtype: str
-    arrival: str  # burst | concurrency | decode_only
-    concurrency: int  # 0: unlimited (burst)
+    arrival: str  # burst | concurrency | decode_only | rate
+    concurrency: int  # 0: unlimited (burst) or open loop (rate)
     length_distribution: str  # fixed | sharegpt
     input_tokens: int
     output_tokens: int
-    measured_output_tokens_per_s: float
+    measured_output_tokens_per_s: float | None = None  # None: unpublished (a Poisson-rate row)
     quote: str
     source: str
     table: str
     unstated: str
     n_requests: int | None = None
+    request_rate_per_s: float | None = None  # Poisson arrivals (arrival = "rate"), whole deployment
     two_batch_overlap: bool = False
     measured_ttft_p50_s: float | None = None
     measured_ttft_mean_s: float | None = None
@@ -55,6 +56,7 @@ class ServingRun:
     measured_duration_s: float | None = None  # the benchmark's duration, first send to last token
     measured_peak_output_tokens_per_s: float | None = None  # most tokens received in one second
     measured_peak_concurrency: int | None = None  # most requests in flight at once
+    measured_e2e_p50_s: float | None = None  # median end-to-end latency (a diagnostic)
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
     fit_constant: str = ""  # the fitted constant a calibration row pins down (FITTED_CONSTANTS)
     worked_example: bool = False  # the decode pool chapter 6 works through
@@ -84,7 +86,7 @@ class ServingRun:
         return {f: v for f, v in out.items() if v is not None}
 
 
-_ARRIVALS = ("burst", "concurrency", "decode_only")
+_ARRIVALS = ("burst", "concurrency", "decode_only", "rate")
 
 FITTED_CONSTANTS = ("gemm_efficiency", "expert_gemm_efficiency", "step_overhead_s")
 """The three fitted fields of ``predict.serve.ServeConstants``, each named by the calibration rows
@@ -97,6 +99,12 @@ def check_row(run: ServingRun, where: str) -> None:
         units.bytes_per_element(getattr(run, field))  # a known dtype, or ValueError
     if run.arrival not in _ARRIVALS:
         raise ValueError(f"{where}.arrival: {run.arrival!r} is not one of {_ARRIVALS}")
+    if (run.arrival == "rate") != (run.request_rate_per_s is not None):
+        raise ValueError(f"{where}.request_rate_per_s: set exactly when arrival is 'rate'")
+    if run.request_rate_per_s is not None:
+        units.check_positive(f"{where}.request_rate_per_s", run.request_rate_per_s)
+    if run.measured_output_tokens_per_s is None and run.arrival != "rate":
+        raise ValueError(f"{where}.measured_output_tokens_per_s: required unless arrival is 'rate'")
     if run.length_distribution not in ("fixed", "sharegpt"):
         raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
     if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):

@@ -26,10 +26,14 @@ def format_loso_table() -> str:
     lines = [
         f"{'source':<26}{'rows':>5}{'median':>8}{'worst':>8}{'signed':>8}{'lat n':>6}{'lat med':>8}"
     ]
+
+    def pct(x: float, sign: str = "") -> str:  # a source with no throughput row prints n/a
+        return f"{'n/a':>8}" if math.isnan(x) else f"{x:>{sign}8.1%}"
+
     for k, v in s.items():
         lines.append(
-            f"{k:<26}{v['n_rows']:>5}{v['median']:>8.1%}{v['worst']:>8.1%}"
-            f"{v['median_signed']:>+8.1%}{v['n_latency']:>6}{v['latency_median']:>8.1%}"
+            f"{k:<26}{v['n_rows']:>5}{pct(v['median'])}{pct(v['worst'])}"
+            f"{pct(v['median_signed'], '+')}{v['n_latency']:>6}{pct(v['latency_median'])}"
         )
     a = s["all"]
     lines.append(
@@ -86,7 +90,7 @@ def deepseek_decode_study(run_key: str | None = None) -> dict[str, Any]:
         "weights_s": cost.parts(float(r.concurrency), ctx, 0.0, 0.0)["weights"],
         "weights_one_batch_s": once.parts(float(r.concurrency), ctx, 0.0, 0.0)["weights"],
         "predicted_per_node": s.output_tokens_per_s / nodes,
-        "measured_per_node": r.measured_output_tokens_per_s / nodes,
+        "measured_per_node": (r.measured_output_tokens_per_s or math.nan) / nodes,
         "predicted_tpot_s": s.tpot_s,
         "measured_tpot_s": r.measured_tpot_mean_s,
     }
@@ -106,6 +110,8 @@ def implied_step(run_key: str) -> dict[str, float]:
     (953, 40, 48)
     """
     r = serving_runs()[run_key]
+    if r.measured_output_tokens_per_s is None:
+        raise ValueError(f"run_key={run_key!r}: the row publishes no throughput")
     s = predict_serve(r)
     return {
         "batch": s.batch_size,
@@ -132,7 +138,8 @@ def miss_summary() -> dict[str, float]:
     errors of its dense prompt-heavy rows (2,048 tokens in or more, 500 out or fewer)."""
     rows = residuals()
     dense_trt = [r for r in rows if r["source"] == "trtllm_v1_perf_overview" and not r["moe"]]
-    worst = max((r for r in rows if not r["moe"]), key=lambda r: abs(r["rel_error"]))
+    scored = [r for r in rows if r["rel_error"] is not None]  # rows that publish a throughput
+    worst = max((r for r in scored if not r["moe"]), key=lambda r: abs(r["rel_error"]))
 
     def med(xs: list[float]) -> float:
         return statistics.median(xs) if xs else math.nan
@@ -142,11 +149,11 @@ def miss_summary() -> dict[str, float]:
         for r in rows
         if serving_runs()[r["run"]].arrival == "concurrency" and "ttft_p50" in r["latency_errors"]
     ]
-    nim = [r for r in rows if r["source"] == "nvidia_nim_benchmarking"]
+    nim = [r for r in scored if r["source"] == "nvidia_nim_benchmarking"]
     light = [r for r in nim if serving_runs()[r["run"]].concurrency <= 50]
     heavy = [r for r in nim if serving_runs()[r["run"]].concurrency > 50]
     burst = [r for r in rows if r["latency_errors"] and serving_runs()[r["run"]].arrival == "burst"]
-    moe_other = [r for r in rows if r["moe"] and r["source"] != "trtllm_v1_perf_overview"]
+    moe_other = [r for r in scored if r["moe"] and r["source"] != "trtllm_v1_perf_overview"]
     prompt_heavy = [  # thousands of prompt tokens, a few hundred out: prefill sets the step
         r["rel_error"] for r in dense_trt if r["input_tokens"] >= 2048 and r["output_tokens"] <= 500
     ]
