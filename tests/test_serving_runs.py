@@ -171,9 +171,13 @@ def test_leave_one_source_out_errors_benchmark():
     # A new source, SGLang's v0.3.0-against-vLLM-v0.6.0 tables (8 rows, 16 latency figures, no
     # throughput), moved both latency floors: median 36.8 -> 28.2 %, worst 81.9 -> 84.7 % (vLLM
     # v0.6.0's 70B TTFT at 8 requests/s, its 10-step scheduling rounds unmodelled).
+    # The simulator's multi-step rounds (Scheduler.steps_per_round, the four vLLM v0.6.0 rows'
+    # --num-scheduler-steps 10; no constant refitted) took those TTFTs from -73..-85 % to
+    # -13..-47 %: latency median 28.2 -> 25.2 %, worst 84.7 -> 81.9 % (GPUStack's vLLM Qwen3-8B
+    # TTFT at four users again).
     assert s["worst"] <= 0.518
-    assert s["latency_median"] <= 0.283
-    assert s["latency_worst"] <= 0.848
+    assert s["latency_median"] <= 0.252
+    assert s["latency_worst"] <= 0.820
 
 
 def test_gpustacks_bursts_take_the_same_full_batch_step_whatever_their_chips_and_bytes():

@@ -144,6 +144,7 @@ def predict_simulated(
             chunked_prefill=r.chunked_prefill,
             mixed_prefill=r.mixed_prefill,
             overlap=r.overlap_scheduler,
+            steps_per_round=r.scheduler_steps,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

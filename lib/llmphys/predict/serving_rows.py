@@ -65,6 +65,7 @@ class ServingRun:
     chunked_prefill: bool = True  # prompts split over steps at the token budget
     mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
     overlap_scheduler: bool = False  # step n+1 scheduled while step n runs (SGLang, TRT-LLM torch)
+    scheduler_steps: int = 1  # decode steps per scheduling round (vLLM V0 --num-scheduler-steps)
 
     @property
     def is_moe(self) -> bool:
@@ -107,6 +108,9 @@ def check_row(run: ServingRun, where: str) -> None:
         raise ValueError(f"{where}.measured_output_tokens_per_s: required unless arrival is 'rate'")
     if run.length_distribution not in ("fixed", "sharegpt"):
         raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
+    n_steps = run.scheduler_steps
+    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 1:
+        raise ValueError(f"{where}.scheduler_steps: {n_steps!r} is not an integer >= 1")
     if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
         raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
     if run.fit_row != (run.fit_constant in FITTED_CONSTANTS):

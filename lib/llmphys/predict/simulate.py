@@ -83,6 +83,7 @@ def _replica_run(
     done_prompt = np.zeros(n, dtype=np.int64)  # prompt tokens computed
     gen = np.zeros(n, dtype=np.int64)  # output tokens emitted
     k1 = cost.tokens_per_decode
+    n_round = sched.steps_per_round  # decode steps per scheduling round (multi-step)
     budget, max_seqs = sched.max_num_batched_tokens, sched.max_num_seqs
     flop_per_ctx = {}  # prompt length -> attention FLOP of one of its tokens, mean context
 
@@ -134,7 +135,9 @@ def _replica_run(
         # 1. running sequences: decode, or the next chunk of a prompt
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
         dec = done_prompt[rr] >= inputs[rr]
-        grow = -(-(inputs[rr] + gen[rr] + k1) // BLOCK_TOKENS) - blocks[rr]
+        # a round's decodes take their blocks for all its steps when it is scheduled (vLLM's
+        # lookahead slots, num_scheduler_steps - 1 of them beyond the step's own token)
+        grow = -(-(inputs[rr] + gen[rr] + k1 * n_round) // BLOCK_TOKENS) - blocks[rr]
         need = np.where(dec, np.maximum(grow, 0), 0)
         if used_blocks + int(need.sum()) > kv_blocks:
             # preempt the most recently admitted until the decodes' new blocks fit
@@ -200,12 +203,19 @@ def _replica_run(
             first[r] = finish[r] = t
             n_done += 1
             continue
+        # a decode step starts a round of n_round steps of the same batch; a prompt step is one
+        m = n_round if n_round > 1 and n_pre == 0 and n_dec else 1
         dt = cost.step_s(n_dec, kv_tok, n_pre, pflop)
+        for j in range(1, m):  # the batch's contexts grow a token a step; none leaves mid-round
+            dt += cost.step_s(n_dec, kv_tok + j * n_dec * k1, 0, 0.0)
         t += dt
         prev_dt = dt
-        steps += 1
-        batch_sum += n_dec
-        n_out = n_dec * k1
+        steps += m
+        batch_sum += n_dec * m
+        if m == 1:
+            n_out = n_dec * k1
+        else:  # a sequence that ends mid-round emits only up to its length
+            n_out = int(np.minimum(outputs[dec_idx] - gen[dec_idx], m * k1).sum())
         for r, c in chunks:
             done_prompt[r] += c
             if done_prompt[r] >= inputs[r] and gen[r] == 0:
@@ -213,7 +223,7 @@ def _replica_run(
                 first[r] = t
                 n_out += 1
         emitted.append((t, n_out))
-        gen[decoding] += k1
+        gen[decoding] += k1 * m
         fresh = decoding[np.isnan(first[decoding])]  # caches prefilled elsewhere
         first[fresh] = t
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
