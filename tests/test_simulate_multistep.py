@@ -116,3 +116,20 @@ def test_the_four_vllm_060_rows_run_ten_step_rounds_and_a_bad_row_value_is_named
     bad = dataclasses.replace(runs[ten[0]], scheduler_steps=0)
     with pytest.raises(ValueError, match="scheduler_steps"):
         rows.check_row(bad, "row")
+
+
+def test_rounds_lengthen_every_vllm_060_ttft_and_the_page_itl_is_about_ten_tpots():
+    rows = {r["run"]: r for r in predict.multistep_rows()}
+    runs = predict.serving_runs()
+    assert len(rows) == 4
+    for key, r in rows.items():
+        # the ITL is the README's, in ms, as quoted
+        assert f"Median ITL {runs[key].measured_itl_p50_s * 1e3:.2f}" in runs[key].quote
+        # a request waits for the running round: the TTFT grows, and by more than the TPOT
+        assert r["ttft_p50_error"] > r["ttft_p50_error_one_step"] + 0.3
+        assert abs(r["tpot_p50_error"] - r["tpot_p50_error_one_step"]) < 0.05
+    # 8B at 4 requests/s: 129.32 ms / 14.14 ms (the page's medians), exact to the quote's digits
+    assert rows["sglang060_llama31_8b_a100_vllm_rps4"]["itl_over_tpot"] == pytest.approx(
+        129.32 / 14.14, rel=1e-9)
+    s = predict.multistep_summary()
+    assert s["steps"] == 10 and 9 < s["itl_over_tpot_min"] <= s["itl_over_tpot_max"] < 10

@@ -157,6 +157,8 @@ from .serving_studies import (
     implied_step,
     miss_summary,
     moe_by_chip,
+    multistep_rows,
+    multistep_summary,
     overhead_by_source,
 )
 from .simulate import (
@@ -249,6 +251,8 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "load_sweep",
     "loso_summary",
     "miss_summary",
+    "multistep_rows",
+    "multistep_summary",
     "overhead_by_source",
     "overhead_hypothesis_summary",
     "overhead_hypothesis_test",

@@ -57,6 +57,7 @@ class ServingRun:
     measured_peak_output_tokens_per_s: float | None = None  # most tokens received in one second
     measured_peak_concurrency: int | None = None  # most requests in flight at once
     measured_e2e_p50_s: float | None = None  # median end-to-end latency (a diagnostic)
+    measured_itl_p50_s: float | None = None  # median gap between streamed chunks (a diagnostic)
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on
     fit_constant: str = ""  # the fitted constant a calibration row pins down (FITTED_CONSTANTS)
     worked_example: bool = False  # the decode pool chapter 6 works through
