@@ -1,36 +1,24 @@
 """A discrete-event simulation of continuous batching, timed by the serving model's step cost.
 
-One replica of a deployment runs a vLLM-style scheduler (Kwon et al. 2023, PagedAttention,
-arXiv:2309.06180; vLLM V1's unified scheduler): every step it first serves the running
-sequences (one decode token each, or the next chunk of a prompt still prefilling), then admits
-waiting requests first-come first-served while the step's token budget, the sequence cap and the
-KV-cache blocks allow. A sequence that needs a new block when none is free preempts the most
-recently admitted one, which frees its blocks and waits again to be recomputed from scratch (vLLM's
-recompute preemption). Each step lasts ``StepCost.step_s`` of what it carries, the same terms
-``predict.serve`` sums in the steady state, so the two agree when the load is steady (a test shows
-it). With ``prefill_chips`` the deployment is disaggregated: prompts are prefilled by their own
-pool and their caches sent over scale-out before the decode pool admits them. Two engines'
-defaults differ from vLLM's and are options of :class:`Scheduler`: TensorRT-LLM admits a request
-only when its whole output fits in the cache (``reserve_output``), and SGLang runs prompt work in
-steps of its own while the decodes wait (``mixed_prefill`` False).
+One replica runs a vLLM-style scheduler (Kwon et al. 2023, arXiv:2309.06180; vLLM V1's unified
+scheduler): each step serves the running sequences (a decode token each, or a prompt's next
+chunk), then admits waiting requests first-come first-served while the token budget, the
+sequence cap and the KV-cache blocks allow; a sequence that needs a block when none is free
+preempts the most recently admitted one, which is recomputed from scratch later. A step lasts
+``StepCost.step_s`` of what it carries, the terms ``predict.serve`` sums in the steady state,
+so the two agree under a steady load (a test shows it). With ``prefill_chips`` prompts are
+prefilled by their own pool and their caches sent over scale-out. Engines' other defaults are
+:class:`Scheduler` options: TensorRT-LLM admits a request only when its whole output fits
+(``reserve_output``), SGLang runs prompt work in steps of its own (``mixed_prefill`` False), and
+vLLM 0.6's multi-step scheduling runs rounds of ``steps_per_round`` decode steps, admitting and
+returning tokens only between rounds.
 
-Requests arrive as a Poisson stream (``arrival_rate_per_s``), as a closed loop of ``concurrency``
-clients, or all at once (neither); ``n_warmup`` first requests can run unmeasured, as a benchmark
-that reports its steady state leaves out the wave its clients send together at the start.
-Lengths are drawn from ``LengthDistribution``s with a seeded ``numpy.random.Generator``, so a run
-is deterministic. Vidur (Agrawal et al. 2024,
-arXiv:2405.05465) is the reference for what such a simulator answers: latency percentiles and the
-throughput a latency target allows.
-
-TTFT is the engine's: from the step a request could first be scheduled in to the step that emits
-its first token. The server's request path (HTTP, tokenisation, IPC to the engine, the first
-streamed event) is not charged. The measurements of it found are a few milliseconds for prompts of
-a few hundred tokens, far less than the low-load TTFT gaps they would have to explain (the
-measurements and the gaps are in data/serving_runs.toml, with the rows they concern), and a fixed
-delay is not neutral in a simulation: in a closed loop of equal requests the clients stay in
-lockstep, and whether a resent request catches the step that starts as it is sent decides whether
-its prompt runs alone or behind another one, so a delay far shorter than a step can move the
-simulated TTFT by a whole prefill (tests/test_serving_runs.py says by how much).
+Arrivals (Poisson, a closed loop or all at once) and lengths are drawn with a seeded generator,
+so a run is deterministic. Vidur (Agrawal et al. 2024, arXiv:2405.05465) is the reference for
+what such a simulator answers. TTFT is the engine's: the server's request path (HTTP,
+tokenisation, IPC), measured at a few milliseconds, is not charged, and a fixed delay is not
+neutral: in a closed loop of equal requests it decides whether a resent prompt runs alone or
+behind another, which moves the simulated TTFT by a whole prefill (tests/test_serving_runs.py).
 
 Home: chapters/06_economics.ipynb, section "Latency under load".
 """
