@@ -95,6 +95,7 @@ def test_the_parallel_block_decides_whether_the_tables_64b_batch_fits():
                                selective_policy="dots_no_batch", **KW)["activations"] == (
         pytest.approx(38912.0 * 16 * 2048 * 64, rel=1e-9))
     assert s.memory_per_chip_bytes + (38912.0 - 33792.0) * 16 * 2048 * 64 > s.hbm_bytes
+    assert not train.predict_run(r, model=serial).fits  # the same what-if, as chapter 4 runs it
 
 
 @pytest.mark.parametrize("key", sorted(training_runs()))

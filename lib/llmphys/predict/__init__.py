@@ -152,6 +152,7 @@ from .serving_hypothesis import (
 )
 from .serving_studies import (
     burst_diagnostics,
+    constant_by_source,
     deepseek_decode_study,
     format_loso_table,
     implied_step,
@@ -254,6 +255,7 @@ __all__ = [  # noqa: RUF022 (the serving names are a block of their own, for mer
     "multistep_rows",
     "multistep_summary",
     "overhead_by_source",
+    "constant_by_source",
     "overhead_hypothesis_summary",
     "overhead_hypothesis_test",
     "predict_figures",

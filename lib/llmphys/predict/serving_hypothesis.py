@@ -57,10 +57,11 @@ def overhead_hypothesis_test(source: str = HYPOTHESIS_TEST_SOURCE) -> list[dict[
             raise ValueError(f"source={source!r}: {key} is not a Poisson-rate row with its E2E")
         tpot = r.measured_tpot_p50_s
         assert tpot is not None, f"{key}: a row of the test publishes its median TPOT"
-        replicas = r.n_chips // (max(r.tp, r.ep) * r.pp)
+        mdl = _serve.resolve_model(r.model)
+        replicas = r.n_chips // _serve.make_layout(mdl, tp=r.tp, ep=r.ep, pp=r.pp).chips
         batch = max(1, round(r.request_rate_per_s * r.measured_e2e_p50_s / replicas))
         steady = dataclasses.replace(r, arrival="concurrency", concurrency=batch)
-        layers = _serve.resolve_model(r.model).n_layers
+        layers = mdl.n_layers
         t_a = predict_serve(steady, k).tpot_s
         per_layer_k = dataclasses.replace(k, step_overhead_s=layers * per_layer)
         t_b = predict_serve(steady, per_layer_k).tpot_s

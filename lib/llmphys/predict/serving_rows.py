@@ -109,9 +109,7 @@ def check_row(run: ServingRun, where: str) -> None:
         raise ValueError(f"{where}.measured_output_tokens_per_s: required unless arrival is 'rate'")
     if run.length_distribution not in ("fixed", "sharegpt"):
         raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
-    n_steps = run.scheduler_steps
-    if isinstance(n_steps, bool) or not isinstance(n_steps, int) or n_steps < 1:
-        raise ValueError(f"{where}.scheduler_steps: {n_steps!r} is not an integer >= 1")
+    _serve._int(f"{where}.scheduler_steps", run.scheduler_steps)
     if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
         raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
     if run.fit_row != (run.fit_constant in FITTED_CONSTANTS):

@@ -279,28 +279,38 @@ def burst_diagnostics() -> list[dict[str, Any]]:
     return out
 
 
+def constant_by_source(name: str) -> dict[str, float]:
+    """Each fitted constant is pinned by calibration rows of two sources: the value ``name``
+    takes when fitted on one source's rows alone (``calibrate`` of the fold that leaves the other
+    out), by source. ``ValueError`` unless ``name`` is pinned by exactly two sources.
+
+    >>> {s: round(v, 2) for s, v in constant_by_source("expert_gemm_efficiency").items()}
+    {'deepseek_day6': 0.13, 'trtllm_v1_perf_overview': 0.39}
+    """
+    rows = [serving_runs()[k] for k in _data.calibration_runs()]
+    sources = sorted({r.source_key for r in rows if r.fit_constant == name})
+    if len(sources) != 2:
+        raise ValueError(f"name={name!r} is pinned by {sources}; two sources are needed")
+    a, b = sources
+    return {a: getattr(_data.calibrate(b), name), b: getattr(_data.calibrate(a), name)}
+
+
 def overhead_by_source() -> list[dict[str, Any]]:
     """The step overhead each source's calibration row gives on its own, per step and per layer.
 
-    For every source with a row that pins ``step_overhead_s``: the overhead fitted when the
-    other such sources are left out (``calibrate`` of the fold that excludes them), that row's
-    model and its layer count, and the overhead over the layers (seconds). Two sources, so the
-    fold that leaves one out is the other's fit.
+    For each of the two sources with a row that pins ``step_overhead_s``: the overhead fitted on
+    that source alone (:func:`constant_by_source`), that row's model and its layer count, and the
+    overhead over the layers (seconds).
 
     >>> [(r["source"], round(r["overhead_s"] * 1e3, 1)) for r in overhead_by_source()]
     [('gpustack_performance_lab', 2.5), ('nvidia_nim_benchmarking', 5.5)]
     """
-    rows = [serving_runs()[k] for k in _data.calibration_runs()]
-    pins = [r for r in rows if r.fit_constant == "step_overhead_s"]
-    sources = sorted({r.source_key for r in pins})
-    if len(sources) != 2:
-        raise ValueError(f"overhead_by_source needs two step-overhead sources, got {sources}")
+    alone = constant_by_source("step_overhead_s")
+    pins = [serving_runs()[k] for k in _data.calibration_runs()]
     out = []
-    for src in sources:
-        other = next(s for s in sources if s != src)
-        row = next(r for r in pins if r.source_key == src)
+    for src, t in alone.items():
+        row = next(r for r in pins if r.fit_constant == "step_overhead_s" and r.source_key == src)
         layers = _serve.resolve_model(row.model).n_layers
-        t = _data.calibrate(other).step_overhead_s
         out.append(
             {
                 "source": src,

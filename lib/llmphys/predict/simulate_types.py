@@ -157,10 +157,10 @@ class Scheduler:
     overlap: bool = False
     steps_per_round: int = 1
 
-    def __post_init__(self) -> None:
-        n = self.steps_per_round
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"steps_per_round must be an integer >= 1, got {n!r}")
+    def __post_init__(self) -> None:  # the library's one integer check (a whole float is kept)
+        object.__setattr__(
+            self, "steps_per_round", _serve._int("steps_per_round", self.steps_per_round)
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

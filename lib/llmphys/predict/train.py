@@ -6,13 +6,9 @@ attention, memory-bound work, TP/SP collectives, CP, EP, pipeline sends and bubb
 traffic, the optimizer), each its own function; ``predict/validation.py`` holds the
 leave-one-source-out check.
 
-FP8 recipe (``fp8_recipe``): "delayed" (Transformer Engine's DelayedScaling: amax history,
-the scale computed in the cast kernel), "tensorwise" (current per-tensor scaling, torchao's
-default: one extra read for the amax), "blockwise" / "mxfp8" (per-block scales in the cast
-kernel, DeepSeek-V3's 1x128 / 128x128 and Blackwell's 1x32). Every recipe runs the layers'
-linear GEMMs (QKV, output projection, MLP) in FP8 and keeps attention, norms, the output head
-and the optimizer at their own widths; it casts each FP8 GEMM's activation input and output
-gradient, writing a row-wise and a column-wise (transposed) copy.
+FP8 recipes (``fp8_recipe``) are described once, in ``predict/terms.py``: every recipe runs the
+layers' linear GEMMs in FP8 and keeps attention, norms, the output head and the optimizer at
+their own widths.
 
 MFU: model FLOP per token over chips x dense peak at ``dtype`` x step time, attention counted
 as ``attention_flops`` says ("causal": 6N + 6 L H Q T, what a causal kernel executes; "full":
@@ -322,11 +318,12 @@ def predict_run(
     *,
     efficiencies: Efficiencies | None = None,
     attention_flops: str = "causal",
+    model: Model | None = None,
 ) -> TrainStep:
-    """``train_step`` on a published run's layout, nothing else taken from the run."""
+    """``train_step`` on a published run's layout, on ``model`` (a what-if shape) if given."""
     r = training_runs()[run] if isinstance(run, str) else run
     return train_step(
-        r.model,
+        r.model if model is None else model,
         r.accelerator,
         n_chips=r.n_chips,
         tp=r.tp,
