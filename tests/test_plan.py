@@ -98,6 +98,9 @@ def test_405b_on_8_h100s_does_not_fit_and_says_by_how_much():
     (dict(memory_margin=1.0), r"memory_margin must be a fraction in \[0, 1\)"),
     (dict(recomputes=("some",)), "recomputes: 'some' is not one of"),
     (dict(n_chips=3), "no legal layout"),  # 512 sequences and 80 layers: no 3-way split
+    (dict(state_layout="jax"), "state_layout='jax' is not known; allowed: megatron, fp32_params"),
+    (dict(state_replicas=0), "state_replicas must be a positive integer"),
+    (dict(state_replicas=3), "state_replicas=3 must divide dp x cp"),  # 64 chips: no dp of 3
 ])
 def test_plan_training_refuses_bad_input_by_name(kw, match):
     args = dict(n_chips=64, **LLAMA70) | kw
@@ -301,3 +304,31 @@ def test_plan_training_passes_its_step_options_to_every_layout(plans_70b_64):
     assert eager.step_time_s == step.step_time_s  # the same call, the same float
     # eager kernels add HBM traffic to every layout: the best one is slower than the fused best
     assert eager.step_time_s > plans_70b_64[0].step_time_s
+
+
+def test_a_jax_frameworks_state_is_planned_as_its_runs_lay_it_out():
+    # MaxText's v5p 32B row: FP32 parameters, gradients and moments (memory.STATE_LAYOUTS), the
+    # dots policy; the planner, given the run's framework, times and sizes the published layout
+    # exactly as predict_run does, and a Megatron-laid-out plan of it holds different bytes
+    run = predict.training_runs()["maxtext_v5p_32b_128"]
+    kw = dict(n_chips=run.n_chips, seq_len=run.seq_len,
+              global_batch_tokens=run.global_batch_tokens, zero_stages=(run.zero_stage,),
+              recomputes=(run.recompute,), max_tp=run.tp, grad_bytes=run.grad_bytes,
+              selective_policy=run.selective_policy, fp8_recipe=run.fp8_recipe or "delayed",
+              flash_attention=run.flash_attention, sequence_parallel=run.sequence_parallel)
+    mine = (run.tp, run.pp, run.cp, run.dp, run.micro_batch_size)
+
+    def published(plans):
+        lay = [p for p in plans
+               if (p.layout.tp, p.layout.pp, p.layout.cp, p.layout.dp,
+                   p.layout.micro_batch_size) == mine]
+        assert len(lay) == 1, [p.layout for p in plans]
+        return lay[0].step
+
+    jax = published(predict.plan_training(run.model, run.accelerator, state_layout="fp32_params",
+                                          state_replicas=run.state_replicas, **kw))
+    ref = predict.predict_run(run)
+    assert jax.memory_per_chip_bytes == pytest.approx(ref.memory_per_chip_bytes, rel=1e-12)
+    assert jax.step_time_s == pytest.approx(ref.step_time_s, rel=1e-12)
+    meg = published(predict.plan_training(run.model, run.accelerator, **kw))
+    assert abs(meg.memory_per_chip_bytes / jax.memory_per_chip_bytes - 1) > 0.01

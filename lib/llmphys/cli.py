@@ -207,6 +207,8 @@ def _run_plan(args: argparse.Namespace) -> tuple[object, str]:
                 moe_dispatcher=args.moe_dispatcher,
                 fused_elementwise=args.fused_elementwise,
                 fp8_recipe=args.fp8_recipe,
+                state_layout=args.state_layout,
+                state_replicas=args.state_replicas,
             )
             return r, cli_plan.format_plan_train(r)
         for z in getattr(args, "zero_stages", ()):

@@ -81,6 +81,8 @@ def plan_train_report(
         "global_batch_tokens": constraints["global_batch_tokens"],
         "dtype": constraints.get("dtype", "bf16"),
         "memory_margin": constraints.get("memory_margin", 0.0),
+        "state_layout": constraints.get("state_layout", "megatron"),
+        "state_replicas": constraints.get("state_replicas", 1),
         "n_layouts_that_fit": n_fit,
         "mfu_convention": MFU_NOTE,
         "layouts": [_layout_row(p, k + 1) for k, p in enumerate(plans)],
@@ -105,6 +107,12 @@ def _shares(terms: dict[str, float], step_s: float) -> str:
     return " ".join(f"{SHORT.get(k, k)} {t / step_s:.0%}" for k, t in terms.items())
 
 
+def _state(r: dict) -> str:
+    """The state layout when a reader set it away from Megatron's, as the train report names it."""
+    out = "" if r["state_layout"] == "megatron" else f", {r['state_layout']} state"
+    return out + ("" if r["state_replicas"] == 1 else f" replicated {r['state_replicas']} ways")
+
+
 def format_plan_train(r: dict) -> str:
     """The ranked layouts as a table."""
     if r["target_tokens_per_s"] is not None:
@@ -120,7 +128,7 @@ def format_plan_train(r: dict) -> str:
     lines = [
         head,
         f"seq {r['seq_len']:,} tokens, batch {r['global_batch_tokens']:,.0f} tokens, "
-        f"{r['dtype']} matmuls, {r['memory_margin']:.0%} of HBM held back",
+        f"{r['dtype']} matmuls, {r['memory_margin']:.0%} of HBM held back{_state(r)}",
         f"{'#':>2} {'tp':>2} {'pp':>3} {'cp':>2} {'ep':>2} {'dp':>4} {'Z':>1} {'rc':<5}"
         f"{'mb':>2} {'v':>2} {'step':>8} {'tokens/s':>13} {'MFU':>5} {'room':>5} largest terms",
     ]

@@ -185,19 +185,6 @@ def _train_args(c: argparse.ArgumentParser) -> None:
     )
     c.add_argument("--micro-batch", type=_positive_int, default=1, help="sequences per micro-batch")
     c.add_argument(
-        "--state-layout",
-        choices=tuple(predict.memory.STATE_LAYOUTS),
-        default="megatron",
-        help="bytes per parameter of weights, gradients, optimizer: megatron = 2 + 4 + 12; "
-        "fp32_params = JAX's FP32 parameters, gradients and Adam moments, 4 + 4 + 8",
-    )
-    c.add_argument(
-        "--state-replicas",
-        type=_positive_int,
-        default=1,
-        help="data-parallel replicas holding the same state shard (HSDP; MaxText's slices)",
-    )
-    c.add_argument(
         "--interleave", type=_positive_int, default=1, help="model chunks per pipeline stage"
     )
     c.add_argument(
@@ -257,6 +244,19 @@ def add_train_memory_flags(c: argparse.ArgumentParser) -> None:
         "--no-flash-attention",
         action="store_true",
         help="materialise the attention scores (no fused flash kernel)",
+    )
+    c.add_argument(
+        "--state-layout",
+        choices=tuple(predict.memory.STATE_LAYOUTS),
+        default="megatron",
+        help="bytes per parameter of weights, gradients, optimizer: megatron = 2 + 4 + 12; "
+        "fp32_params = JAX's FP32 parameters, gradients and Adam moments, 4 + 4 + 8",
+    )
+    c.add_argument(
+        "--state-replicas",
+        type=_positive_int,
+        default=1,
+        help="data-parallel replicas holding the same state shard (HSDP; MaxText's slices)",
     )
 
 

@@ -45,6 +45,7 @@ from .. import parallelism, units
 from ..specs import Accelerator, Model
 from .dp import check_zero3_collectives
 from .layout import check_options
+from .memory import STATE_LAYOUTS
 from .train import (
     LayoutDoesNotFit,
     TrainStep,
@@ -248,6 +249,8 @@ def plan_training(
     moe_dispatcher: str = "alltoall",
     fused_elementwise: bool = True,
     fp8_recipe: str = "delayed",
+    state_layout: str = "megatron",
+    state_replicas: int = 1,
     top: int | None = None,
 ) -> list[TrainingPlan]:
     """The layouts that fit, fastest predicted step (s) first; ties: more headroom first.
@@ -255,9 +258,12 @@ def plan_training(
     Grid, legality and pruning: module docstring. ``memory_margin`` is the fraction of HBM
     held back (fragmentation, framework buffers); ``max_tp`` defaults to the chip's scale-up
     domain. Each row carries the step (``TrainStep``), the headroom in bytes and the step
-    budget's ``N_TERMS`` largest terms. ``sequence_parallel`` to ``fp8_recipe`` are
-    ``train_step``'s, the same for every layout. Raises ``LayoutDoesNotFit`` naming the smallest
-    layout's bytes over when no legal layout fits, ``ValueError`` when none is legal.
+    budget's ``N_TERMS`` largest terms. ``sequence_parallel`` to ``state_replicas`` are
+    ``train_step``'s, the same for every layout: ``state_layout="fp32_params"`` plans a JAX
+    framework's memory (MaxText), and ``state_replicas`` > 1 its state replicated across
+    slices, so only layouts whose dp x cp it divides are kept. Raises ``LayoutDoesNotFit``
+    naming the smallest layout's bytes over when no legal layout fits, ``ValueError`` when
+    none is legal.
 
     >>> best = plan_training("llama3_70b", "h100_sxm", n_chips=64, seq_len=8192,
     ...                      global_batch_tokens=4 * 2**20)[0]
@@ -270,6 +276,11 @@ def plan_training(
     # checked once here: the loop below skips a layout train_step refuses
     check_options("none", 1, "causal", dtype, fp8_recipe, selective_policy, moe_dispatcher)
     check_zero3_collectives(zero3_collectives)
+    if state_layout not in STATE_LAYOUTS:
+        raise ValueError(
+            f"state_layout={state_layout!r} is not known; allowed: {', '.join(STATE_LAYOUTS)}"
+        )
+    _check_int("state_replicas", state_replicas)
     for r in recomputes:
         if r not in parallelism.RECOMPUTE:
             raise ValueError(f"recomputes: {r!r} is not one of {parallelism.RECOMPUTE}")
@@ -312,6 +323,8 @@ def plan_training(
                 moe_dispatcher=moe_dispatcher,
                 fused_elementwise=fused_elementwise,
                 fp8_recipe=fp8_recipe,
+                state_layout=state_layout,
+                state_replicas=state_replicas,
                 check_memory=False,
                 **lay.kwargs(),  # type: ignore[arg-type]
             )
@@ -339,6 +352,11 @@ def plan_training(
                 f"global_batch_tokens={global_batch_tokens:g}: the batch's "
                 f"{global_batch_tokens / seq_len:g} sequences must split over the data-parallel "
                 f"ranks, and tp must divide the {mdl.n_heads} query heads"
+                + (
+                    ""
+                    if state_replicas == 1
+                    else f"; state_replicas={state_replicas} must divide dp x cp"
+                )
             )
         raise LayoutDoesNotFit(
             f"no layout of {mdl.key} fits on {n_chips:,} {acc.key}: the smallest of "

@@ -128,7 +128,8 @@ def published_rank(run: TrainingRun | str) -> dict:
     """Where a published run's layout ranks among the planner's, on the run's own problem.
 
     The planner searches the run's chips, sequence, batch, matmul dtype, gradient width,
-    weight gathers and attention kernel, over every ZeRO stage (0-3), with TP up to the
+    weight gathers, attention kernel and state layout (JAX's FP32 state, replicated across
+    slices, for MaxText's runs), over every ZeRO stage (0-3), with TP up to the
     run's own degree or the scale-up domain, whichever is larger. ``in_grid``: the
     published layout is one of the legal layouts; ``rank``: 1 + the fitting layouts
     predicted faster than the published one (timed under its own schedule); ``fits``:
@@ -162,6 +163,8 @@ def published_rank(run: TrainingRun | str) -> dict:
             fsdp_weight_gathers=r.fsdp_weight_gathers,
             zero3_collectives=r.zero3_collectives,
             flash_attention=r.flash_attention,
+            state_layout=r.state_layout,
+            state_replicas=r.state_replicas,
         )
     except ValueError:
         plans = []
