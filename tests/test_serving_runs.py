@@ -209,3 +209,19 @@ def test_a_rate_row_names_its_rate_and_only_a_rate_row_may_omit_its_throughput()
         serving_rows.check_row(dataclasses.replace(closed, measured_output_tokens_per_s=None), "t")
     with pytest.raises(ValueError, match="steady batch"):  # Poisson arrivals: simulated only
         R.predict_serve(row)
+
+
+def test_sglang_rows_size_their_cache_as_their_version_does():
+    # mem_fraction_static, SGLang's (weights + KV pool) / GPU memory, at each row's version:
+    # v0.5.x on an 80 GB H100 (81,559 MiB) reserves 512 + 1.5 x 8,192 + 2 x cuda_graph_max_bs
+    # (256 below TP 4, else 512) + 1,024 tp/8 MiB; v0.3.0 takes it from the TP size alone
+    h100 = 81559
+    assert R.sglang_mem_fraction("SGLang v0.5.5.post1", tp=8, gpu_mib=h100) == 0.818
+    assert R.sglang_mem_fraction("SGLang v0.5.3.post3", tp=1, gpu_mib=h100) == 0.835
+    assert R.sglang_mem_fraction("SGLang v0.3.0", tp=4, gpu_mib=h100) == 0.85
+    assert R.sglang_mem_fraction("SGLang v0.3.0", tp=1, gpu_mib=81920) == 0.88
+    assert R.sglang_mem_fraction("SGLang v0.4.0", tp=1, gpu_mib=h100) is None  # not read
+    rules = {k: R._kv_rule(r) for k, r in R.serving_runs().items() if r.engine_family == "sglang"}
+    assert rules["gpustack_qwen3_235b_h100_sglang_bf16_tp8"] == ("static", 0.818)
+    assert rules["sglang060_llama31_70b_h100_sglang_rps8"] == ("static", 0.85)
+    assert rules["sglang_deepseek_v3_h100_decode_ep72"] == ("static", 0.88)  # no version named

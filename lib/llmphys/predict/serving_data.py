@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import importlib
 import math
+import re
 import statistics
 from typing import Any
 
@@ -42,6 +43,16 @@ vllm/benchmarks/datasets.py: ``is_valid_sequence`` drops a prompt or completion 
 prompt over 1,024 and a pair over 2,048, and the sampler takes the next conversation): an output
 may run to 2,048 less its prompt. The simulated lengths are rescaled to the run's published
 totals (``LengthFilter.exact_means``)."""
+
+SGLANG_NEW_TOKEN_RATIO = 0.7
+"""SGLang's initial new_token_ratio, the share of a running request's remaining output its
+PrefillAdder keeps free before it admits a prompt (SGLANG_INIT_NEW_TOKEN_RATIO 0.7 times
+schedule_conservativeness 1.0: sgl-project/sglang v0.5.3.post3 and v0.5.5.post1,
+python/sglang/srt/environ.py and managers/scheduler.py; v0.3.0, global_config.py
+init_new_token_ratio 0.7, to which tp_worker.py resets it whenever the server is idle). v0.5's
+ratio starts there at launch and only falls (``simulate_types.RATIO_DECAY``) or is reset by a
+retraction: the few hundred decode steps of the benchmark's one test prompt before a run would
+lower it by up to about 0.2, not simulated. Every SGLang row runs with it."""
 
 SEED = 2026
 """Seed of the simulations behind the latency rows (one ``numpy.random.Generator`` per row)."""
@@ -80,7 +91,36 @@ def _limits(run: ServingRun) -> tuple[int, int]:
     return _serve.ENGINE_LIMITS.get(run.engine_family, (_serve.MAX_BATCH, _serve.CHUNK_TOKENS))
 
 
+def sglang_mem_fraction(engine: str, *, tp: int, gpu_mib: float) -> float | None:
+    """SGLang's default mem_fraction_static (weights plus KV pool over the GPU's memory) at the
+    version ``engine`` names, or None for a version not read. v0.3.0 (python/sglang/srt/
+    server_args.py, ServerArgs.__post_init__) takes it from the TP size alone; v0.5.3.post3 and
+    v0.5.5.post1 (server_args.py, _handle_gpu_memory_settings) from the GPU: below 90 GiB and at
+    60 GiB or more it runs chunked_prefill_size 8,192 and cuda_graph_max_bs 256 (512 at TP >= 4),
+    and reserves 512 + 1.5 chunk + 2 max_bs + 1,024 tp/8 MiB, at least 10 GiB.
+
+    >>> sglang_mem_fraction("SGLang v0.5.5.post1", tp=8, gpu_mib=81559)  # H100 80 GB
+    0.818
+    """
+    v = re.match(r"sglang v(\d+)\.(\d+)\.(\d+)", engine.lower())
+    ver = tuple(int(x) for x in v.groups()) if v else ()
+    if ver == (0, 3, 0):
+        return next(
+            f for t, f in ((16, 0.79), (8, 0.83), (4, 0.85), (2, 0.87), (1, 0.88)) if tp >= t
+        )
+    gib, chunk = gpu_mib / 1024, _serve.ENGINE_LIMITS["sglang"][1]  # chunked_prefill_size
+    if (0, 5, 3) <= ver <= (0, 5, 5) and 60 <= gib < 90:
+        mib = 512 + 1.5 * chunk + 2 * (512 if tp >= 4 else 256) + tp / 8 * 1024
+        return round(1 - max(mib / 1024, 10.0) / gib, 3)
+    return None
+
+
 def _kv_rule(run: ServingRun) -> tuple[str, float]:
+    if run.engine_family == "sglang":
+        hbm = _serve.resolve_accelerator(run.accelerator).hbm_bytes
+        f = sglang_mem_fraction(run.engine, tp=run.tp, gpu_mib=hbm / 2**20)
+        if f is not None:
+            return ("static", f)
     return _serve.KV_MEMORY_RULES.get(run.engine_family, _serve.KV_MEMORY_RULES["trtllm"])
 
 
@@ -145,6 +185,7 @@ def predict_simulated(
             mixed_prefill=r.mixed_prefill,
             overlap=r.overlap_scheduler,
             steps_per_round=r.scheduler_steps,
+            new_token_ratio=SGLANG_NEW_TOKEN_RATIO if r.engine_family == "sglang" else 0.0,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

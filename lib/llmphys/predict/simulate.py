@@ -1,17 +1,19 @@
 """A discrete-event simulation of continuous batching, timed by the serving model's step cost.
 
-One replica runs a vLLM-style scheduler (Kwon et al. 2023, arXiv:2309.06180; vLLM V1's unified
-scheduler): each step serves the running sequences (a decode token each, or a prompt's next
-chunk), then admits waiting requests first-come first-served while the token budget, the
-sequence cap and the KV-cache blocks allow; a sequence that needs a block when none is free
-preempts the most recently admitted one, which is recomputed from scratch later. A step lasts
-``StepCost.step_s`` of what it carries, the terms ``predict.serve`` sums in the steady state,
-so the two agree under a steady load (a test shows it). With ``prefill_chips`` prompts are
-prefilled by their own pool and their caches sent over scale-out. Engines' other defaults are
-:class:`Scheduler` options: TensorRT-LLM admits a request only when its whole output fits
-(``reserve_output``), SGLang runs prompt work in steps of its own (``mixed_prefill`` False), and
-vLLM 0.6's multi-step scheduling runs rounds of ``steps_per_round`` decode steps, admitting and
-returning tokens only between rounds.
+One replica runs vLLM V1's scheduler (Kwon et al. 2023, arXiv:2309.06180; vllm-project/vllm
+v0.11.0, commit f71952c1c, vllm/v1/core/sched/scheduler.py, Scheduler.schedule): each step serves
+the running sequences in admission order (a decode token each, or a prompt's next chunk), then,
+unless it preempted, admits waiting requests first-come first-served while the token budget, the
+sequence cap and the KV-cache blocks allow (blocks for the tokens a step computes:
+KVCacheManager.allocate_slots). A sequence that needs a block when none is free preempts the
+newest, which keeps its generated tokens and is later recomputed, prompt and output, as one
+prompt. A step lasts ``StepCost.step_s`` of what it carries, the terms ``predict.serve`` sums in
+the steady state, so the two agree under a steady load (a test shows it). With
+``prefill_chips`` a pool of their own prefills the prompts and sends their caches over
+scale-out. Other engines' defaults are :class:`Scheduler` options: TensorRT-LLM's whole-output
+admission (``reserve_output``), SGLang's prompt steps apart (``mixed_prefill`` False) and its
+reserve for running outputs (``new_token_ratio``), vLLM 0.6's multi-step rounds
+(``steps_per_round``).
 
 Arrivals (Poisson, a closed loop or all at once) and lengths are drawn with a seeded generator,
 so a run is deterministic. Vidur (Agrawal et al. 2024, arXiv:2405.05465) is the reference for
@@ -38,11 +40,17 @@ _serve = importlib.import_module(".serve_model", __package__)
 from .serve_model import ServeConstants, StepCost  # noqa: E402  (names for the annotations)
 from .simulate_types import (  # noqa: E402
     BLOCK_TOKENS,
+    CLIP_NEW_TOKENS,
+    RATIO_DECAY,
+    RATIO_MIN,
+    RETRACT_STEPS,
     LengthDistribution,
     LengthFilter,
     Scheduler,
     Simulation,
+    kv_cache_blocks,
     peak_tokens_per_s,
+    prefill_pool_ready,
     sample_pairs,
 )
 
@@ -61,14 +69,14 @@ def _replica_run(
     """Simulate one replica. Returns first-token and finish times, admission order, steps,
     preemptions, the summed decode batch and each step's (end time, tokens emitted).
     ``closed_loop`` > 0: a finished request releases its client, whose next request (in index
-    order) arrives at that instant. ``prefilled``: the
-    prompts' caches arrive ready (the decode pool of a disaggregated deployment)."""
+    order) arrives at that instant. ``prefilled``: the prompts' caches arrive ready (the decode
+    pool of a disaggregated deployment)."""
     model = cost.model
     n = len(arrivals)
     arr = arrivals.astype(float).copy()
-    first = np.full(n, np.nan)
-    finish = np.full(n, np.nan)
-    done_prompt = np.zeros(n, dtype=np.int64)  # prompt tokens computed
+    first, finish = np.full(n, np.nan), np.full(n, np.nan)
+    done = np.zeros(n, dtype=np.int64)  # tokens whose KV is computed
+    target = inputs.copy()  # tokens to compute before it decodes (after a preemption, + output)
     gen = np.zeros(n, dtype=np.int64)  # output tokens emitted
     k1 = cost.tokens_per_decode
     n_round = sched.steps_per_round  # decode steps per scheduling round (multi-step)
@@ -78,7 +86,7 @@ def _replica_run(
     def pre_flop(i_len: int, n_tok: int) -> float:
         if i_len not in flop_per_ctx:
             flop_per_ctx[i_len] = _serve.prefill_attention_flop(
-                model, n_tokens=1, prompt_tokens=int(i_len)
+                model, n_tokens=1, prompt_tokens=i_len
             )
         return n_tok * flop_per_ctx[i_len]
 
@@ -92,16 +100,13 @@ def _replica_run(
     running: list[int] = []  # in admission order
     blocks = np.zeros(n, dtype=np.int64)
     used_blocks = 0
-    t = 0.0
+    t, batch_sum = 0.0, 0.0
     steps = preempt = 0
-    batch_sum = 0.0
     emitted: list[tuple[float, int]] = []  # (step end, tokens it emitted)
     next_client = closed_loop
     if prefilled:
-        done_prompt[:] = inputs
-    # blocks a sequence takes on admission beyond its prompt: one for its first token, or (the
-    # guaranteed-no-evict policy) its whole output, so it never needs another
-    hold = outputs if sched.reserve_output else np.ones(n, dtype=np.int64)
+        done[:] = inputs
+    ratio, full = sched.new_token_ratio, False  # SGLang's new_token_ratio, batch_is_full
     n_done = 0
     prev_dt = 0.0  # the last step's length: an overlapping engine scheduled this one as it began
     while n_done < n:
@@ -117,57 +122,79 @@ def _replica_run(
             t = max(t, float(arr[order[nxt]]))  # idle until the next arrival
             prev_dt = 0.0
             continue
-        n_pre = 0
-        pflop = 0.0
+        n_pre, pflop = 0, 0.0
         chunks: list[tuple[int, int]] = []
-        # 1. running sequences: decode, or the next chunk of a prompt
+        # 1. running requests in admission order while the budget lasts: a decode token each (none
+        # if decodes run apart) or a prompt's next chunk, with blocks to its context (a round's
+        # for all its steps: V0's lookahead slots) or to the chunk's end
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
-        dec = done_prompt[rr] >= inputs[rr]
-        # a round's decodes take their blocks for all its steps when it is scheduled (vLLM's
-        # lookahead slots, num_scheduler_steps - 1 of them beyond the step's own token)
-        grow = -(-(inputs[rr] + gen[rr] + k1 * n_round) // BLOCK_TOKENS) - blocks[rr]
-        need = np.where(dec, np.maximum(grow, 0), 0)
-        if used_blocks + int(need.sum()) > kv_blocks:
-            # preempt the most recently admitted until the decodes' new blocks fit
-            while len(running) > 1 and used_blocks + int(need.sum()) > kv_blocks:
-                victim = running.pop()
+        dec = done[rr] >= target[rr]
+        want = np.where(dec, k1 if sched.mixed_prefill else 0, target[rr] - done[rr])
+        take = np.diff(np.minimum(np.cumsum(want), budget), prepend=0)
+        upto = np.where(dec, inputs[rr] + gen[rr] + k1 * n_round - 1, done[rr] + take)
+        need = np.maximum(-(-upto // BLOCK_TOKENS) - blocks[rr], 0)
+        p0 = preempt
+        # no block free: preempt until the rest fit, vLLM the newest (queued first), SGLang the
+        # fewest generated tokens, then the longest prompt (queued last). A victim keeps its tokens
+        # and is recomputed, prompt and output, later: its TTFT stays, the wait is in its TPOT
+        if len(running) > 1 and used_blocks + int(need.sum()) > kv_blocks:
+            sg = sched.new_token_ratio > 0
+            cand = np.lexsort((-inputs[rr], gen[rr])) if sg else np.arange(len(rr))[::-1]
+            keep = np.ones(len(rr), dtype=bool)
+            for j in cand[:-1]:
+                if used_blocks + int(need[keep].sum()) <= kv_blocks:
+                    break
+                keep[j], victim = False, int(rr[j])
                 used_blocks -= int(blocks[victim])
                 blocks[victim] = 0
-                done_prompt[victim] = inputs[victim] if prefilled else 0
-                gen[victim] = 0
+                target[victim] = inputs[victim] + gen[victim]
+                done[victim] = target[victim] if prefilled else 0
                 preempt += 1
-                waiting.insert(0, victim)
-                rr, dec, need = rr[:-1], dec[:-1], need[:-1]
+                waiting.insert(len(waiting) if sg else 0, victim)
+            rr, dec, take, need = rr[keep], dec[keep], take[keep], need[keep]
+            running = [int(x) for x in rr]
+            if sg:  # Scheduler.update_running_batch: the ratio ScheduleBatch.retract_decode gives
+                ratio = min(
+                    1.0, (gen[rr].sum() + RETRACT_STEPS * len(rr)) / (outputs[rr].sum() + 1)
+                )
+                full = False
         blocks[rr] += need
         used_blocks += int(need.sum())
-        dec_idx = rr[dec][: max(budget // k1, 0)]
-        # mixed: the decodes ride in the step with the prompt chunks; otherwise a step with any
-        # prompt work is a prefill step, and the decodes wait for the next
-        tokens = len(dec_idx) * k1 if sched.mixed_prefill else 0
-        for r in rr[~dec]:
-            c = min(int(inputs[r] - done_prompt[r]), budget - tokens)
-            if c <= 0:
-                break
-            tokens += c
-            n_pre += c
-            pflop += pre_flop(int(inputs[r]), c)
-            chunks.append((int(r), c))
-        # 2. admit waiting requests while the budget, the cap and the cache allow. An engine that
-        # runs prompts apart from decodes (SGLang) first keeps room for the running requests to
-        # grow: its PrefillAdder takes their reserved future tokens off the free ones. At least a
-        # block each is kept here; without it a preempted request is readmitted into the blocks
-        # the decodes need, every step is its prefill, and a cache-bound burst never decodes.
-        reserve = 0 if sched.mixed_prefill else len(running) + 1
-        while waiting and tokens < budget and len(running) < max_seqs:
+        dec_idx = rr[dec & (take > 0)] if sched.mixed_prefill else rr[dec][: max(budget // k1, 0)]
+        tokens = int(take.sum())
+        for r, c in zip(rr[~dec & (take > 0)], take[~dec & (take > 0)], strict=True):
+            n_pre += int(c)
+            pflop += pre_flop(int(target[r]), int(c))
+            chunks.append((int(r), int(c)))
+        # 2. admit waiting requests while the budget, the cap and the cache allow, none in a step
+        # that preempted. SGLang's PrefillAdder (new_token_ratio) admits into the free tokens less
+        # the running requests' remaining outputs times the ratio and each admitted one's prompt
+        # and whole output; without it, decodes run apart keep a block each (else a preempted
+        # request is readmitted into their blocks and a cache-bound burst never decodes)
+        reserve = 0 if sched.mixed_prefill or ratio else len(running) + 1
+        left = (kv_blocks - used_blocks) * BLOCK_TOKENS - ratio * float(
+            np.minimum(outputs[rr] - gen[rr], CLIP_NEW_TOKENS).sum()
+        )
+        while (
+            preempt == p0 and not full and waiting and tokens < budget and len(running) < max_seqs
+        ):
             r = waiting[0]
-            rem = int(inputs[r] - done_prompt[r])
+            rem = int(target[r] - done[r])
             c = min(rem, budget - tokens) if sched.chunked_prefill else rem
             if not sched.chunked_prefill and tokens + rem > budget and tokens > 0:
                 break
-            first_blocks = -(-(int(inputs[r]) + hold[r]) // BLOCK_TOKENS)
+            # blocks for the tokens it computes now, or (guaranteed no evict) its whole output
+            end = inputs[r] + outputs[r] if sched.reserve_output else done[r] + c
+            first_blocks = -(-int(end) // BLOCK_TOKENS)
+            if ratio:  # a refusal marks the batch full until a running request leaves
+                o = min(int(outputs[r] - gen[r]), CLIP_NEW_TOKENS)
+                full = rem + o >= left
+                if full:
+                    break
+                left -= c + (o if c == rem else 0)  # a truncated chunk reserves no output
             if used_blocks + first_blocks + reserve > kv_blocks:
                 break
-            reserve += 0 if sched.mixed_prefill else 1
+            reserve += 0 if sched.mixed_prefill or ratio else 1
             waiting.pop(0)
             used_blocks += first_blocks
             blocks[r] = first_blocks
@@ -175,7 +202,7 @@ def _replica_run(
             if c > 0:
                 tokens += c
                 n_pre += c
-                pflop += pre_flop(int(inputs[r]), c)
+                pflop += pre_flop(int(target[r]), c)
                 chunks.append((r, c))
         if n_pre and not sched.mixed_prefill:
             dec_idx = dec_idx[:0]
@@ -198,6 +225,10 @@ def _replica_run(
             dt += cost.step_s(n_dec, kv_tok + j * n_dec * k1, 0, 0.0)
         t += dt
         prev_dt = dt
+        if ratio and not n_pre and preempt == p0:  # a decode step, no retraction: it decays
+            ratio = max(
+                ratio - sched.new_token_ratio * RATIO_DECAY, sched.new_token_ratio * RATIO_MIN
+            )
         steps += m
         batch_sum += n_dec * m
         if m == 1:
@@ -205,19 +236,19 @@ def _replica_run(
         else:  # a sequence that ends mid-round emits only up to its length
             n_out = int(np.minimum(outputs[dec_idx] - gen[dec_idx], m * k1).sum())
         for r, c in chunks:
-            done_prompt[r] += c
-            if done_prompt[r] >= inputs[r] and gen[r] == 0:
-                gen[r] = 1  # the prompt's last chunk yields the first token
-                first[r] = t
+            done[r] += c
+            if done[r] >= target[r]:  # the last chunk yields a token: the first, or the next
+                first[r] = t if gen[r] == 0 else first[r]
+                gen[r] += 1
                 n_out += 1
         emitted.append((t, n_out))
         gen[decoding] += k1 * m
         fresh = decoding[np.isnan(first[decoding])]  # caches prefilled elsewhere
         first[fresh] = t
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
-        over = (gen[rr] >= outputs[rr]) & (done_prompt[rr] >= inputs[rr])
+        over = (gen[rr] >= outputs[rr]) & (done[rr] >= target[rr])
         if over.any():
-            ended = rr[over]
+            ended, full = rr[over], False
             gen[ended] = outputs[ended]
             finish[ended] = t
             used_blocks -= int(blocks[ended].sum())
@@ -311,40 +342,11 @@ def simulate_serving(
         arrivals = np.cumsum(rng.exponential(1.0 / arrival_rate_per_s, n))
     else:
         arrivals = np.zeros(n)
-    mem = _serve.memory_per_chip_bytes(cost, n_sequences=0, seq_tokens=1)
-    held = _serve.engine_reserved_bytes(
-        mdl,
-        tp=cost.layout.tp,
-        chips=cost.layout.stage_chips,
-        n_tokens=scheduler.max_num_batched_tokens,
-        n_sequences=scheduler.max_num_seqs,
-    )
-    free = _serve.kv_budget_bytes(
-        acc.hbm_bytes, mem["weights"], rule=scheduler.kv_memory_rule, reserved_bytes=held
-    )
-    per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
-    kv_blocks = int(free / per_token) // BLOCK_TOKENS
-    ready = arrivals.copy()
-    if pc:
-        # the prefill pool: replicas of tp*pp chips, each a FIFO server of whole prompts
-        pre_lay = _serve.make_layout(mdl, tp=tp, pp=pp)
-        pcost = dataclasses.replace(
-            cost, layout=pre_lay, tokens_per_decode=1, draft_s_per_seq=(0.0, 0.0)
-        )
-        free_at = np.zeros(pc // pre_lay.chips)
-        link = acc.scale_out_bytes_per_s_per_direction * constants.link_efficiency
-        for j in np.argsort(arrivals, kind="stable"):
-            s = int(np.argmin(free_at))
-            t0 = max(free_at[s], arrivals[j])
-            i_len = int(ins[j])
-            f = _serve.prefill_attention_flop(mdl, n_tokens=i_len, prompt_tokens=i_len)
-            free_at[s] = t0 + pcost.step_s(0, 0, i_len, f)
-            ready[j] = free_at[s] + i_len * cost.kv_bytes_per_token / link
-    first = np.full(n, np.nan)
-    finish = np.full(n, np.nan)
+    kv_blocks = kv_cache_blocks(cost, scheduler)
+    ready = prefill_pool_ready(cost, tp=tp, pp=pp, chips=pc, arrivals=arrivals, inputs=ins)
+    first, finish = np.full(n, np.nan), np.full(n, np.nan)
     arr_eff = ready.copy()
-    steps = preempts = 0
-    batch_sum = 0.0
+    steps, preempts, batch_sum = 0, 0, 0.0
     emits: list[np.ndarray] = []
     for rep in range(n_rep):
         idx = np.arange(rep, n, n_rep)

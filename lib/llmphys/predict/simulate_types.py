@@ -9,10 +9,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import units
+
+if TYPE_CHECKING:
+    from .serve_step import StepCost
 
 # the module itself: the package's name serve is the function
 _serve = importlib.import_module(".serve_model", __package__)
@@ -106,6 +110,17 @@ def sample_pairs(
     return ins.astype(np.int64), outs.astype(np.int64)
 
 
+RATIO_MIN, RATIO_DECAY, RETRACT_STEPS, CLIP_NEW_TOKENS = 0.14, (1 - 0.14) / 600, 20, 4096
+"""SGLang's new-token-ratio schedule (sgl-project/sglang v0.5.5.post1, python/sglang/srt/environ.py
+and managers/scheduler.py, Scheduler.__init__): the ratio falls from its initial value by
+(1 - 0.14)/600 of it each decode step to 0.14 of it (SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14,
+SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600); a retraction resets it to (generated tokens + 20 a
+request) over the requests' max_new_tokens (SGLANG_RETRACT_DECODE_STEPS 20,
+ScheduleBatch.retract_decode); a request's output is reserved up to 4,096 tokens
+(managers/schedule_policy.py, CLIP_MAX_NEW_TOKENS). v0.3.0 (python/sglang/global_config.py) floors
+it at 0.1 and takes 0.001 a step, within 2% of these."""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Scheduler:
     """The engine's limits: sequences per step, tokens per step, chunked prefill on or off, how
@@ -125,7 +140,8 @@ class Scheduler:
     Such an engine also keeps room for the running requests to grow before it admits a prompt
     (SGLang's PrefillAdder subtracts their reserved future tokens, remaining max_new_tokens
     clipped and scaled by new_token_ratio, from the free tokens: python/sglang/srt/managers/
-    schedule_policy.py); the simulator keeps the least of that, a block per running sequence.
+    schedule_policy.py): with ``new_token_ratio`` the simulator keeps that reserve, without it
+    the least of it, a block per running sequence.
 
     ``overlap`` True is an overlap scheduler: the engine schedules and launches step n+1 while
     step n runs, so a request that arrives during step n can first run in step n+2, a step later
@@ -146,7 +162,18 @@ class Scheduler:
     between rounds and returns its first token at that step's end. The engine's step overhead is
     kept as is: no sourced figure gives what multi-step saves per step (vllm/engine/llm_engine.py
     ``step``: "Skip the scheduler if there are any remaining steps in the seq groups"; vLLM blog,
-    2024-09-05, 'vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction')."""
+    2024-09-05, 'vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction').
+
+    ``new_token_ratio`` r > 0 is SGLang's admission and retraction (sgl-project/sglang
+    v0.5.5.post1, python/sglang/srt/managers/schedule_policy.py, PrefillAdder.add_one_req;
+    scheduler.py, get_new_batch_prefill and update_running_batch; schedule_batch.py,
+    retract_decode): a prompt is admitted only while its prompt and its whole output (its
+    max_new_tokens, here its length, capped at ``CLIP_NEW_TOKENS``) stay below the free tokens
+    less r times every running request's remaining output and less what this batch admitted; a
+    refusal marks the batch full, and no prompt is tried again until a request finishes or is
+    retracted. r falls each decode step (``RATIO_DECAY``, ``RATIO_MIN``). When a decode finds no
+    room, the requests with the fewest generated tokens (then the longest prompts) are retracted,
+    queued last, and r is reset from the requests left. 0: no such reserve (vLLM, TensorRT-LLM)."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
@@ -156,11 +183,14 @@ class Scheduler:
     mixed_prefill: bool = True
     overlap: bool = False
     steps_per_round: int = 1
+    new_token_ratio: float = 0.0
 
     def __post_init__(self) -> None:  # the library's one integer check (a whole float is kept)
         object.__setattr__(
             self, "steps_per_round", _serve._int("steps_per_round", self.steps_per_round)
         )
+        if not 0.0 <= self.new_token_ratio <= 1.0:
+            raise ValueError(f"new_token_ratio must be in [0, 1], got {self.new_token_ratio!r}")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -208,3 +238,47 @@ def peak_tokens_per_s(emitted: list[np.ndarray], *, start_s: float) -> float:
     secs = np.floor(ev[:, 0] - start_s).astype(np.int64)
     ok = secs >= 0
     return float(np.bincount(secs[ok], weights=ev[ok, 1]).max()) if ok.any() else 0.0
+
+
+def kv_cache_blocks(cost: StepCost, sched: Scheduler) -> int:
+    """KV-cache blocks a chip of ``cost``'s layout holds under ``sched``'s memory rule: what the
+    rule leaves after the weights and the engine's activation reserve for a step of
+    ``max_num_batched_tokens`` (``serve_model.engine_reserved_bytes``), over a block's bytes."""
+    mem = _serve.memory_per_chip_bytes(cost, n_sequences=0, seq_tokens=1)
+    held = _serve.engine_reserved_bytes(
+        cost.model,
+        tp=cost.layout.tp,
+        chips=cost.layout.stage_chips,
+        n_tokens=sched.max_num_batched_tokens,
+        n_sequences=sched.max_num_seqs,
+    )
+    free = _serve.kv_budget_bytes(
+        cost.acc.hbm_bytes, mem["weights"], rule=sched.kv_memory_rule, reserved_bytes=held
+    )
+    per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
+    return int(free / per_token) // BLOCK_TOKENS
+
+
+def prefill_pool_ready(
+    cost: StepCost, *, tp: int, pp: int, chips: int, arrivals: np.ndarray, inputs: np.ndarray
+) -> np.ndarray:
+    """When each prompt's cache reaches the decode pool of a disaggregated deployment: a prefill
+    pool of ``chips`` in replicas of tp*pp chips, each a FIFO server of whole prompts, then the
+    cache's bytes over the scale-out link (``chips`` 0: no pool, the arrivals)."""
+    if not chips:
+        return arrivals.astype(float).copy()
+    mdl = cost.model
+    pre_lay = _serve.make_layout(mdl, tp=tp, pp=pp)
+    pcost = dataclasses.replace(
+        cost, layout=pre_lay, tokens_per_decode=1, draft_s_per_seq=(0.0, 0.0)
+    )
+    free_at = np.zeros(chips // pre_lay.chips)
+    link = cost.acc.scale_out_bytes_per_s_per_direction * cost.constants.link_efficiency
+    ready = arrivals.astype(float).copy()
+    for j in np.argsort(arrivals, kind="stable"):
+        s = int(np.argmin(free_at))
+        i_len = int(inputs[j])
+        f = _serve.prefill_attention_flop(mdl, n_tokens=i_len, prompt_tokens=i_len)
+        free_at[s] = max(free_at[s], arrivals[j]) + pcost.step_s(0, 0, i_len, f)
+        ready[j] = free_at[s] + i_len * cost.kv_bytes_per_token / link
+    return ready
