@@ -54,8 +54,8 @@ class ServingRun:
     measured_tpot_p99_s: float | None = None
     measured_tpot_mean_s: float | None = None
     measured_duration_s: float | None = None  # the benchmark's duration, first send to last token
-    measured_peak_output_tokens_per_s: float | None = None  # most tokens received in one second
-    measured_peak_concurrency: int | None = None  # most requests in flight at once
+    measured_peak_output_tokens_per_s: float | None = None  # most chunks received in one second
+    measured_peak_concurrency: int | None = None  # most requests open (queued or running) at once
     measured_e2e_p50_s: float | None = None  # median end-to-end latency (a diagnostic)
     measured_itl_p50_s: float | None = None  # median gap between streamed chunks (a diagnostic)
     fit_row: bool = False  # one of the calibration rows the fitted constants are fitted on

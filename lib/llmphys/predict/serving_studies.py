@@ -241,9 +241,11 @@ def burst_diagnostics() -> list[dict[str, Any]]:
 
     For every burst row that records vLLM's benchmark's duration, peak one-second output and peak
     concurrency (``data/serving_runs.toml``): those three, measured and simulated (constants fitted
-    without the row's source), and the decode step at the peak concurrency N that the peak implies,
-    N / peak tokens per second (every sequence in flight emits one token a step), beside the step
-    cost the model gives N decoding sequences with caches of I + O/2 tokens. Seconds, tokens/s.
+    without the row's source); N / peak, the most a step can have taken if the N requests open in
+    the peak second each received a chunk a step (an upper bound: the benchmark counts chunks, not
+    tokens, and an open request may still be queued); the median gap between a request's chunks
+    (``itl_p50_s``, the decode step itself, where the row prints it); and the step cost the model
+    gives N decoding sequences with caches of I + O/2 tokens. Seconds, tokens (chunks)/s.
     """
     out = []
     for key, r in serving_runs().items():
@@ -273,6 +275,9 @@ def burst_diagnostics() -> list[dict[str, Any]]:
                 "sim_peak_tokens_per_s": sim.peak_output_tokens_per_s,
                 "peak_concurrency": n,
                 "implied_step_s": n / r.measured_peak_output_tokens_per_s,
+                "itl_p50_s": r.measured_itl_p50_s,
+                "sim_ttft_p50_s": sim.percentile("ttft_s", 50),
+                "ttft_p50_s": r.measured_ttft_p50_s,
                 "model_step_s": cost.step_s(n, kv, 0, 0.0),
             }
         )
