@@ -69,9 +69,11 @@ def test_benchmark_leave_one_source_out(capsys):
     # the median lands among MaxText's TPU rows, which the fitted GPU constant does not touch).
     # Median 9.2% -> 9.3% and signed +5.4% -> +1.8% when the 32 MaxText rows were rederived from
     # the table's own commit 76bd53b0f (its scripts' batches, TP and remat; its base.yml block).
+    # Worst 76.2% -> 74.4% (still mcore_qwen3_235b_row5) when the zoo's rows reduce FP32
+    # gradients, as Megatron-LM does under --bf16 without --grad-reduce-in-bf16.
     assert bars["median"] <= 0.094
     assert bars["within_20"] >= 0.839
-    assert bars["worst"] <= 0.763
+    assert bars["worst"] <= 0.745
     assert abs(bars["median_signed"]) <= 0.019
 
 
