@@ -57,7 +57,7 @@ def test_benchmark_leave_one_source_out(capsys):
     assert len(predict.source_groups()) >= 8
     assert verdict["median"]  # issue 27's bar, met (9.3%)
     assert verdict["within_20"]  # issue 27's bar, met (73 of 87 runs)
-    assert verdict["median_signed"]  # issue 27's bar, met (+1.8%) since MaxText's rederivation
+    assert verdict["median_signed"]  # issue 27's bar, met (+2.5%) since MaxText's rederivation
     # Regression floors, with no slack beyond the printed digit, so a change that makes the
     # out-of-source errors worse fails here: the median at 9.2% (10.2% before the DP term
     # followed NCCL's multi-NIC rings and FSDP2's prefetch), the share within 20% at 73 of 87
@@ -70,11 +70,14 @@ def test_benchmark_leave_one_source_out(capsys):
     # Median 9.2% -> 9.3% and signed +5.4% -> +1.8% when the 32 MaxText rows were rederived from
     # the table's own commit 76bd53b0f (its scripts' batches, TP and remat; its base.yml block).
     # Worst 76.2% -> 74.4% (still mcore_qwen3_235b_row5) when the zoo's rows reduce FP32
-    # gradients, as Megatron-LM does under --bf16 without --grad-reduce-in-bf16.
+    # gradients, as Megatron-LM does under --bf16 without --grad-reduce-in-bf16; 74.4% -> 61.1%
+    # and signed +1.8% -> +2.5% when the weight-gradient GEMM got its own roofline (FP32
+    # main-grad accumulation; row 5's experts see 512 tokens a micro-batch, the only row below
+    # the ridge): the refitted GPU constant moves every other GPU row by under one point.
     assert bars["median"] <= 0.094
     assert bars["within_20"] >= 0.839
-    assert bars["worst"] <= 0.745
-    assert abs(bars["median_signed"]) <= 0.019
+    assert bars["worst"] <= 0.612
+    assert abs(bars["median_signed"]) <= 0.025
 
 
 # The modules that hold the prediction models' constants: every file of the predict package

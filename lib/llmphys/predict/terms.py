@@ -4,11 +4,11 @@
 
     gemm            every linear layer's forward, two backward GEMMs (and what the
                     recomputation policy runs again, SELECTIVE_POLICIES), each at
-                    ``efficiency.gemm_efficiency`` of its own (m, n, k):
-                    tile quantization and the roofline make short micro-batches and narrow
-                    TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
-                    Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
-                    output head stays BF16.
+                    ``efficiency.gemm_efficiency`` of its own (m, n, k), the weight gradient
+                    on its own roofline (``wgrad_roofline_factor``): tile quantization and the
+                    roofline make short micro-batches and narrow TP shards cost what they
+                    cost. FP8 runs put only the layers' linears (what a Transformer Engine
+                    recipe runs in FP8) at the FP8 rate; the output head stays BF16.
     attention       the causal score and value products in a flash kernel (its backward
                     recomputing the scores) at the kernel's published rate for its key length
                     (``Efficiencies.attention_fraction`` of the BF16 peak, in FP8 runs too)
@@ -74,6 +74,13 @@ LINK_LATENCY_S = 10e-6
 
 SCALE_UP_LATENCY_S = 3e-6
 """Per-hop latency inside a scale-up domain (NVLink/NVSwitch, ICI): a few microseconds."""
+
+WGRAD_ACCUMULATE_BYTES = 8.0
+"""Bytes per weight element a weight-gradient GEMM adds into FP32 main grads (read, write):
+Megatron-LM passes fuse_wgrad_accumulation=gradient_accumulation_fusion (default on) to TE's
+linears (megatron/core/extensions/transformer_engine.py at 1e057005, line 948), whose wgrad GEMM
+writes out=main_grad, accumulate=True after the first micro-batch (TE grouped_linear.py at
+0069563f); --bf16 makes main grads FP32 (megatron/training/arguments.py, lines 620-633)."""
 
 BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
@@ -239,8 +246,20 @@ def gemm_time_s(c: _Ctx) -> float:
     for flop_token, m, n, k, fp8, rec in _gemm_shapes(c):
         dt = "fp8" if fp8 else "bf16"
         eta = gemm_efficiency(m, n, k, acc=c.acc, dtype=dt, eff=c.eff)
-        total += flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
+        passes = 2.0 + rec + 1.0 / wgrad_roofline_factor(c, m, n, k, dt)
+        total += flop_token * passes * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
     return total
+
+
+def wgrad_roofline_factor(c: _Ctx, m: float, n: float, k: float, dtype: str) -> float:
+    """The weight-gradient GEMM's roofline bound over the forward's (<= 1): it writes n x k FP32
+    (4 B the first micro-batch, WGRAD_ACCUMULATE_BYTES after), so few rows per weight fall short."""
+    w = 1.0 if dtype == "fp8" else 2.0
+    out = WGRAD_ACCUMULATE_BYTES - (WGRAD_ACCUMULATE_BYTES - 4.0) / c.m
+    i_fwd = 2.0 * m * n * k / (w * (m * k + k * n) + 2.0 * m * n)
+    i_w = 2.0 * m * n * k / (w * (m * n + m * k) + out * n * k)
+    ridge = c.acc.peak_flop_per_s(dtype) * c.eff.gemm_fraction(c.acc.key, dtype) / c.hbm_bw
+    return min(1.0, i_w / ridge) / min(1.0, i_fwd / ridge)
 
 
 def attention_flop_per_token(c: _Ctx) -> float:
