@@ -211,15 +211,15 @@ def test_weight_gradient_into_fp32_main_grads_is_memory_bound_for_a_512_token_ex
     # Qwen3-235B's expert up-projection (3072 x 4096) on 512 tokens a micro-batch, row 5's layout
     # (256 micro-batches): the wgrad GEMM adds its output into FP32 main grads, 4 B on the first
     # micro-batch and 8 B after. Intensity 2mnk / (2(mn + mk) + (8 - 4/256) nk) = 119.5 FLOP/B
-    # against the H100's ridge 989.4e12 x 0.61 / (3.35e12 x 0.85) = 212.0 (the data's fractions);
-    # the forward (396 FLOP/B) is compute-bound, so the wgrad runs at 0.564 of the forward's rate.
+    # against the H100's ridge 989.4e12 x 0.62 / (3.35e12 x 0.85) = 215.4 (the data's fractions);
+    # the forward (396 FLOP/B) is compute-bound, so the wgrad runs at 0.555 of the forward's rate.
     c = validation.run_context("mcore_qwen3_235b_row5", efficiencies=predict.default_efficiencies())
     m, n, k = 512, 3072, 4096
     i_w = 2 * m * n * k / (2 * (m * n + m * k) + (8 - 4 / 256) * n * k)
-    ridge = 989.4e12 * 0.61 / (3.35e12 * 0.85)
+    ridge = 989.4e12 * 0.62 / (3.35e12 * 0.85)
     assert c.m == 256
     assert terms.wgrad_roofline_factor(c, m, n, k, "bf16") == pytest.approx(i_w / ridge, rel=1e-9)
-    assert i_w / ridge == pytest.approx(0.564, abs=5e-4)
+    assert i_w / ridge == pytest.approx(0.555, abs=5e-4)
     # 4096 tokens an expert (rows 1 and 3) or one micro-batch (nothing accumulates): no change.
     assert terms.wgrad_roofline_factor(c, 4096, n, k, "bf16") == 1.0
     assert terms.wgrad_roofline_factor(dataclasses.replace(c, m=1), m, n, k, "bf16") == 1.0
