@@ -200,7 +200,7 @@ def gemm_efficiency(
 
     >>> e, h100 = default_efficiencies(), specs.accelerator("h100_sxm")
     >>> round(gemm_efficiency(8192, 28672, 4096, acc=h100, dtype="bf16", eff=e), 2)
-    0.62
+    0.61
     >>> round(gemm_efficiency(128, 4096, 4096, acc=h100, dtype="bf16", eff=e), 2)
     0.35
     """

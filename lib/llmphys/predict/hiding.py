@@ -42,7 +42,7 @@ def hiding_thresholds(
 
     >>> t = hiding_thresholds("llama31_405b", "h100_sxm", tp=8)
     >>> round(t["TP"]["threshold"]), int(t["TP"]["value"])
-    (2651, 16384)
+    (2608, 16384)
     """
     mdl, acc = _model(model), _accelerator(accelerator)
     eff = default_efficiencies()

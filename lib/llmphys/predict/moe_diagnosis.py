@@ -73,7 +73,7 @@ def expert_gemm_s_per_token(run: TrainingRun | str, *, efficiencies: Efficiencie
     >>> from llmphys.predict import default_efficiencies
     >>> round(1e6 * expert_gemm_s_per_token("mcore_qwen3_235b_16k",
     ...                                     efficiencies=default_efficiencies()))
-    185
+    188
     """
     r = _run(run)
     mdl = _model(r.model)

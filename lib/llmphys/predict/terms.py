@@ -14,7 +14,7 @@
                     (``Efficiencies.attention_fraction`` of the BF16 peak, in FP8 runs too)
     memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
                     its own module, ``predict/elementwise.py``
-    tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
+    tp_collectives  Megatron's all-reduces (or all-gather + reduce-scatter) of attention and MLPs
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind;
                     for PyTorch's all-gather ring also its eager FP32 merges (``ring``)
     ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's), for the
@@ -287,8 +287,13 @@ def attention_time_s(c: _Ctx) -> float:
 
 
 def tp_time_s(c: _Ctx) -> float:
-    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed. On a
-    torus the TP group is one ring along one axis, using that axis's links only."""
+    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed; an MoE
+    layer has attention's 2 only, its experts unsplit (expert TP 1, as the GEMM and EP terms
+    take it): the router and the EP all-to-all take its sequence-sharded input, gathering on the
+    expert-TP group alone (Megatron-LM 1e057005 moe/: moe_layer.py 172-192, token_dispatcher.py
+    57-58, 525-535, 622-631). A shared expert is a TP-split MLP with its own gather and scatter
+    (shared_experts.py 94-101), rerun by the "moe" recompute (--moe-shared-expert-overlap, off
+    by default, not modelled). On a torus TP is one ring along one axis, on its links only."""
     if c.tp == 1:
         return 0.0
     if c.tp <= c.acc.scale_up_domain_size:
@@ -299,9 +304,10 @@ def tp_time_s(c: _Ctx) -> float:
         tokens=c.tokens_mb, d_model=c.mdl.d_model, tp=c.tp, bytes_per_element=2.0
     )
     scale = 1.0 + 0.5 * c.layer_recompute
-    n_coll = 8 * scale
-    layers = c.mdl.n_layers / c.pp
-    lat = n_coll * (c.tp - 1) * SCALE_UP_LATENCY_S
+    moe, n_moe = c.mdl.moe, accounting.n_moe_layers(c.mdl)
+    shared = 0.0 if moe is None or not moe.n_shared_experts else 1.5 if c.moe_recompute else 1.0
+    layers = (c.mdl.n_layers - n_moe * (1.0 - shared) / 2.0) / c.pp  # in dense-layer units
+    lat = 8 * scale * (c.tp - 1) * SCALE_UP_LATENCY_S
     return c.m * layers * (per_layer * scale / link + lat)
 
 
@@ -362,16 +368,10 @@ def ep_time_s(c: _Ctx) -> float:
     moe = c.mdl.moe
     n_moe = accounting.n_moe_layers(c.mdl)
     width = 1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0
-    per_layer = (
-        parallelism.ep_bytes_per_layer(
-            tokens=c.tokens_mb,
-            d_model=c.mdl.d_model,
-            ep=c.ep,
-            top_k=moe.n_experts_per_token,
-            bytes_per_element=width,
-        )
-        / c.tp
-    )
+    per_layer = parallelism.ep_bytes_per_layer(
+        tokens=c.tokens_mb, d_model=c.mdl.d_model, ep=c.ep, top_k=moe.n_experts_per_token,
+        bytes_per_element=width,
+    ) / c.tp  # fmt: skip
     domain = c.acc.scale_up_domain_size
     if c.ep <= domain:
         t = per_layer / c.up_bw
