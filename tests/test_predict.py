@@ -56,7 +56,7 @@ def test_benchmark_leave_one_source_out(capsys):
     assert bars["n_runs"] >= 40
     assert len(predict.source_groups()) >= 8
     assert verdict["median"]  # issue 27's bar, met (9.3%)
-    assert verdict["within_20"]  # issue 27's bar, met (73 of 87 runs)
+    assert verdict["within_20"]  # issue 27's bar, met (72 of 87 runs)
     assert verdict["median_signed"]  # issue 27's bar, met (+1.8%) since MaxText's rederivation
     # Regression floors, with no slack beyond the printed digit, so a change that makes the
     # out-of-source errors worse fails here: the median at 9.2% (10.2% before the DP term
@@ -69,9 +69,18 @@ def test_benchmark_leave_one_source_out(capsys):
     # the median lands among MaxText's TPU rows, which the fitted GPU constant does not touch).
     # Median 9.2% -> 9.3% and signed +5.4% -> +1.8% when the 32 MaxText rows were rederived from
     # the table's own commit 76bd53b0f (its scripts' batches, TP and remat; its base.yml block).
+    # Worst 76.2% -> 74.4% (still mcore_qwen3_235b_row5) when the zoo's rows reduce FP32
+    # gradients, as Megatron-LM does under --bf16 without --grad-reduce-in-bf16; 74.4% -> 61.1%
+    # and signed +1.8% -> +2.5% when the weight-gradient GEMM got its own roofline (FP32
+    # main-grad accumulation; row 5's experts see 512 tokens a micro-batch, the only row below
+    # the ridge): the refitted GPU constant moves every other GPU row by under one point.
+    # Worst 61.1% -> 70.1% (row 5), signed +2.5% -> +1.8% and within 20% 73 -> 72 of 87
+    # (mcore_qwen3_235b_32k, +18.0% -> +21.8%) when an MoE layer paid attention's TP
+    # collectives only (expert TP 1: Megatron-LM's dispatcher gathers on the expert-TP group),
+    # a correction that makes every zoo row faster; the folds' refits move other GPU rows < 1 pt.
     assert bars["median"] <= 0.094
-    assert bars["within_20"] >= 0.839
-    assert bars["worst"] <= 0.763
+    assert bars["within_20"] >= 0.827
+    assert bars["worst"] <= 0.702
     assert abs(bars["median_signed"]) <= 0.019
 
 

@@ -6,6 +6,7 @@ Tolerances: closed forms to float rounding (1e-9 relative).
 import pytest
 
 from llmphys import accounting, parallelism, predict, specs
+from llmphys.predict import validation
 
 KW = dict(tp=8, pp=16, cp=1, dp=128, ep=1, seq_len=8192, micro_batch_size=1, recompute="none",
           zero_stage=1, dtype="bf16", fsdp_weight_gathers=2, sequence_parallel=True,
@@ -41,3 +42,26 @@ def test_fp8_keeps_a_weight_copy_and_overhead_is_a_named_fraction():
     assert f["fp8 weights"] == pytest.approx(2 * n_local, rel=1e-9)
     rest = sum(v for k, v in f.items() if k != "overhead")
     assert f["overhead"] == pytest.approx(0.05 * rest, rel=1e-9)
+
+
+def test_the_experts_state_shards_over_the_expert_data_parallel_group():
+    # Qwen3-235B as row 5 lays it out (TP 4, PP 8, DP 8, EP 8, expert TP 1): Megatron-LM at
+    # 1e057005 builds the experts' optimizer over the expert data-parallel group (optimizer/
+    # __init__.py 568-602), world / (ETP x EP x PP) = 256 / 64 = 4 ranks = TP x DP x CP / EP,
+    # the table's EDP 4; the dense parameters' state shards over DP x CP = 8.
+    qwen = validation.run_context(
+        "mcore_qwen3_235b_row5", efficiencies=predict.default_efficiencies()).mdl
+    kw = KW | dict(tp=4, pp=8, dp=8, ep=8)
+    expert = 3 * 4096 * 1536 * 128 * 94 / 8  # one stage's experts, all 128 of each layer
+    n = accounting.n_params(qwen)
+    dense = n / (4 * 8) - expert / 4
+    parts = predict.memory_parts(qwen, **kw)
+    assert parts["optimizer"] == pytest.approx(12 * (dense / 8 + expert / 8 / 4), rel=1e-9)
+    assert parts["optimizer"] / 1e9 == pytest.approx(11.02, abs=0.005)
+    # ZeRO-3 gradients follow the same two groups; ep 1 keeps the experts TP-split over DP x CP.
+    z3 = predict.memory_parts(qwen, **(kw | dict(zero_stage=3)))
+    assert z3["gradients"] == pytest.approx(4 * (dense / 8 + expert / 8 / 4), rel=1e-9)
+    one = predict.memory_parts(qwen, **(kw | dict(ep=1)))
+    assert one["optimizer"] == pytest.approx(12 * n / (4 * 8) / 8, rel=1e-9)
+    with pytest.raises(ValueError, match=r"ep=8 x state_replicas=1 must divide tp x dp x cp"):
+        predict.memory_parts(qwen, **(kw | dict(tp=1, dp=4)))

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from llmphys import accounting, predict, specs
-from llmphys.predict import terms
+from llmphys.predict import terms, validation
 
 L3_8B = dict(n_chips=8, seq_len=8192, global_batch_tokens=16 * 8192, micro_batch_size=2,
              zero_stage=3, recompute="selective", check_memory=False)
@@ -205,3 +205,44 @@ def test_head_layers_equivalent_from_llama3_70bs_published_total():
     v_d = 128_256 * 8_192
     expected = v_d / ((70_553_706_496 - 2 * v_d) / 80)
     assert predict.layout.head_layers_equivalent(m) == pytest.approx(expected, rel=1e-9)
+
+
+def test_weight_gradient_into_fp32_main_grads_is_memory_bound_for_a_512_token_expert():
+    # Qwen3-235B's expert up-projection (3072 x 4096) on 512 tokens a micro-batch, row 5's layout
+    # (256 micro-batches): the wgrad GEMM adds its output into FP32 main grads, 4 B on the first
+    # micro-batch and 8 B after. Intensity 2mnk / (2(mn + mk) + (8 - 4/256) nk) = 119.5 FLOP/B
+    # against the H100's ridge 989.4e12 x 0.61 / (3.35e12 x 0.85) = 212.0 (the data's fractions);
+    # the forward (396 FLOP/B) is compute-bound, so the wgrad runs at 0.564 of the forward's rate.
+    c = validation.run_context("mcore_qwen3_235b_row5", efficiencies=predict.default_efficiencies())
+    m, n, k = 512, 3072, 4096
+    i_w = 2 * m * n * k / (2 * (m * n + m * k) + (8 - 4 / 256) * n * k)
+    ridge = 989.4e12 * 0.61 / (3.35e12 * 0.85)
+    assert c.m == 256
+    assert terms.wgrad_roofline_factor(c, m, n, k, "bf16") == pytest.approx(i_w / ridge, rel=1e-9)
+    assert i_w / ridge == pytest.approx(0.564, abs=5e-4)
+    # 4096 tokens an expert (rows 1 and 3) or one micro-batch (nothing accumulates): no change.
+    assert terms.wgrad_roofline_factor(c, 4096, n, k, "bf16") == 1.0
+    assert terms.wgrad_roofline_factor(dataclasses.replace(c, m=1), m, n, k, "bf16") == 1.0
+
+
+def test_an_moe_layer_with_expert_tp_1_pays_attentions_tp_collectives_only():
+    # Row 5 (Qwen3-235B, TP 4 with sequence parallelism, ETP 1, PP 8, 256 micro-batches of 4,096
+    # tokens, no recompute): Megatron-LM at 1e057005 gathers an MoE layer's tokens on the
+    # expert-TP group only (moe/token_dispatcher.py 57-58, 525-535, 622-631), so its 94 layers
+    # pay attention's all-gather/reduce-scatter pair, forward and backward: half of Megatron's
+    # 4 x 2(t-1)/t x tokens x d x 2 B per layer, on NVLink at 450e9 x 0.8 B/s, and half of the
+    # 8 collectives' (t-1) x 3 us latency.
+    c = validation.run_context("mcore_qwen3_235b_row5", efficiencies=predict.default_efficiencies())
+    per_layer = 4 * 2 * 3 / 4 * 4096 * 4096 * 2 / (450e9 * 0.8) + 8 * 3 * 3e-6
+    assert terms.tp_time_s(c) == pytest.approx(256 * 94 / 2 / 8 * per_layer, rel=1e-12)
+    assert terms.tp_time_s(c) == pytest.approx(0.9494, abs=5e-5)
+    # The same layers dense pay all four; a shared expert (a TP-split MLP, moe/shared_experts.py
+    # 26, 94-101) brings back the MLP's pair, whose forward the "moe" recompute runs again.
+    dense = dataclasses.replace(c, mdl=dataclasses.replace(c.mdl, moe=None))
+    assert terms.tp_time_s(dense) == pytest.approx(2 * terms.tp_time_s(c), rel=1e-12)
+    assert c.mdl.moe is not None
+    shared = dataclasses.replace(c.mdl, moe=dataclasses.replace(c.mdl.moe, n_shared_experts=1))
+    assert terms.tp_time_s(dataclasses.replace(c, mdl=shared)) == pytest.approx(
+        terms.tp_time_s(dense), rel=1e-12)
+    moe_rec = dataclasses.replace(c, mdl=shared, recompute="selective", selective_policy="moe")
+    assert terms.tp_time_s(moe_rec) == pytest.approx(1.25 * terms.tp_time_s(dense), rel=1e-12)

@@ -115,8 +115,8 @@ def memory_bound_time_s(c: _Ctx) -> float:
     """Seconds of non-GEMM work: forward bytes x passes, cross-entropy and FP8 weight casts.
 
     Gradient accumulation is not here: Megatron-Core fuses it into the weight-gradient GEMM's
-    epilogue (gradient_accumulation_fusion), whose extra FP32 read and write stay under a
-    compute-bound GEMM's time on the roofline."""
+    epilogue (gradient_accumulation_fusion), whose FP32 read and write are charged on that
+    GEMM's own roofline (``terms.wgrad_roofline_factor``)."""
     parts = memory_bound_bytes_per_token(c)
     factor = MEMORY_BOUND_PASSES + (1.0 if c.op_sac else c.layer_recompute)
     again = 0.0  # Megatron's "moe" recompute runs the MoE layers' permutes and activation again

@@ -6,7 +6,14 @@
                    BF16 one, 2 bytes per parameter, unless the weights are FP8-only
     gradients      FP32 main gradients (Megatron's default buffer), sharded by ZeRO-2/3
     optimizer      FP32 master weights and Adam's two moments, 12 bytes per parameter,
-                   sharded over DP x CP (the distributed optimizer shards over both)
+                   sharded over DP x CP (the distributed optimizer shards over both); with
+                   ep > 1 the experts' state over their own data-parallel group, TP x DP x CP
+                   / EP (expert TP 1): Megatron-LM at 1e057005 gives expert parameters their
+                   own buffers and optimizer over the expert data-parallel group, of size
+                   world / (expert TP x EP x PP) (core/optimizer/__init__.py 568-602,
+                   core/distributed/distributed_data_parallel.py 379-386, parallel_state.py
+                   718-724); ZeRO-2/3 gradients and ZeRO-3 weights follow the same groups
+                   (Megatron-FSDP: core/distributed/custom_fsdp/param_and_grad_buffer.py 1292)
     activations    the architecture's own count (``parallelism.activation_bytes_per_layer``:
                    GQA K/V widths, SwiGLU's gate, no dropout for RMSNorm models, flash
                    attention keeps no score matrix) x layers per stage x micro-batches in flight
@@ -97,22 +104,30 @@ def memory_parts(
     if n_params is None:
         n_params = accounting.n_params(mdl)
     n_local = n_params / (tp * pp)
+    shard = dp * cp // state_replicas
+    n_owned = n_local / shard  # the parameters of the sharded state
     if mdl.moe is not None and ep > 1:  # experts are split ep ways on top of tp x pp
+        if (tp * dp * cp) % (ep * state_replicas):
+            raise ValueError(
+                f"ep={ep} x state_replicas={state_replicas} must divide tp x dp x cp = "
+                f"{tp * dp * cp}: the expert data-parallel group folds tp x dp x cp into ep"
+            )
         moe = mdl.moe
         n_moe = accounting.n_moe_layers(mdl)
         expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts * n_moe / pp
-        n_local = n_local - expert / tp + expert / ep
-    shard = dp * cp // state_replicas
+        e_local = expert / ep
+        n_local = n_local - expert / tp + e_local
+        n_owned = (n_local - e_local) / shard + e_local * ep * state_replicas / (tp * dp * cp)
     w_bytes, g_bytes, o_bytes = STATE_LAYOUTS[state_layout]
     weights = w_bytes * n_local * weight_copies
     if zero_stage == 3:  # the gathered layers in flight are 16-bit
         kept = n_local if fsdp_weight_gathers == 1 else 2.0 * n_local / max(1, mdl.n_layers // pp)
-        weights = w_bytes * n_local / shard + 2.0 * kept * (1 - 1 / shard)
-    grads = g_bytes * n_local / (shard if zero_stage >= 2 else 1)
-    optimizer = o_bytes * n_local / (shard if zero_stage >= 1 else 1)
+        weights = w_bytes * n_owned + 2.0 * kept * (1 - 1 / shard)
+    grads = g_bytes * (n_owned if zero_stage >= 2 else n_local)
+    optimizer = o_bytes * (n_owned if zero_stage >= 1 else n_local)
     fp8 = 0.0
     if dtype == "fp8":
-        fp8 = FP8_WEIGHT_COPY_BYTES * n_local / (shard if zero_stage == 3 else 1)
+        fp8 = FP8_WEIGHT_COPY_BYTES * (n_owned if zero_stage == 3 else n_local)
     rec = "selective" if recompute == "none" and flash_attention else recompute
     per_layer = parallelism.activation_bytes_per_layer(
         seq_len=seq_len // cp,

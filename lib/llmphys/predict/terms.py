@@ -4,17 +4,17 @@
 
     gemm            every linear layer's forward, two backward GEMMs (and what the
                     recomputation policy runs again, SELECTIVE_POLICIES), each at
-                    ``efficiency.gemm_efficiency`` of its own (m, n, k):
-                    tile quantization and the roofline make short micro-batches and narrow
-                    TP shards cost what they cost. FP8 runs put only the GEMMs a Transformer
-                    Engine recipe runs in FP8 (the layers' linears) at the FP8 rate; the
-                    output head stays BF16.
+                    ``efficiency.gemm_efficiency`` of its own (m, n, k), the weight gradient
+                    on its own roofline (``wgrad_roofline_factor``): tile quantization and the
+                    roofline make short micro-batches and narrow TP shards cost what they
+                    cost. FP8 runs put only the layers' linears (what a Transformer Engine
+                    recipe runs in FP8) at the FP8 rate; the output head stays BF16.
     attention       the causal score and value products in a flash kernel (its backward
                     recomputing the scores) at the kernel's published rate for its key length
                     (``Efficiencies.attention_fraction`` of the BF16 peak, in FP8 runs too)
     memory_bound    non-GEMM work as bytes against achieved HBM bandwidth, fused or eager:
                     its own module, ``predict/elementwise.py``
-    tp_collectives  Megatron's all-reduces (or reduce-scatter + all-gather) per layer
+    tp_collectives  Megatron's all-reduces (or all-gather + reduce-scatter) of attention and MLPs
     cp_attention    context parallelism's K/V exchange, less the attention it hides behind;
                     for PyTorch's all-gather ring also its eager FP32 merges (``ring``)
     ep_all_to_all   expert dispatch and combine, exposed (NCCL's or DeepEP's), for the
@@ -74,6 +74,13 @@ LINK_LATENCY_S = 10e-6
 
 SCALE_UP_LATENCY_S = 3e-6
 """Per-hop latency inside a scale-up domain (NVLink/NVSwitch, ICI): a few microseconds."""
+
+WGRAD_ACCUMULATE_BYTES = 8.0
+"""Bytes per weight element a weight-gradient GEMM adds into FP32 main grads (read, write):
+Megatron-LM passes fuse_wgrad_accumulation=gradient_accumulation_fusion (default on) to TE's
+linears (megatron/core/extensions/transformer_engine.py at 1e057005, line 948), whose wgrad GEMM
+writes out=main_grad, accumulate=True after the first micro-batch (TE grouped_linear.py at
+0069563f); --bf16 makes main grads FP32 (megatron/training/arguments.py, lines 620-633)."""
 
 BACKWARD_SHARE = 2.0 / 3.0
 """Share of a micro-batch's compute in its backward pass (4 of 6 FLOP per weight): the window
@@ -239,8 +246,20 @@ def gemm_time_s(c: _Ctx) -> float:
     for flop_token, m, n, k, fp8, rec in _gemm_shapes(c):
         dt = "fp8" if fp8 else "bf16"
         eta = gemm_efficiency(m, n, k, acc=c.acc, dtype=dt, eff=c.eff)
-        total += flop_token * (3.0 + rec) * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
+        passes = 2.0 + rec + 1.0 / wgrad_roofline_factor(c, m, n, k, dt)
+        total += flop_token * passes * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
     return total
+
+
+def wgrad_roofline_factor(c: _Ctx, m: float, n: float, k: float, dtype: str) -> float:
+    """The weight-gradient GEMM's roofline bound over the forward's (<= 1): it writes n x k FP32
+    (4 B the first micro-batch, WGRAD_ACCUMULATE_BYTES after), so few rows per weight fall short."""
+    w = 1.0 if dtype == "fp8" else 2.0
+    out = WGRAD_ACCUMULATE_BYTES - (WGRAD_ACCUMULATE_BYTES - 4.0) / c.m
+    i_fwd = 2.0 * m * n * k / (w * (m * k + k * n) + 2.0 * m * n)
+    i_w = 2.0 * m * n * k / (w * (m * n + m * k) + out * n * k)
+    ridge = c.acc.peak_flop_per_s(dtype) * c.eff.gemm_fraction(c.acc.key, dtype) / c.hbm_bw
+    return min(1.0, i_w / ridge) / min(1.0, i_fwd / ridge)
 
 
 def attention_flop_per_token(c: _Ctx) -> float:
@@ -268,8 +287,13 @@ def attention_time_s(c: _Ctx) -> float:
 
 
 def tp_time_s(c: _Ctx) -> float:
-    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed. On a
-    torus the TP group is one ring along one axis, using that axis's links only."""
+    """Megatron's 4 all-reduce-equivalents per layer (6 with full recompute), exposed; an MoE
+    layer has attention's 2 only, its experts unsplit (expert TP 1, as the GEMM and EP terms
+    take it): the router and the EP all-to-all take its sequence-sharded input, gathering on the
+    expert-TP group alone (Megatron-LM 1e057005 moe/: moe_layer.py 172-192, token_dispatcher.py
+    57-58, 525-535, 622-631). A shared expert is a TP-split MLP with its own gather and scatter
+    (shared_experts.py 94-101), rerun by the "moe" recompute (--moe-shared-expert-overlap, off
+    by default, not modelled). On a torus TP is one ring along one axis, on its links only."""
     if c.tp == 1:
         return 0.0
     if c.tp <= c.acc.scale_up_domain_size:
@@ -280,9 +304,10 @@ def tp_time_s(c: _Ctx) -> float:
         tokens=c.tokens_mb, d_model=c.mdl.d_model, tp=c.tp, bytes_per_element=2.0
     )
     scale = 1.0 + 0.5 * c.layer_recompute
-    n_coll = 8 * scale
-    layers = c.mdl.n_layers / c.pp
-    lat = n_coll * (c.tp - 1) * SCALE_UP_LATENCY_S
+    moe, n_moe = c.mdl.moe, accounting.n_moe_layers(c.mdl)
+    shared = 0.0 if moe is None or not moe.n_shared_experts else 1.5 if c.moe_recompute else 1.0
+    layers = (c.mdl.n_layers - n_moe * (1.0 - shared) / 2.0) / c.pp  # in dense-layer units
+    lat = 8 * scale * (c.tp - 1) * SCALE_UP_LATENCY_S
     return c.m * layers * (per_layer * scale / link + lat)
 
 
@@ -343,16 +368,10 @@ def ep_time_s(c: _Ctx) -> float:
     moe = c.mdl.moe
     n_moe = accounting.n_moe_layers(c.mdl)
     width = 1.0 if c.dtype == "fp8" and c.fp8_recipe == "blockwise" else 2.0
-    per_layer = (
-        parallelism.ep_bytes_per_layer(
-            tokens=c.tokens_mb,
-            d_model=c.mdl.d_model,
-            ep=c.ep,
-            top_k=moe.n_experts_per_token,
-            bytes_per_element=width,
-        )
-        / c.tp
-    )
+    per_layer = parallelism.ep_bytes_per_layer(
+        tokens=c.tokens_mb, d_model=c.mdl.d_model, ep=c.ep, top_k=moe.n_experts_per_token,
+        bytes_per_element=width,
+    ) / c.tp  # fmt: skip
     domain = c.acc.scale_up_domain_size
     if c.ep <= domain:
         t = per_layer / c.up_bw
