@@ -87,3 +87,27 @@ def expert_gemm_s_per_token(run: TrainingRun | str, *, efficiencies: Efficiencie
     acc = _accelerator(r.accelerator)
     rate = acc.peak_flop_per_s("bf16") * efficiencies.gemm_fraction(acc.key, "bf16")
     return passes * flop / rate
+
+
+def expert_wgrad_factor(
+    run: TrainingRun | str, *, efficiencies: Efficiencies | None = None
+) -> tuple[float, float]:
+    """(rows per local expert in a micro-batch, the weight-gradient GEMM's rate over the
+    forward's) for a run's expert up-projection, as the GEMM term charges it
+    (``terms.wgrad_roofline_factor``): the weight gradient adds each n x k product into FP32 main
+    gradients, so an expert with few rows is memory-bound in its backward. The zoo's row 5:
+
+    >>> m_e, f = expert_wgrad_factor("mcore_qwen3_235b_row5")
+    >>> int(m_e), round(f, 2)
+    (512, 0.56)
+    """
+    from . import terms, validation
+
+    c = validation.run_context(run, efficiencies=efficiencies)
+    moe = c.mdl.moe
+    if moe is None:
+        raise ValueError(f"run={getattr(run, 'key', run)!r} is not a MoE run (no routed experts)")
+    m_e = max(1.0, c.tokens_mb / c.tp * moe.n_experts_per_token * c.ep / moe.n_experts)
+    g = 2.0 if c.mdl.mlp in accounting.GATED_MLPS else 1.0
+    dt = "fp8" if c.dtype == "fp8" else "bf16"
+    return m_e, terms.wgrad_roofline_factor(c, m_e, g * moe.d_ff_expert, c.mdl.d_model, dt)
