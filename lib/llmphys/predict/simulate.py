@@ -128,16 +128,21 @@ def _replica_run(
         # if decodes run apart) or a prompt's next chunk, with blocks to its context (a round's
         # for all its steps: V0's lookahead slots) or to the chunk's end
         rr = np.fromiter(running, dtype=np.int64, count=len(running))
-        dec = done[rr] >= target[rr]
-        want = np.where(dec, k1 if sched.mixed_prefill else 0, target[rr] - done[rr])
-        take = np.diff(np.minimum(np.cumsum(want), budget), prepend=0)
-        upto = np.where(dec, inputs[rr] + gen[rr] + k1 * n_round - 1, done[rr] + take)
+        d_r, t_r, k_d = done[rr], target[rr], k1 if sched.mixed_prefill else 0
+        dec = d_r >= t_r
+        if (all_dec := bool(dec.all())) and len(rr) * k_d <= budget:  # decodes only, all fit
+            take = np.full(len(rr), k_d, dtype=np.int64)
+        else:
+            take = np.minimum(np.cumsum(np.where(dec, k_d, t_r - d_r)), budget)
+            take[1:] -= take[:-1].copy()
+        upto = inputs[rr] + gen[rr] + (k1 * n_round - 1)
+        upto = upto if all_dec else np.where(dec, upto, d_r + take)
         need = np.maximum(-(-upto // BLOCK_TOKENS) - blocks[rr], 0)
-        p0 = preempt
+        p0, n_need = preempt, int(need.sum())
         # no block free: preempt until the rest fit, vLLM the newest (queued first), SGLang the
         # fewest generated tokens, then the longest prompt (queued last). A victim keeps its tokens
         # and is recomputed, prompt and output, later: its TTFT stays, the wait is in its TPOT
-        if len(running) > 1 and used_blocks + int(need.sum()) > kv_blocks:
+        if len(running) > 1 and used_blocks + n_need > kv_blocks:
             sg = sched.new_token_ratio > 0
             cand = np.lexsort((-inputs[rr], gen[rr])) if sg else np.arange(len(rr))[::-1]
             keep = np.ones(len(rr), dtype=bool)
@@ -152,6 +157,7 @@ def _replica_run(
                 preempt += 1
                 waiting.insert(len(waiting) if sg else 0, victim)
             rr, dec, take, need = rr[keep], dec[keep], take[keep], need[keep]
+            n_need, all_dec = int(need.sum()), bool(dec.all())
             running = [int(x) for x in rr]
             if sg:  # Scheduler.update_running_batch: the ratio ScheduleBatch.retract_decode gives
                 ratio = min(
@@ -159,21 +165,22 @@ def _replica_run(
                 )
                 full = False
         blocks[rr] += need
-        used_blocks += int(need.sum())
+        used_blocks += n_need
         dec_idx = rr[dec & (take > 0)] if sched.mixed_prefill else rr[dec][: max(budget // k1, 0)]
         tokens = int(take.sum())
-        for r, c in zip(rr[~dec & (take > 0)], take[~dec & (take > 0)], strict=True):
-            n_pre += int(c)
-            pflop += pre_flop(int(target[r]), int(c))
-            chunks.append((int(r), int(c)))
+        pm = ~dec & (take > 0)  # prompts' next chunks
+        for r, c in () if all_dec else zip(rr[pm].tolist(), take[pm].tolist(), strict=True):
+            n_pre += c
+            pflop += pre_flop(int(target[r]), c)
+            chunks.append((r, c))
         # 2. admit waiting requests while the budget, the cap and the cache allow, none in a step
         # that preempted. SGLang's PrefillAdder (new_token_ratio) admits into the free tokens less
         # the running requests' remaining outputs times the ratio and each admitted one's prompt
         # and whole output; without it, decodes run apart keep a block each (else a preempted
         # request is readmitted into their blocks and a cache-bound burst never decodes)
         reserve = 0 if sched.mixed_prefill or ratio else len(running) + 1
-        left = (kv_blocks - used_blocks) * BLOCK_TOKENS - ratio * float(
-            np.minimum(outputs[rr] - gen[rr], CLIP_NEW_TOKENS).sum()
+        left = (kv_blocks - used_blocks) * BLOCK_TOKENS - (
+            ratio * float(np.minimum(outputs[rr] - gen[rr], CLIP_NEW_TOKENS).sum()) if ratio else 0
         )
         while (
             preempt == p0 and not full and waiting and tokens < budget and len(running) < max_seqs
@@ -254,7 +261,7 @@ def _replica_run(
             used_blocks -= int(blocks[ended].sum())
             blocks[ended] = 0
             n_done += len(ended)
-            running = [int(r) for r in rr[~over]]
+            running = rr[~over].tolist()
             for _ in range(len(ended)):
                 if closed_loop and next_client < n:
                     arr[next_client] = t
@@ -323,16 +330,8 @@ def simulate_serving(
         raise ValueError(f"n_chips - prefill_chips = {n_chips - pc} must be a multiple of {g}")
     n_rep = (n_chips - pc) // g
     k = _serve._int("draft_tokens", draft_tokens, 0)
-    cost = _serve.step_cost(
-        mdl,
-        acc,
-        layout=layout,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        math_dtype=math_dtype,
-        constants=constants,
-        draft_tokens=k,
-    )
+    cost = _serve.step_cost(mdl, acc, layout=layout, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                            math_dtype=math_dtype, constants=constants, draft_tokens=k)  # fmt: skip
     e_tok = _serve.expected_tokens_per_step(draft_tokens=k, acceptance_rate=acceptance_rate)
     if k:
         cost = dataclasses.replace(cost, tokens_per_decode=max(1, round(e_tok)))
