@@ -78,9 +78,12 @@ def test_benchmark_leave_one_source_out(capsys):
     # (mcore_qwen3_235b_32k, +18.0% -> +21.8%) when an MoE layer paid attention's TP
     # collectives only (expert TP 1: Megatron-LM's dispatcher gathers on the expert-TP group),
     # a correction that makes every zoo row faster; the folds' refits move other GPU rows < 1 pt.
+    # Worst 70.1% -> 70.7% (row 5) when the experts' gradients reduce over their own
+    # data-parallel group (memory.param_shares): one copy of each expert in rows 1-2, four in
+    # row 5, so less DP traffic; other rows move by <= 0.1 point through the refits.
     assert bars["median"] <= 0.094
     assert bars["within_20"] >= 0.827
-    assert bars["worst"] <= 0.702
+    assert bars["worst"] <= 0.708
     assert abs(bars["median_signed"]) <= 0.019
 
 

@@ -143,3 +143,39 @@ def test_an_unknown_zero3_collectives_is_refused_with_the_allowed_values():
     with pytest.raises(ValueError, match="zero3_collectives='fsdp1'"):
         predict.plan_training("llama3_8b", "h100_sxm", n_chips=8, seq_len=8192,
                               global_batch_tokens=2**20, zero3_collectives="fsdp1")
+
+
+def test_the_optimizer_step_updates_the_state_the_memory_holds():
+    # one count (memory.param_shares) for the bytes a chip holds and the update it runs: the
+    # zoo's row 5 shards its experts' state over an expert data-parallel group of 4 (TP 4 x DP 8
+    # / EP 8), its dense state over DP 8, so the Adam step and the optimizer bytes agree exactly
+    from llmphys.predict import memory, validation
+
+    c = validation.run_context("mcore_qwen3_235b_row5")
+    owned = dp.optimizer_time_s(c) * c.hbm_bw / dp.ADAM_BYTES_PER_PARAM
+    n, own, e = memory.param_shares(c.mdl, tp=4, pp=8, dp=8, cp=1, ep=8)
+    assert owned == pytest.approx(own, rel=1e-12)
+    assert own == pytest.approx((n - e) / 8 + e / 4, rel=1e-12)
+    step = predict.predict_run("mcore_qwen3_235b_row5")
+    assert step.memory_parts["optimizer"] == pytest.approx(12.0 * own, rel=1e-12)
+
+
+def test_experts_with_no_data_parallel_peer_send_no_gradients():
+    # the zoo's row 1: TP 2 x DP 16 folded into EP 32 leaves each expert one copy (EDP 1), so
+    # the DP ring carries the dense parameters' gradients only (closed form, 2 (g - 1) / g x
+    # the buffer at the ring's rate, plus its latency)
+    from llmphys.predict import memory, validation
+
+    c = validation.run_context("mcore_qwen3_235b_row1")
+    assert c.tp * c.dp * c.cp // c.ep == 1
+    n, _, e = memory.param_shares(c.mdl, tp=c.tp, pp=c.pp, dp=c.dp, cp=c.cp, ep=c.ep)
+    per_param = comms.zero_dp_bytes_per_param(c.zero_stage, grad_bytes=c.grad_bytes,
+                                              weight_bytes=2.0, n_weight_gathers=2)
+    g = c.dp * c.cp
+    rate, lat = dp._ring(c)
+    want = 2 * (g - 1) / g * per_param / 2 * (n - e) / rate + dp.n_collectives(c) * lat
+    assert dp.dp_collective_time_s(c) == pytest.approx(want, rel=1e-12)
+    moe = c.mdl.moe  # the experts a chip holds: 3 d x d_ff matrices, 128 of them, per MoE layer
+    assert e == pytest.approx(3 * c.mdl.d_model * moe.d_ff_expert * moe.n_experts
+                              * accounting.n_moe_layers(c.mdl) / (c.pp * c.ep), rel=1e-12)
+    assert 0.6 < e / n < 0.7  # about two thirds of the ring's old buffer is gone

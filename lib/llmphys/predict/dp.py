@@ -48,7 +48,8 @@ from __future__ import annotations
 
 from .. import accounting, comms
 from ..specs import Model
-from .terms import BACKWARD_SHARE, LINK_LATENCY_S, SCALE_UP_LATENCY_S, _Ctx
+from .memory import param_shares
+from .terms import BACKWARD_SHARE, LINK_LATENCY_S, SCALE_UP_LATENCY_S, _Ctx, _param_counts
 
 ADAM_BYTES_PER_PARAM = 32.0
 """Bytes the fused Adam update reads and writes per parameter it owns: FP32 master weight,
@@ -171,7 +172,10 @@ def dp_collective_time_s(c: _Ctx) -> float:
         )
         return t + dcn_gradient_time_s(c)
     rate, lat = _ring(c)
-    t = 2 * (group - 1) / group * n_bytes / rate
+    # the experts' gradients reduce over their own data-parallel group (memory.param_shares)
+    e_bytes = per_param / 2 * _shares(c)[2]
+    edp = c.tp * c.dp * c.cp // c.ep
+    t = 2 * (group - 1) / group * (n_bytes - e_bytes) / rate + 2 * (edp - 1) / edp * e_bytes / rate
     return t + n_collectives(c) * lat
 
 
@@ -244,6 +248,20 @@ def dcn_gradient_time_s(c: _Ctx) -> float:
 
 
 def optimizer_time_s(c: _Ctx) -> float:
-    """Adam's memory-bound update of the state this chip owns (sharded over DP x CP)."""
-    owned = c.n_local / (c.dp * c.cp if c.zero_stage >= 1 else 1)
+    """Adam's memory-bound update of the state this chip owns (``memory.param_shares``: dense
+    state sharded over DP x CP, the experts' over their own data-parallel group)."""
+    owned = _shares(c)[1] if c.zero_stage >= 1 else c.n_local
     return ADAM_BYTES_PER_PARAM * owned / c.hbm_bw
+
+
+def _shares(c: _Ctx) -> tuple[float, float, float]:
+    return param_shares(
+        c.mdl,
+        tp=c.tp,
+        pp=c.pp,
+        dp=c.dp,
+        cp=c.cp,
+        ep=c.ep,
+        state_replicas=c.state_replicas,
+        n_params=_param_counts(c.mdl)[0],
+    )

@@ -60,6 +60,66 @@ def _dropout(mdl: Model) -> bool:
     return mdl.position == "learned"
 
 
+def local_params(mdl: Model, *, tp: int, pp: int, ep: int, n_params: float) -> float:
+    """Parameters one chip holds: ``n_params`` split tp x pp ways, the experts (with ep > 1)
+    split ep x pp ways instead of tp x pp."""
+    n = n_params / (tp * pp)
+    if mdl.moe is not None and ep > 1:
+        expert = _stage_expert_params(mdl, pp)
+        n += expert / ep - expert / tp
+    return n
+
+
+def _stage_expert_params(mdl: Model, pp: int) -> float:
+    """Routed experts' parameters in one pipeline stage (three d x d_ff matrices each)."""
+    assert mdl.moe is not None
+    expert = 3.0 * mdl.d_model * mdl.moe.d_ff_expert * mdl.moe.n_experts
+    return expert * (accounting.n_moe_layers(mdl) / pp)
+
+
+def param_shares(
+    mdl: Model,
+    *,
+    tp: int,
+    pp: int,
+    dp: int,
+    cp: int,
+    ep: int = 1,
+    state_replicas: int = 1,
+    n_params: float | None = None,
+) -> tuple[float, float, float]:
+    """(parameters one chip holds, parameters of the sharded state it owns, expert parameters
+    it holds): dense state is sharded over dp x cp / state_replicas; with ep > 1 the experts'
+    over their data-parallel group, tp x dp x cp / (ep x state_replicas) (module docstring).
+    The one count the memory, the optimizer step and the DP traffic use. The zoo's row 5
+    (TP 4, PP 8, EP 8, DP 8: an expert data-parallel group of 4):
+
+    >>> from llmphys import specs
+    >>> q3 = specs.model_spec("qwen3_235b_a22b")
+    >>> n, owned, e = param_shares(q3, tp=4, pp=8, dp=8, cp=1, ep=8)
+    >>> round(n / 1e9, 2), round(owned / 1e9, 3), round(e / 1e9, 2)  # billions
+    (3.8, 0.918, 3.55)
+    """
+    if state_replicas < 1 or (dp * cp) % state_replicas:
+        raise ValueError(
+            f"state_replicas={state_replicas!r} must be a positive divisor of dp x cp = {dp * cp}"
+        )
+    if n_params is None:
+        n_params = accounting.n_params(mdl)
+    n_local = local_params(mdl, tp=tp, pp=pp, ep=ep, n_params=n_params)
+    shard = dp * cp // state_replicas
+    if mdl.moe is None or ep == 1:
+        return n_local, n_local / shard, 0.0
+    if (tp * dp * cp) % (ep * state_replicas):
+        raise ValueError(
+            f"ep={ep} x state_replicas={state_replicas} must divide tp x dp x cp = "
+            f"{tp * dp * cp}: the expert data-parallel group folds tp x dp x cp into ep"
+        )
+    e_local = _stage_expert_params(mdl, pp) / ep
+    owned = (n_local - e_local) / shard + e_local * ep * state_replicas / (tp * dp * cp)
+    return n_local, owned, e_local
+
+
 def memory_parts(
     mdl: Model,
     *,
@@ -97,27 +157,10 @@ def memory_parts(
         raise ValueError(
             f"state_layout={state_layout!r} is not known; allowed: {', '.join(STATE_LAYOUTS)}"
         )
-    if state_replicas < 1 or (dp * cp) % state_replicas:
-        raise ValueError(
-            f"state_replicas={state_replicas!r} must be a positive divisor of dp x cp = {dp * cp}"
-        )
-    if n_params is None:
-        n_params = accounting.n_params(mdl)
-    n_local = n_params / (tp * pp)
+    n_local, n_owned, _ = param_shares(
+        mdl, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, state_replicas=state_replicas, n_params=n_params
+    )
     shard = dp * cp // state_replicas
-    n_owned = n_local / shard  # the parameters of the sharded state
-    if mdl.moe is not None and ep > 1:  # experts are split ep ways on top of tp x pp
-        if (tp * dp * cp) % (ep * state_replicas):
-            raise ValueError(
-                f"ep={ep} x state_replicas={state_replicas} must divide tp x dp x cp = "
-                f"{tp * dp * cp}: the expert data-parallel group folds tp x dp x cp into ep"
-            )
-        moe = mdl.moe
-        n_moe = accounting.n_moe_layers(mdl)
-        expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts * n_moe / pp
-        e_local = expert / ep
-        n_local = n_local - expert / tp + e_local
-        n_owned = (n_local - e_local) / shard + e_local * ep * state_replicas / (tp * dp * cp)
     w_bytes, g_bytes, o_bytes = STATE_LAYOUTS[state_layout]
     weights = w_bytes * n_local * weight_copies
     if zero_stage == 3:  # the gathered layers in flight are 16-bit

@@ -50,6 +50,7 @@ from ..specs import Accelerator, Model
 from . import ring
 from .efficiency import Efficiencies, default_efficiencies, gemm_efficiency
 from .expert_load import max_rank_load_factor, padded_rows_factor
+from .memory import local_params
 
 # ---------------------------------------------------------------- constants with sources
 GEMM_EFFICIENCY = default_efficiencies().gemm_bf16
@@ -170,13 +171,7 @@ class _Ctx:
 
 
 def _local_params(mdl: Model, tp: int, pp: int, ep: int) -> float:
-    n = _param_counts(mdl)[0] / (tp * pp)
-    if mdl.moe is not None and ep > 1:
-        moe = mdl.moe
-        expert = 3.0 * mdl.d_model * moe.d_ff_expert * moe.n_experts
-        expert *= accounting.n_moe_layers(mdl) / pp
-        n += expert / ep - expert / tp
-    return n
+    return local_params(mdl, tp=tp, pp=pp, ep=ep, n_params=_param_counts(mdl)[0])
 
 
 def _gemm_shapes(c: _Ctx) -> list[tuple[float, float, float, float, bool, float]]:
