@@ -269,3 +269,29 @@ def test_a_cache_bound_burst_on_a_prefill_apart_engine_decodes_and_ends():
         rng=np.random.default_rng(2026), length_filter=M.LengthFilter())
     assert np.isfinite(sim.e2e_s).all() and sim.n_requests == 600
     assert sim.n_steps < 20_000
+
+
+def test_a_serial_server_hands_a_burst_to_the_engine_one_request_at_a_time():
+    # Scheduler.request_intake_s c: a burst of N reaches the engine over N c seconds, so the k-th
+    # request (in send order) cannot see a first token before k c; in a closed loop every request
+    # pays at least c before its prompt runs. c = 0 is the engine alone, bit for bit.
+    L = predict.LengthDistribution
+
+    def run(c, **extra):
+        return predict.simulate_serving(
+            "llama3_8b", "h100_sxm", n_chips=1, input_tokens=L(mean=64), output_tokens=L(mean=8),
+            n_requests=200, rng=np.random.default_rng(0),
+            scheduler=predict.Scheduler(request_intake_s=c), **extra)
+
+    c = 0.02
+    base, slow = run(0.0), run(c)
+    assert np.all(np.sort(slow.ttft_s) >= c * np.arange(1, 201) - 1e-12)
+    assert slow.duration_s >= 200 * c
+    assert base.duration_s < 200 * c  # the engine alone is faster than the server
+    default = predict.simulate_serving(  # no scheduler given: no intake
+        "llama3_8b", "h100_sxm", n_chips=1, input_tokens=L(mean=64), output_tokens=L(mean=8),
+        n_requests=200, rng=np.random.default_rng(0))
+    assert np.array_equal(default.ttft_s, base.ttft_s)
+    assert run(c, concurrency=4).ttft_s.min() >= c - 1e-12
+    with pytest.raises(ValueError, match=r"request_intake_s must be in \[0, 1\) seconds"):
+        predict.Scheduler(request_intake_s=-0.001)

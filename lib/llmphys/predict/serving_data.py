@@ -186,6 +186,7 @@ def predict_simulated(
             overlap=r.overlap_scheduler,
             steps_per_round=r.scheduler_steps,
             new_token_ratio=SGLANG_NEW_TOKEN_RATIO if r.engine_family == "sglang" else 0.0,
+            request_intake_s=r.request_intake_s,
         ),
         weight_dtype=r.weight_dtype,
         kv_dtype=r.kv_dtype,

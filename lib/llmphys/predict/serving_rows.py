@@ -67,11 +67,20 @@ class ServingRun:
     mixed_prefill: bool = True  # prompt chunks share a step with the decodes (SGLang: False)
     overlap_scheduler: bool = False  # step n+1 scheduled while step n runs (SGLang, TRT-LLM torch)
     scheduler_steps: int = 1  # decode steps per scheduling round (vLLM V0 --num-scheduler-steps)
+    api: str = ""  # the endpoint the harness called: chat | completions | "" (not stated)
 
     @property
     def is_moe(self) -> bool:
         """Whether the row's model is a mixture of experts."""
         return _serve.resolve_model(self.model).moe is not None
+
+    @property
+    def request_intake_s(self) -> float:
+        """The server's serial work per request before the engine sees it
+        (``Scheduler.request_intake_s``): ``VLLM_0110_CHAT_INTAKE_S`` on vLLM v0.11.0's chat
+        endpoint, 0 elsewhere (no source sizes another engine's)."""
+        v0110 = self.engine.startswith("vLLM v0.11.0")
+        return VLLM_0110_CHAT_INTAKE_S if v0110 and self.api == "chat" else 0.0
 
     @property
     def engine_family(self) -> str:
@@ -89,6 +98,19 @@ class ServingRun:
 
 
 _ARRIVALS = ("burst", "concurrency", "decode_only", "rate")
+_APIS = ("", "chat", "completions")
+
+VLLM_0110_CHAT_INTAKE_S = 7e-3
+"""Seconds of serial work vLLM v0.11.0's API server does on each chat request before the engine
+sees it. In v0.11.0 (the PyPI wheel, commit f71952c1c) every chat request runs
+``resolve_chat_template_kwargs`` (vllm/entrypoints/chat_utils.py, added by vllm-project/vllm pull
+request 25794), which builds a sandboxed Jinja environment, parses the whole chat template and
+walks it for undeclared variables, uncached, on the server's one event-loop thread; v0.11.1
+caches it (``_cached_resolve_chat_template_kwargs``). vLLM measured the same uncached per-request
+parse before (pull request 20065, June 2025, on ``_detect_content_format``): "when we send 1000
+requests to OpenAI server, it internally calls this function 1000 times which results in 6-8
+seconds delay before prompts actually are started to process": 6-8 ms a request, taken here at
+its midpoint. Not fitted; no other engine or version is charged it."""
 
 FITTED_CONSTANTS = ("gemm_efficiency", "expert_gemm_efficiency", "step_overhead_s")
 """The three fitted fields of ``predict.serve.ServeConstants``, each named by the calibration rows
@@ -110,6 +132,8 @@ def check_row(run: ServingRun, where: str) -> None:
     if run.length_distribution not in ("fixed", "sharegpt"):
         raise ValueError(f"{where}.length_distribution: {run.length_distribution!r}")
     _serve._int(f"{where}.scheduler_steps", run.scheduler_steps)
+    if run.api not in _APIS:
+        raise ValueError(f"{where}.api: {run.api!r} is not one of {_APIS}")
     if run.scheduler_policy not in ("evict", "guaranteed_no_evict"):
         raise ValueError(f"{where}.scheduler_policy: {run.scheduler_policy!r}")
     if run.fit_row != (run.fit_constant in FITTED_CONSTANTS):

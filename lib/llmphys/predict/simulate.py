@@ -28,6 +28,7 @@ Home: chapters/06_economics.ipynb, section "Latency under load".
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 
 import numpy as np
@@ -52,6 +53,7 @@ from .simulate_types import (  # noqa: E402
     peak_tokens_per_s,
     prefill_pool_ready,
     sample_pairs,
+    serial_intake,
 )
 
 
@@ -81,20 +83,18 @@ def _replica_run(
     k1 = cost.tokens_per_decode
     n_round = sched.steps_per_round  # decode steps per scheduling round (multi-step)
     budget, max_seqs = sched.max_num_batched_tokens, sched.max_num_seqs
-    flop_per_ctx = {}  # prompt length -> attention FLOP of one of its tokens, mean context
-
-    def pre_flop(i_len: int, n_tok: int) -> float:
-        if i_len not in flop_per_ctx:
-            flop_per_ctx[i_len] = _serve.prefill_attention_flop(
-                model, n_tokens=1, prompt_tokens=i_len
-            )
-        return n_tok * flop_per_ctx[i_len]
+    flop_1 = functools.cache(  # prompt length -> one token's attention FLOP, mean context
+        lambda i: _serve.prefill_attention_flop(model, n_tokens=1, prompt_tokens=i)
+    )
 
     if closed_loop:
         arr[closed_loop:] = np.inf  # released, in index order, as clients free up
         order = list(range(min(closed_loop, n)))
     else:
         order = list(np.argsort(arr, kind="stable"))
+    intake = sched.request_intake_s  # the server's serial work before the engine sees a request
+    vis = serial_intake(arr, intake)  # when the engine sees each request (arr: when it was sent)
+    busy = float(np.max(vis, initial=0.0, where=np.isfinite(vis)))
     nxt = 0  # next request in arrival order not yet queued
     waiting: list[int] = []
     running: list[int] = []  # in admission order
@@ -113,13 +113,13 @@ def _replica_run(
         # a request joins the first step scheduled after it arrives: the next one, or (overlap)
         # the one after, since the next was scheduled while the step now ending ran
         seen = t - (prev_dt if sched.overlap else 0.0)
-        while nxt < len(order) and arr[order[nxt]] <= seen:
+        while nxt < len(order) and vis[order[nxt]] <= seen:
             waiting.append(order[nxt])
             nxt += 1
         if not running and not waiting:
             if nxt >= len(order):
                 break
-            t = max(t, float(arr[order[nxt]]))  # idle until the next arrival
+            t = max(t, float(vis[order[nxt]]))  # idle until the next arrival
             prev_dt = 0.0
             continue
         n_pre, pflop = 0, 0.0
@@ -171,7 +171,7 @@ def _replica_run(
         pm = ~dec & (take > 0)  # prompts' next chunks
         for r, c in () if all_dec else zip(rr[pm].tolist(), take[pm].tolist(), strict=True):
             n_pre += c
-            pflop += pre_flop(int(target[r]), c)
+            pflop += c * flop_1(int(target[r]))
             chunks.append((r, c))
         # 2. admit waiting requests while the budget, the cap and the cache allow, none in a step
         # that preempted. SGLang's PrefillAdder (new_token_ratio) admits into the free tokens less
@@ -209,7 +209,7 @@ def _replica_run(
             if c > 0:
                 tokens += c
                 n_pre += c
-                pflop += pre_flop(int(target[r]), c)
+                pflop += c * flop_1(int(target[r]))
                 chunks.append((r, c))
         if n_pre and not sched.mixed_prefill:
             dec_idx = dec_idx[:0]
@@ -265,6 +265,7 @@ def _replica_run(
             for _ in range(len(ended)):
                 if closed_loop and next_client < n:
                     arr[next_client] = t
+                    busy = vis[next_client] = max(t, busy) + intake
                     order.append(next_client)
                     next_client += 1
     return first, finish, arr, steps, preempt, batch_sum, np.array(emitted).reshape(-1, 2)

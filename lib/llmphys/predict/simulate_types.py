@@ -173,7 +173,12 @@ class Scheduler:
     refusal marks the batch full, and no prompt is tried again until a request finishes or is
     retracted. r falls each decode step (``RATIO_DECAY``, ``RATIO_MIN``). When a decode finds no
     room, the requests with the fewest generated tokens (then the longest prompts) are retracted,
-    queued last, and r is reset from the requests left. 0: no such reserve (vLLM, TensorRT-LLM)."""
+    queued last, and r is reset from the requests left. 0: no such reserve (vLLM, TensorRT-LLM).
+
+    ``request_intake_s`` c > 0 is a server that prepares requests one at a time before the engine
+    sees them: each takes c seconds on one thread, first come first served, so a burst of N
+    reaches the engine over N c seconds (:func:`serial_intake`). The time counts in the TTFT,
+    which the client clocks from its send. 0: the engine sees a request when it is sent."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS
@@ -184,11 +189,16 @@ class Scheduler:
     overlap: bool = False
     steps_per_round: int = 1
     new_token_ratio: float = 0.0
+    request_intake_s: float = 0.0
 
     def __post_init__(self) -> None:  # the library's one integer check (a whole float is kept)
         object.__setattr__(
             self, "steps_per_round", _serve._int("steps_per_round", self.steps_per_round)
         )
+        if not 0.0 <= self.request_intake_s < 1.0:
+            raise ValueError(
+                f"request_intake_s must be in [0, 1) seconds, got {self.request_intake_s!r}"
+            )
         if not 0.0 <= self.new_token_ratio <= 1.0:
             raise ValueError(f"new_token_ratio must be in [0, 1], got {self.new_token_ratio!r}")
 
@@ -257,6 +267,24 @@ def kv_cache_blocks(cost: StepCost, sched: Scheduler) -> int:
     )
     per_token = _serve.memory_per_chip_bytes(cost, n_sequences=1, seq_tokens=1)["kv_cache"]
     return int(free / per_token) // BLOCK_TOKENS
+
+
+def serial_intake(sent: np.ndarray, per_request_s: float, *, busy_s: float = 0.0) -> np.ndarray:
+    """When a one-thread server, free from ``busy_s``, hands each request to the engine: first
+    come first served, ``per_request_s`` each (``Scheduler.request_intake_s``); a request never
+    sent (inf) is never handed over. 0 s: the send times themselves.
+
+    >>> serial_intake(np.array([0.0, 0.0, 0.0, 1.0]), 0.25).tolist()
+    [0.25, 0.5, 0.75, 1.25]
+    """
+    if not per_request_s:
+        return sent.astype(float).copy()
+    out = np.full(len(sent), np.inf)
+    done = busy_s
+    for i in np.argsort(sent, kind="stable"):
+        if np.isfinite(sent[i]):
+            done = out[i] = max(float(sent[i]), done) + per_request_s
+    return out
 
 
 def prefill_pool_ready(
