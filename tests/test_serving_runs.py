@@ -246,3 +246,24 @@ def test_only_vllm_0110s_chat_rows_pay_its_per_request_template_parse():
     bad = dataclasses.replace(r, api="grpc")
     with pytest.raises(ValueError, match=r"\.api: 'grpc' is not one of"):
         serving_rows.check_row(bad, "row")
+
+
+def test_the_template_parse_lengthens_every_ttft_it_is_charged_to():
+    # intake_study: the five vLLM v0.11.0 chat rows with and without the 7 ms serial parse; the
+    # uncharged errors are the model's before the parse was charged (the LOSO table of that
+    # commit: the four-user Qwen3-8B TTFT at -81.9 %), and a 984-request burst takes 6.9 s to
+    # reach the engine (984 x 7 ms)
+    d = predict.intake_study()
+    assert d["burst_intake_s"] == pytest.approx(984 * 7e-3)
+    rows = {r["run"]: r for r in d["rows"]}
+    assert len(rows) == 5
+    assert all(r["ttft_error"] > r["ttft_error_uncharged"] for r in rows.values())
+    c4 = rows["gpustack_qwen3_8b_h100_vllm_bf16_c4"]
+    assert c4["ttft_error_uncharged"] == pytest.approx(-0.819, abs=5e-4)
+    # at four users nothing queues at the server: the parse adds its 7 ms, and the request then
+    # waits for the next step boundary, at most one (simulated) decode step more
+    key = "gpustack_qwen3_8b_h100_vllm_bf16_c4"
+    meas = predict.serving_runs()[key].measured_ttft_p50_s
+    added = (c4["ttft_error"] - c4["ttft_error_uncharged"]) * meas
+    step = next(r for r in predict.serving_residuals() if r["run"] == key)["predicted_latency"]
+    assert 7e-3 - 1e-9 <= added <= 7e-3 + step["tpot_p50"]

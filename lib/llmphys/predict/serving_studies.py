@@ -284,6 +284,28 @@ def burst_diagnostics() -> list[dict[str, Any]]:
     return out
 
 
+def intake_study() -> dict[str, Any]:
+    """vLLM v0.11.0's serial chat-template parse (``ServingRun.request_intake_s``) on the rows
+    that pay it: the seconds a request, the seconds the largest burst takes to reach the engine,
+    and each row's median-TTFT error (constants fitted without its source) with the parse
+    charged (as scored) and without it. Errors are predicted / measured - 1."""
+    res = {r["run"]: r for r in residuals()}
+    rows = [r for r in serving_runs().values() if r.request_intake_s]
+    out: dict[str, Any] = {"intake_s": rows[0].request_intake_s, "rows": []}
+    out["burst_intake_s"] = max((r.n_requests or 0) * r.request_intake_s for r in rows)
+    for r in rows:
+        bare = _data.predict_figures(dataclasses.replace(r, api=""), _data.calibrate(r.source_key))
+        out["rows"].append(
+            {
+                "run": r.key,
+                "arrival": r.arrival,
+                "ttft_error": res[r.key]["latency_errors"]["ttft_p50"],
+                "ttft_error_uncharged": bare["ttft_p50"] / r.measured_ttft_p50_s - 1,
+            }
+        )
+    return out
+
+
 def constant_by_source(name: str) -> dict[str, float]:
     """Each fitted constant is pinned by calibration rows of two sources: the value ``name``
     takes when fitted on one source's rows alone (``calibrate`` of the fold that leaves the other
