@@ -31,9 +31,9 @@ book: $(STAMP)
 # results (the site is built from the notebooks' stored outputs, which nbval only reads):
 #   - in the foreground: lint, the unit tests and doctests, nbval;
 #   - in the background: the strict site build and the PDF, then the browser, HTML and PDF
-#     tests of that build (its steps recorded one by one), then nbval of NBVAL_SITE;
+#     tests of that build (its steps recorded one by one);
 #   - in the background: the Colab bootstrap (a fresh venv, a pip install and every reader
-#     notebook), then nbval of NBVAL_BESIDE (below).
+#     notebook), then nbval of one chapter (NBVAL_BESIDE, below).
 # Each is mostly one process on one core and the site lane waits on the browser, so on a
 # 2-core machine the cores stay busy until the end. A background lane's output is shown when
 # it is waited for; one that fails is reported after the foreground step it finished beside.
@@ -48,7 +48,7 @@ test:
 		$(MAKE) --no-print-directory $(STAMP) chromium
 	@$(STEPS) start colab "6/6 and 3/6: the Colab bootstrap, and nbval of $(NBVAL_BESIDE)" \
 		$(MAKE) --no-print-directory test-colab-lane
-	@$(STEPS) start site "4/6, 5/6 and 3/6: the site build, the PDF, their tests, nbval of $(NBVAL_SITE)" \
+	@$(STEPS) start site "4/6 and 5/6: the site build, the PDF and their tests" \
 		$(MAKE) --no-print-directory test-site-lane
 	@$(STEPS) run lint "1/6 lint: ruff (library, tests, tools) and mypy (library)" \
 		$(MAKE) --no-print-directory lint
@@ -56,8 +56,7 @@ test:
 		$(PYTEST) --junitxml=$(REPORTS)/unit.xml --durations=10 tests lib/llmphys \
 		--ignore=tests/site --ignore=tests/bootstrap
 	@$(STEPS) run nbval "3/6 nbval: every other chapter against its stored outputs" \
-		$(NBVAL) --junitxml=$(REPORTS)/nbval.xml chapters/ $(NBVAL_BESIDE:%=--ignore=%) \
-		$(NBVAL_SITE:%=--ignore=%)
+		$(NBVAL) --junitxml=$(REPORTS)/nbval.xml chapters/ $(NBVAL_BESIDE:%=--ignore=%)
 	@$(STEPS) wait site
 	@$(STEPS) wait colab
 	@$(STEPS) summary
@@ -68,9 +67,6 @@ test:
 NBVAL := $(PYTEST) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	--durations=5
 NBVAL_BESIDE := chapters/06_economics.ipynb chapters/05_scaling_laws.ipynb chapters/hardware_tour.ipynb
-# The site lane ends first (about a minute before the others on 2 cores), so it takes nbval of
-# NBVAL_SITE after its own tests; the foreground lane, the longest, is that much shorter.
-NBVAL_SITE := chapters/your_own_model.ipynb
 test-colab-lane:
 	@$(STEPS) step bootstrap "6/6 Colab bootstrap and reader notebooks, fresh venv" \
 		$(PYTEST) --junitxml=$(REPORTS)/bootstrap.xml --durations=5 tests/bootstrap
@@ -83,8 +79,6 @@ test-site-lane:
 		bash -c '$(MAKE) --no-print-directory book && $(BIN)/python tools/make_pdf.py'
 	@$(STEPS) step site "5/6 the built site in a browser, its HTML and the PDF" \
 		$(PYTEST) --junitxml=$(REPORTS)/site.xml --durations=5 tests/site
-	@$(STEPS) step nbval-site "3/6 nbval: $(NBVAL_SITE) against its stored outputs" \
-		$(NBVAL) --junitxml=$(REPORTS)/nbval-site.xml $(NBVAL_SITE)
 
 # The student edition: every chapter as a Colab/JupyterLab notebook without the solutions (the
 # exercises and the Implement exercises' check cells stay), into student/chapters/ (not
