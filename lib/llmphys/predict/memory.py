@@ -71,9 +71,9 @@ def local_params(mdl: Model, *, tp: int, pp: int, ep: int, n_params: float) -> f
 
 
 def _stage_expert_params(mdl: Model, pp: int) -> float:
-    """Routed experts' parameters in one pipeline stage (three d x d_ff matrices each)."""
+    """Routed experts' parameters in one pipeline stage (``accounting.mlp_params`` each)."""
     assert mdl.moe is not None
-    expert = 3.0 * mdl.d_model * mdl.moe.d_ff_expert * mdl.moe.n_experts
+    expert = accounting.mlp_params(mdl, mdl.moe.d_ff_expert) * mdl.moe.n_experts
     return expert * (accounting.n_moe_layers(mdl) / pp)
 
 

@@ -92,8 +92,9 @@ def expert_gemm_s_per_token(run: TrainingRun | str, *, efficiencies: Efficiencie
 def expert_wgrad_factor(
     run: TrainingRun | str, *, efficiencies: Efficiencies | None = None
 ) -> tuple[float, float]:
-    """(rows per local expert in a micro-batch, the weight-gradient GEMM's rate over the
-    forward's) for a run's expert up-projection, as the GEMM term charges it
+    """(rows per local expert in a micro-batch, a padded last tile run full, and the
+    weight-gradient GEMM's rate over the forward's) for a run's expert up-projection, as the GEMM
+    term charges it (``terms.expert_gemm_rows``)
     (``terms.wgrad_roofline_factor``): the weight gradient adds each n x k product into FP32 main
     gradients, so an expert with few rows is memory-bound in its backward. The zoo's row 5:
 
@@ -107,7 +108,7 @@ def expert_wgrad_factor(
     moe = c.mdl.moe
     if moe is None:
         raise ValueError(f"run={getattr(run, 'key', run)!r} is not a MoE run (no routed experts)")
-    m_e = max(1.0, c.tokens_mb / c.tp * moe.n_experts_per_token * c.ep / moe.n_experts)
+    m_e = terms.expert_gemm_rows(c, terms.expert_gemm_factors(c)[1])
     g = 2.0 if c.mdl.mlp in accounting.GATED_MLPS else 1.0
     dt = "fp8" if c.dtype == "fp8" else "bf16"
     return m_e, terms.wgrad_roofline_factor(c, m_e, g * moe.d_ff_expert, c.mdl.d_model, dt)

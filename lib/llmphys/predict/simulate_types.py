@@ -178,7 +178,8 @@ class Scheduler:
     ``request_intake_s`` c > 0 is a server that prepares requests one at a time before the engine
     sees them: each takes c seconds on one thread, first come first served, so a burst of N
     reaches the engine over N c seconds (:func:`serial_intake`). The time counts in the TTFT,
-    which the client clocks from its send. 0: the engine sees a request when it is sent."""
+    which the client clocks from its send; a deployment of several replicas is simulated with one
+    such server per replica. 0: the engine sees a request when it is sent."""
 
     max_num_seqs: int = 1024
     max_num_batched_tokens: int = _serve.CHUNK_TOKENS

@@ -207,12 +207,10 @@ def _gemm_shapes(c: _Ctx) -> list[tuple[float, float, float, float, bool, float]
         nd = n_l - nm
         if nd:
             mlp(nd, mdl.d_ff, mb, t)
-        k = moe.n_experts_per_token
-        m_e = max(1.0, mb / t * k * c.ep / moe.n_experts)  # tokens per local expert
         load, pad = expert_gemm_factors(c)
-        m_run = c.eff.gemm_tile * math.ceil(m_e / c.eff.gemm_tile) if pad > 1.0 else m_e
         rec = 1.0 if c.moe_recompute else rec
-        mlp(nm * k * load * pad, moe.d_ff_expert, m_run, 1.0)  # the busiest rank's rows
+        k = moe.n_experts_per_token  # the busiest rank's rows, each expert's last tile run full
+        mlp(nm * k * load * pad, moe.d_ff_expert, expert_gemm_rows(c, pad), 1.0)
         if moe.n_shared_experts:
             mlp(nm, moe.d_ff_expert * moe.n_shared_experts, mb, t)
     head_rec = 1.0 if c.recompute == "full" else 0.0  # as Megatron's full recompute charges it
@@ -244,6 +242,13 @@ def gemm_time_s(c: _Ctx) -> float:
         passes = 2.0 + rec + 1.0 / wgrad_roofline_factor(c, m, n, k, dt)
         total += flop_token * passes * c.tokens_chip / (c.acc.peak_flop_per_s(dt) * eta)
     return total
+
+
+def expert_gemm_rows(c: _Ctx, pad: float) -> float:
+    """One local expert's GEMM rows a micro-batch; the last tile run full if ``pad`` > 1."""
+    assert c.mdl.moe is not None
+    m_e = max(1.0, c.tokens_mb / c.tp * c.mdl.moe.n_experts_per_token * c.ep / c.mdl.moe.n_experts)
+    return c.eff.gemm_tile * math.ceil(m_e / c.eff.gemm_tile) if pad > 1.0 else m_e
 
 
 def wgrad_roofline_factor(c: _Ctx, m: float, n: float, k: float, dtype: str) -> float:
